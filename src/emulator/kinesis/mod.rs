@@ -1,0 +1,206 @@
+//! The Kinesis Data Streams emulator: awsJson1_1 over HTTP, with the per-shard limits enforced.
+//!
+//! One file per group of operations: `streams.rs` (create, delete, describe, list, tags),
+//! `records.rs` (put, iterators, GetRecords), `consumers.rs` (enhanced fan-out registration) and
+//! `subscribe.rs` (SubscribeToShard's event stream). `store.rs` holds the state they share.
+
+pub mod consumers;
+pub mod error;
+pub mod json;
+pub mod records;
+pub mod store;
+pub mod streams;
+pub mod subscribe;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use parking_lot::RwLock;
+use serde_json::Value;
+
+use super::limits::KinesisLimits;
+use super::profile::KinesisProfile;
+use super::stats::Stats;
+use super::{Body, profile};
+use error::{ApiError, ApiResult};
+use json::Req;
+use store::{ACCOUNT, Stream};
+
+/// The `x-amz-target` prefix of every Kinesis operation.
+pub const TARGET_PREFIX: &str = "Kinesis_20131202.";
+
+/// Every operation the emulator answers.
+pub const OPERATIONS: &[&str] = &[
+    "CreateStream",
+    "DeleteStream",
+    "DescribeStreamSummary",
+    "ListStreams",
+    "ListShards",
+    "AddTagsToStream",
+    "ListTagsForStream",
+    "PutRecord",
+    "PutRecords",
+    "GetShardIterator",
+    "GetRecords",
+    "RegisterStreamConsumer",
+    "DescribeStreamConsumer",
+    "ListStreamConsumers",
+    "DeregisterStreamConsumer",
+    "SubscribeToShard",
+];
+
+/// What an operation answers: a JSON document, or (SubscribeToShard) an event stream.
+pub enum Reply {
+    Json(Value),
+    EventStream(Body),
+}
+
+pub struct Kinesis {
+    pub limits: KinesisLimits,
+    profile: RwLock<Arc<KinesisProfile>>,
+    streams: RwLock<BTreeMap<String, Arc<Stream>>>,
+    incarnations: AtomicU64,
+    subscriptions: AtomicU64,
+    pub stats: Stats,
+}
+
+impl Kinesis {
+    pub fn new(limits: KinesisLimits, profile: KinesisProfile) -> Kinesis {
+        Kinesis {
+            limits,
+            profile: RwLock::new(Arc::new(profile)),
+            streams: RwLock::new(BTreeMap::new()),
+            incarnations: AtomicU64::new(1),
+            subscriptions: AtomicU64::new(1),
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn profile(&self) -> Arc<KinesisProfile> {
+        self.profile.read().clone()
+    }
+
+    /// Replaces the latency profile; requests already in flight finish under the old one.
+    pub fn set_profile(&self, profile: KinesisProfile) {
+        *self.profile.write() = Arc::new(profile);
+    }
+
+    /// Handles one operation, with the profile's request and response legs around it.
+    pub async fn handle(
+        self: &Arc<Self>,
+        target: &str,
+        body: &[u8],
+        region: &str,
+    ) -> ApiResult<Reply> {
+        let op = target
+            .strip_prefix(TARGET_PREFIX)
+            .filter(|op| OPERATIONS.contains(op))
+            .ok_or_else(|| ApiError::unknown_operation(target))?;
+        let req = Req::parse(body)?;
+        let p = self.profile();
+        profile::delay(&p.request).await;
+        let reply = self.dispatch(op, req, region).await;
+        profile::delay(&p.response).await;
+        reply
+    }
+
+    async fn dispatch(self: &Arc<Self>, op: &str, req: Req, region: &str) -> ApiResult<Reply> {
+        let json = match op {
+            "CreateStream" => self.create_stream(&req, region)?,
+            "DeleteStream" => self.delete_stream(&req)?,
+            "DescribeStreamSummary" => self.describe_stream_summary(&req)?,
+            "ListStreams" => self.list_streams(&req)?,
+            "ListShards" => self.list_shards(&req)?,
+            "AddTagsToStream" => self.add_tags(&req)?,
+            "ListTagsForStream" => self.list_tags(&req)?,
+            "PutRecord" => self.put_record(&req).await?,
+            "PutRecords" => self.put_records(&req).await?,
+            "GetShardIterator" => self.get_shard_iterator(&req)?,
+            "GetRecords" => self.get_records(&req)?,
+            "RegisterStreamConsumer" => self.register_consumer(&req)?,
+            "DescribeStreamConsumer" => self.describe_consumer(&req)?,
+            "ListStreamConsumers" => self.list_consumers(&req)?,
+            "DeregisterStreamConsumer" => self.deregister_consumer(&req)?,
+            "SubscribeToShard" => return self.subscribe_to_shard(&req).map(Reply::EventStream),
+            other => return Err(ApiError::unknown_operation(other)),
+        };
+        Ok(Reply::Json(json))
+    }
+
+    fn stream_by_name(&self, name: &str) -> ApiResult<Arc<Stream>> {
+        self.streams
+            .read()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| not_found(name))
+    }
+
+    /// The stream a request names, by `StreamName` or `StreamARN`.
+    fn stream_from(&self, req: &Req) -> ApiResult<Arc<Stream>> {
+        if let Some(name) = req.str_opt("StreamName")? {
+            json::check_name("StreamName", name)?;
+            return self.stream_by_name(name);
+        }
+        match req.str_opt("StreamARN")? {
+            Some(arn) => {
+                let name = store::stream_name_from_arn(arn).ok_or_else(|| {
+                    ApiError::validation(
+                        "StreamARN",
+                        &format!("'{}'", json::preview(arn)),
+                        "Member must satisfy regular expression pattern: arn:aws.*:kinesis:.*:\\d{12}:stream/\\S+",
+                    )
+                })?;
+                self.stream_by_name(name)
+            }
+            None => Err(ApiError::invalid_argument(
+                "Either StreamName or StreamARN must be provided.",
+            )),
+        }
+    }
+
+    /// The stream, which must be ACTIVE for data operations.
+    fn active_stream_from(&self, req: &Req) -> ApiResult<Arc<Stream>> {
+        let stream = self.stream_from(req)?;
+        let status = stream.status(std::time::Instant::now());
+        if status != "ACTIVE" {
+            return Err(ApiError::not_found(format!(
+                "Stream {} under account {ACCOUNT} is {status}, not ACTIVE.",
+                stream.name
+            )));
+        }
+        Ok(stream)
+    }
+
+    fn next_incarnation(&self) -> u64 {
+        self.incarnations.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn next_subscription_id(&self) -> u64 {
+        self.subscriptions.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+fn not_found(name: &str) -> ApiError {
+    ApiError::not_found(format!("Stream {name} under account {ACCOUNT} not found."))
+}
+
+/// The response body of an operation that answers nothing.
+fn empty() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Epoch seconds with microsecond precision, the JSON form of every timestamp.
+pub fn epoch_secs(micros: i64) -> f64 {
+    micros as f64 / 1e6
+}
+
+/// Data of a request, decoded from base64.
+fn decode_data(field: &str, text: &str) -> ApiResult<Bytes> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map(Bytes::from)
+        .map_err(|e| ApiError::serialization(format!("{field} is not valid base64: {e}")))
+}

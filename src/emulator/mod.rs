@@ -1,0 +1,268 @@
+//! The local cloud: an HTTP server on 127.0.0.1 that speaks Kinesis (awsJson1_1) so that the real
+//! AWS SDKs, boto3 and the aws CLI work against it unchanged, enforcing the services' documented
+//! limits and adding the delays of a latency profile.
+//!
+//! `latlab emulate` runs it on its own; every other command embeds it on an ephemeral port.
+
+pub mod kinesis;
+pub mod limits;
+pub mod profile;
+pub mod rate;
+pub mod stats;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+
+use kinesis::Kinesis;
+use kinesis::error::ApiError;
+use limits::Limits;
+use profile::LatencyProfile;
+use stats::StatsSnapshot;
+
+/// Every response body the emulator sends: whole documents and event streams alike.
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// The largest request body accepted for JSON operations: a 10 MiB PutRecords grows by a third
+/// in base64, plus its JSON.
+const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
+
+/// Where the stats document is served.
+pub const STATS_PATH: &str = "/_latlab/stats";
+
+#[derive(Clone, Debug)]
+pub struct EmulatorConfig {
+    pub listen: SocketAddr,
+    pub limits: Limits,
+    pub profile: LatencyProfile,
+}
+
+impl Default for EmulatorConfig {
+    fn default() -> Self {
+        EmulatorConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            limits: Limits::default(),
+            profile: LatencyProfile::zero(),
+        }
+    }
+}
+
+/// A running emulator. Dropping it stops the server and closes its connections.
+pub struct Emulator {
+    addr: SocketAddr,
+    kinesis: Arc<Kinesis>,
+    profile_name: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+struct App {
+    kinesis: Arc<Kinesis>,
+}
+
+impl Emulator {
+    /// Binds the listen address and starts serving on the current tokio runtime.
+    pub async fn start(config: EmulatorConfig) -> anyhow::Result<Emulator> {
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.listen))?;
+        let addr = listener.local_addr()?;
+        let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
+        let app = Arc::new(App {
+            kinesis: kinesis.clone(),
+        });
+        let task = tokio::spawn(serve(listener, app));
+        Ok(Emulator {
+            addr,
+            kinesis,
+            profile_name: config.profile.name,
+            task,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL to give an SDK: an IP literal, never `localhost` (S3 Express would turn
+    /// `localhost` into `bucket.localhost`).
+    pub fn endpoint_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn profile_name(&self) -> &str {
+        &self.profile_name
+    }
+
+    pub fn kinesis(&self) -> &Arc<Kinesis> {
+        &self.kinesis
+    }
+
+    /// Calls and throttles per shard and API so far.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.kinesis.stats.snapshot()
+    }
+
+    /// Serves until the server task ends (it runs until the process does).
+    pub async fn wait(mut self) -> anyhow::Result<()> {
+        (&mut self.task)
+            .await
+            .context("the emulator's server task failed")
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn serve(listener: TcpListener, app: Arc<App>) {
+    // Connections live in this set, so stopping the server (aborting this task) drops them all.
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (socket, peer) = match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        tracing::warn!("emulator: accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = socket.set_nodelay(true);
+                let app = app.clone();
+                connections.spawn(async move {
+                    let service = service_fn(move |req| route(app.clone(), req));
+                    if let Err(e) = hyper::server::conn::http1::Builder::new()
+                        .keep_alive(true)
+                        .serve_connection(TokioIo::new(socket), service)
+                        .await
+                    {
+                        tracing::debug!("emulator: connection from {peer} ended: {e}");
+                    }
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+async fn route(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if req.method() == Method::GET && req.uri().path() == STATS_PATH {
+        let body = serde_json::to_vec_pretty(&app.kinesis.stats.snapshot()).unwrap_or_default();
+        return Ok(respond(
+            StatusCode::OK,
+            "application/json",
+            Bytes::from(body),
+        ));
+    }
+    let target = req
+        .headers()
+        .get("x-amz-target")
+        .map(|v| v.to_str().unwrap_or("").to_string());
+    match target {
+        Some(target) => Ok(kinesis_request(&app, target, req).await),
+        None => Ok(kinesis_error(&ApiError::new(
+            "UnknownOperationException",
+            format!(
+                "{} {} is not an operation of this endpoint: Kinesis requests are POST / with an \
+                 x-amz-target header of Kinesis_20131202.<Operation>; stats are at GET {STATS_PATH}",
+                req.method(),
+                req.uri().path()
+            ),
+        ))),
+    }
+}
+
+async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> Response<Body> {
+    let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
+    if req.method() != Method::POST {
+        return kinesis_error(&ApiError::unknown_operation(&format!(
+            "{} {target}",
+            req.method()
+        )));
+    }
+    let body = match Limited::new(req.into_body(), MAX_JSON_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            let mut err = ApiError::serialization(format!(
+                "the request body could not be read or exceeds {MAX_JSON_BODY} bytes: {e}"
+            ));
+            err.status = 413;
+            return kinesis_error(&err);
+        }
+    };
+    match app.kinesis.handle(&target, &body, &region).await {
+        Ok(kinesis::Reply::Json(v)) => respond(
+            StatusCode::OK,
+            "application/x-amz-json-1.1",
+            Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
+        ),
+        Ok(kinesis::Reply::EventStream(body)) => {
+            let mut resp = Response::new(body);
+            let h = resp.headers_mut();
+            h.insert(
+                "content-type",
+                "application/vnd.amazon.eventstream".parse().expect("valid"),
+            );
+            h.insert("x-amzn-requestid", request_id().parse().expect("valid"));
+            resp
+        }
+        Err(e) => kinesis_error(&e),
+    }
+}
+
+fn kinesis_error(e: &ApiError) -> Response<Body> {
+    tracing::debug!("emulator: {} {}", e.code, e.message);
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
+    respond(status, "application/x-amz-json-1.1", Bytes::from(e.body()))
+}
+
+fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
+    let mut resp = Response::new(Full::new(body).boxed());
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    h.insert("content-type", content_type.parse().expect("valid header"));
+    h.insert(
+        "x-amzn-requestid",
+        request_id().parse().expect("valid header"),
+    );
+    resp
+}
+
+/// A request id in the service's UUID form.
+fn request_id() -> String {
+    let v: u128 = rand::random();
+    let h = format!("{v:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The region of a SigV4 `Authorization` header (`Credential=AKID/DATE/REGION/SERVICE/aws4_request`).
+fn signing_region(headers: &HeaderMap) -> Option<String> {
+    let auth = headers.get("authorization")?.to_str().ok()?;
+    let cred = auth.split("Credential=").nth(1)?;
+    let region = cred.split('/').nth(2)?;
+    (!region.is_empty()
+        && region
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    .then(|| region.to_string())
+}

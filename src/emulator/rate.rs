@@ -1,0 +1,204 @@
+//! Rate limiters for per-shard limits. All take `now` from the caller so that one clock reading
+//! decides a whole request, and so tests can drive them with synthetic instants.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::limits::RateWindow;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+/// "At most N calls per second", counted as [`RateWindow`] says. Only admitted calls count.
+#[derive(Debug)]
+pub struct CallRate {
+    mode: RateWindow,
+    per_sec: u32,
+    /// Sliding: admission times within the last second. Fixed: unused.
+    recent: VecDeque<Instant>,
+    /// Fixed: the start of the current second and the calls admitted in it.
+    fixed: Option<(Instant, u32)>,
+    /// Token bucket: tokens and when they were last refilled.
+    bucket: (f64, Option<Instant>),
+}
+
+impl CallRate {
+    pub fn new(mode: RateWindow, per_sec: u32) -> Self {
+        CallRate {
+            mode,
+            per_sec,
+            recent: VecDeque::with_capacity(per_sec as usize + 1),
+            fixed: None,
+            bucket: (per_sec as f64, None),
+        }
+    }
+
+    /// Admits the call (and counts it) or refuses it.
+    pub fn try_admit(&mut self, now: Instant) -> bool {
+        match self.mode {
+            RateWindow::Sliding => {
+                while let Some(&t) = self.recent.front() {
+                    if now.saturating_duration_since(t) >= SECOND {
+                        self.recent.pop_front();
+                    } else {
+                        break;
+                    }
+                }
+                if self.recent.len() < self.per_sec as usize {
+                    self.recent.push_back(now);
+                    true
+                } else {
+                    false
+                }
+            }
+            RateWindow::Fixed => {
+                let (start, count) = match self.fixed {
+                    Some((start, count)) if now.saturating_duration_since(start) < SECOND => {
+                        (start, count)
+                    }
+                    Some((start, _)) => {
+                        let whole = now.saturating_duration_since(start).as_secs();
+                        (start + Duration::from_secs(whole), 0)
+                    }
+                    None => (now, 0),
+                };
+                let admit = count < self.per_sec;
+                self.fixed = Some((start, count + u32::from(admit)));
+                admit
+            }
+            RateWindow::TokenBucket => {
+                let (tokens, last) = self.bucket;
+                let refill = last.map_or(0.0, |l| now.saturating_duration_since(l).as_secs_f64());
+                let tokens = (tokens + refill * self.per_sec as f64).min(self.per_sec as f64);
+                if tokens >= 1.0 {
+                    self.bucket = (tokens - 1.0, Some(now));
+                    true
+                } else {
+                    self.bucket = (tokens, Some(now));
+                    false
+                }
+            }
+        }
+    }
+}
+
+/// A continuously refilled bucket holding at most one second of `rate` units.
+///
+/// With `allow_debt`, a take succeeds whenever the bucket is positive and may drive it negative:
+/// the next takes then wait until it has refilled (this is how a 2 MB/s read limit lets one call
+/// return 10 MB and then throttles the calls after it). Without it, a take needs the whole amount
+/// (capped at the capacity, so an item larger than one second's worth can still pass when full).
+#[derive(Debug)]
+pub struct Bucket {
+    rate: f64,
+    tokens: f64,
+    last: Option<Instant>,
+    allow_debt: bool,
+}
+
+impl Bucket {
+    pub fn new(rate: u64, allow_debt: bool) -> Self {
+        Bucket {
+            rate: rate as f64,
+            tokens: rate as f64,
+            last: None,
+            allow_debt,
+        }
+    }
+
+    fn refill(&mut self, now: Instant) {
+        if let Some(last) = self.last {
+            let dt = now.saturating_duration_since(last).as_secs_f64();
+            self.tokens = (self.tokens + dt * self.rate).min(self.rate);
+        }
+        self.last = Some(now);
+    }
+
+    /// Whether a take of `amount` would pass now (nothing is taken).
+    pub fn can_take(&mut self, now: Instant, amount: u64) -> bool {
+        self.refill(now);
+        if self.allow_debt {
+            self.tokens > 0.0
+        } else {
+            self.tokens >= (amount as f64).min(self.rate)
+        }
+    }
+
+    /// Takes `amount` unconditionally (may go negative with `allow_debt`, never below 0 without).
+    pub fn take(&mut self, now: Instant, amount: u64) {
+        self.refill(now);
+        self.tokens -= amount as f64;
+        if !self.allow_debt {
+            self.tokens = self.tokens.max(0.0);
+        }
+    }
+
+    /// How long until `amount` could be taken.
+    pub fn wait_for(&mut self, now: Instant, amount: u64) -> Duration {
+        self.refill(now);
+        let need = if self.allow_debt {
+            f64::MIN_POSITIVE
+        } else {
+            (amount as f64).min(self.rate)
+        };
+        if self.tokens >= need {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64((need - self.tokens) / self.rate)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn burst(rate: &mut CallRate, start: Instant, n: u32, gap: Duration) -> u32 {
+        (0..n).filter(|i| rate.try_admit(start + gap * *i)).count() as u32
+    }
+
+    #[test]
+    fn sliding_window_admits_five_per_second() {
+        let t0 = Instant::now();
+        let mut r = CallRate::new(RateWindow::Sliding, 5);
+        assert_eq!(burst(&mut r, t0, 20, Duration::from_millis(10)), 5);
+        let mut r = CallRate::new(RateWindow::Sliding, 5);
+        assert_eq!(burst(&mut r, t0, 20, Duration::from_millis(200)), 20);
+        // 4 calls/s from one client plus 1/s from another exceed 5 in some windows.
+        let mut r = CallRate::new(RateWindow::Sliding, 5);
+        assert_eq!(burst(&mut r, t0, 10, Duration::from_millis(100)), 5);
+    }
+
+    #[test]
+    fn fixed_window_resets_each_second() {
+        let t0 = Instant::now();
+        let mut r = CallRate::new(RateWindow::Fixed, 5);
+        // 10 calls 100 ms apart: 5 in second one, 5 in second two.
+        assert_eq!(burst(&mut r, t0, 10, Duration::from_millis(100)), 10);
+        let mut r = CallRate::new(RateWindow::Fixed, 5);
+        assert_eq!(burst(&mut r, t0, 20, Duration::from_millis(40)), 5);
+    }
+
+    #[test]
+    fn token_bucket_refills_continuously() {
+        let t0 = Instant::now();
+        let mut r = CallRate::new(RateWindow::TokenBucket, 5);
+        assert_eq!(burst(&mut r, t0, 5, Duration::ZERO), 5);
+        assert!(!r.try_admit(t0 + Duration::from_millis(100)));
+        assert!(r.try_admit(t0 + Duration::from_millis(200)));
+    }
+
+    #[test]
+    fn debt_bucket_blocks_after_a_large_take() {
+        let t0 = Instant::now();
+        let mut b = Bucket::new(2_000_000, true);
+        assert!(b.can_take(t0, 10_000_000));
+        b.take(t0, 10_000_000);
+        assert!(!b.can_take(t0 + Duration::from_secs(3), 1));
+        assert!(b.can_take(t0 + Duration::from_millis(4001), 1));
+        let mut w = Bucket::new(1000, false);
+        assert!(w.can_take(t0, 600));
+        w.take(t0, 600);
+        assert!(!w.can_take(t0, 600));
+        assert_eq!(w.wait_for(t0, 600), Duration::from_millis(200));
+    }
+}

@@ -1,0 +1,11 @@
+//! latlab: a terminal lab for cloud latency.
+//!
+//! Data flows one way: probes -> samples -> metrics -> snapshots -> renderers (TUI or reports).
+//! Control flows the other: key -> command -> supervisor -> probes. The [`emulator`] is the local
+//! cloud the probes measure when no real endpoint is given.
+
+pub mod aws;
+pub mod cli;
+pub mod clock;
+pub mod emulator;
+pub mod units;

@@ -1,0 +1,152 @@
+//! Small value types shared by configuration files and flags: durations and byte sizes with units.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, de};
+
+/// Parses a duration such as `500ms`, `30s`, `5m`, `1h30m` or `24h`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|e| format!("'{text}' is not a duration ({e}); write e.g. 500ms, 30s, 5m or 24h"))
+}
+
+/// Formats a duration compactly for tables and labels: `850ms`, `12.5s`, `5m`, `1h30m`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1000.0 {
+        format!("{}ms", trim_float(ms))
+    } else if ms < 60_000.0 {
+        format!("{}s", trim_float(ms / 1000.0))
+    } else {
+        let secs = d.as_secs();
+        let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+        let mut out = String::new();
+        if h > 0 {
+            out.push_str(&format!("{h}h"));
+        }
+        if m > 0 {
+            out.push_str(&format!("{m}m"));
+        }
+        if s > 0 {
+            out.push_str(&format!("{s}s"));
+        }
+        out
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// Parses a byte size: a plain number of bytes, or a number with one of the units
+/// B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let bad = || format!("'{text}' is not a size; write e.g. 1024, 100KB, 10MB or 1MiB");
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = value * mult;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Formats a byte count with the largest decimal unit that keeps it readable: `100 KB`, `10 MB`.
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [(&str, f64); 3] = [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
+    for (name, size) in UNITS {
+        if bytes as f64 >= size {
+            return format!("{} {name}", trim_float(bytes as f64 / size));
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// A duration in a TOML file or flag, written as text with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dur(pub Duration);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration such as \"500ms\", \"30s\" or \"5m\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map(Dur).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A byte size in a TOML file or flag: an integer number of bytes or text with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Bytes(pub u64);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size such as 1048576, \"100KB\" or \"1MiB\"")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Bytes, E> {
+                u64::try_from(v)
+                    .map(Bytes)
+                    .map_err(|_| E::custom("a size cannot be negative"))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
+                parse_bytes(v).map(Bytes).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_parse_and_print() {
+        assert_eq!(parse_bytes("100KB"), Ok(100_000));
+        assert_eq!(parse_bytes("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_bytes("1.5 MB"), Ok(1_500_000));
+        assert!(
+            parse_bytes("ten")
+                .unwrap_err()
+                .contains("'ten' is not a size")
+        );
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert_eq!(format_bytes(10_000_000), "10 MB");
+        assert_eq!(format_bytes(1_000_000_000), "1 GB");
+        assert_eq!(format_bytes(100), "100 B");
+        assert_eq!(format_duration(Duration::from_millis(850)), "850ms");
+        assert_eq!(format_duration(Duration::from_millis(12_500)), "12.5s");
+        assert_eq!(format_duration(Duration::from_secs(5400)), "1h30m");
+    }
+}

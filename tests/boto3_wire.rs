@@ -1,0 +1,68 @@
+//! Wire compatibility beyond our own SDK: boto3 against `latlab emulate`, the real binary.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// Kills the emulator when the test ends, passing or failing.
+struct Kill(Child);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn boto3_puts_gets_and_subscribes() {
+    let probe = Command::new("python3")
+        .args(["-c", "import boto3"])
+        .output();
+    match probe {
+        Err(e) => panic!("python3 is required for the boto3 wire test and could not be run: {e}"),
+        Ok(out) if !out.status.success() => panic!(
+            "boto3 is required for the boto3 wire test: install it with `python3 -m pip install boto3` \
+             (scripts/test does this). python3 said: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Ok(_) => {}
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args([
+            "emulate",
+            "--listen",
+            "127.0.0.1:0",
+            "--limit",
+            "stream_activation=0s",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("latlab emulate starts");
+    let stdout = child.stdout.take().unwrap();
+    let _guard = Kill(child);
+    let mut first = String::new();
+    BufReader::new(stdout).read_line(&mut first).unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("the emulator prints its URL first, got {first:?}"))
+        .to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/boto3_kinesis.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "boto3 checks failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ok: subscribe_to_shard pushes the records"));
+    assert!(stdout.contains("ok: rapid get_records raise ProvisionedThroughputExceededException"));
+    assert!(stdout.ends_with("boto3: all checks passed\n"));
+}

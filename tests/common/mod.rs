@@ -1,0 +1,133 @@
+//! Helpers shared by the integration tests: an emulator on an ephemeral port, SDK clients for it,
+//! and a raw HTTP client for requests no SDK would send.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use aws_smithy_types::retry::RetryConfig;
+use latlab::emulator::limits::Limits;
+use latlab::emulator::profile::LatencyProfile;
+use latlab::emulator::{Emulator, EmulatorConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// An emulator on 127.0.0.1 with the `zero` profile and the given `--limit` overrides.
+pub async fn emulator(limits: &[&str]) -> Emulator {
+    emulator_with(limits, LatencyProfile::zero()).await
+}
+
+pub async fn emulator_with(limits: &[&str], profile: LatencyProfile) -> Emulator {
+    let overrides: Vec<String> = limits.iter().map(|s| s.to_string()).collect();
+    let config = EmulatorConfig {
+        limits: Limits::load(None, &overrides).expect("valid limits"),
+        profile,
+        ..EmulatorConfig::default()
+    };
+    Emulator::start(config).await.expect("emulator starts")
+}
+
+/// A client that makes exactly one HTTP request per call (no SDK retries).
+pub fn client_no_retry(emu: &Emulator) -> aws_sdk_kinesis::Client {
+    latlab::aws::emulator_kinesis_client(&emu.endpoint_url(), RetryConfig::disabled())
+}
+
+/// A client with the SDK's standard retries.
+pub fn client(emu: &Emulator) -> aws_sdk_kinesis::Client {
+    latlab::aws::emulator_kinesis_client(&emu.endpoint_url(), RetryConfig::standard())
+}
+
+/// Creates a stream and waits until it is ACTIVE.
+pub async fn create_stream(c: &aws_sdk_kinesis::Client, name: &str, shards: i32) {
+    c.create_stream()
+        .stream_name(name)
+        .shard_count(shards)
+        .send()
+        .await
+        .expect("create");
+    for _ in 0..200 {
+        let d = c
+            .describe_stream_summary()
+            .stream_name(name)
+            .send()
+            .await
+            .expect("describe");
+        if d.stream_description_summary()
+            .unwrap()
+            .stream_status()
+            .as_str()
+            == "ACTIVE"
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("stream {name} never became ACTIVE");
+}
+
+/// The error code of an SDK error (`ProvideErrorMetadata::code`).
+pub fn code<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
+{
+    use aws_sdk_kinesis::error::ProvideErrorMetadata;
+    e.code().unwrap_or("<no code>").to_string()
+}
+
+pub fn message<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
+{
+    use aws_sdk_kinesis::error::ProvideErrorMetadata;
+    e.message().unwrap_or("<no message>").to_string()
+}
+
+/// Sends one raw HTTP/1.1 request and returns (status, body).
+pub async fn raw(
+    emu: &Emulator,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
+    let mut s = tokio::net::TcpStream::connect(emu.addr()).await.unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    s.write_all(body).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// A raw Kinesis call: POST / with the target header.
+pub async fn raw_kinesis(emu: &Emulator, target: &str, body: &str) -> (u16, serde_json::Value) {
+    let (status, body) = raw(
+        emu,
+        "POST",
+        "/",
+        &[
+            ("Content-Type", "application/x-amz-json-1.1"),
+            ("X-Amz-Target", target),
+        ],
+        body.as_bytes(),
+    )
+    .await;
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::String(body)),
+    )
+}
