@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_kinesis::Client;
 use aws_sdk_kinesis::primitives::Blob;
-use aws_sdk_kinesis::types::{PutRecordsRequestEntry, ShardIteratorType, StartingPosition, SubscribeToShardEventStream};
+use aws_sdk_kinesis::types::{
+    PutRecordsRequestEntry, ShardIteratorType, StartingPosition, SubscribeToShardEventStream,
+};
 use aws_smithy_types::retry::RetryConfig;
 use hdrhistogram::Histogram;
 use latlab::emulator::limits::Limits;
@@ -31,7 +33,10 @@ async fn start() -> Emulator {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let config = EmulatorConfig { limits: Limits::load(None, &overrides).unwrap(), ..Default::default() };
+    let config = EmulatorConfig {
+        limits: Limits::load(None, &overrides).unwrap(),
+        ..Default::default()
+    };
     Emulator::start(config).await.unwrap()
 }
 
@@ -40,11 +45,22 @@ fn client(emu: &Emulator) -> Client {
 }
 
 async fn setup(c: &Client, stream: &str, shards: i32) -> Vec<String> {
-    c.create_stream().stream_name(stream).shard_count(shards).send().await.unwrap();
+    c.create_stream()
+        .stream_name(stream)
+        .shard_count(shards)
+        .send()
+        .await
+        .unwrap();
     let arn = format!("arn:aws:kinesis:us-east-1:000000000000:stream/{stream}");
     let mut consumers = Vec::new();
     for i in 0..CONSUMERS {
-        let out = c.register_stream_consumer().stream_arn(&arn).consumer_name(format!("bench-{i}")).send().await.unwrap();
+        let out = c
+            .register_stream_consumer()
+            .stream_arn(&arn)
+            .consumer_name(format!("bench-{i}"))
+            .send()
+            .await
+            .unwrap();
         consumers.push(out.consumer.unwrap().consumer_arn);
     }
     consumers
@@ -61,8 +77,18 @@ fn subscribe(
 ) -> tokio::sync::oneshot::Receiver<()> {
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        let pos = StartingPosition::builder().r#type(ShardIteratorType::Latest).build().unwrap();
-        let mut out = c.subscribe_to_shard().consumer_arn(consumer).shard_id(shard).starting_position(pos).send().await.unwrap();
+        let pos = StartingPosition::builder()
+            .r#type(ShardIteratorType::Latest)
+            .build()
+            .unwrap();
+        let mut out = c
+            .subscribe_to_shard()
+            .consumer_arn(consumer)
+            .shard_id(shard)
+            .starting_position(pos)
+            .send()
+            .await
+            .unwrap();
         let _ = ready_tx.send(());
         while let Ok(Some(ev)) = out.event_stream.recv().await {
             if let SubscribeToShardEventStream::SubscribeToShardEvent(ev) = ev {
@@ -70,9 +96,13 @@ fn subscribe(
                 if let Some(lat) = &latency {
                     let mut lat = lat.lock();
                     for r in ev.records() {
-                        let sent: i64 = std::str::from_utf8(r.data().as_ref()).unwrap().parse().unwrap();
+                        let sent: i64 = std::str::from_utf8(r.data().as_ref())
+                            .unwrap()
+                            .parse()
+                            .unwrap();
                         let arrival = r.approximate_arrival_timestamp().unwrap();
-                        let arrival = arrival.secs() * 1_000_000 + arrival.subsec_nanos() as i64 / 1000;
+                        let arrival =
+                            arrival.secs() * 1_000_000 + arrival.subsec_nanos() as i64 / 1000;
                         lat.0.record((now - sent).max(0) as u64).unwrap();
                         lat.1.record((now - arrival).max(0) as u64).unwrap();
                     }
@@ -92,7 +122,13 @@ async fn throughput(emu: &Emulator, shards: i32, seconds: u64) {
     let mut ready = Vec::new();
     for consumer in &consumers {
         for s in 0..shards {
-            ready.push(subscribe(client(emu), consumer.clone(), format!("shardId-{s:012}"), received.clone(), None));
+            ready.push(subscribe(
+                client(emu),
+                consumer.clone(),
+                format!("shardId-{s:012}"),
+                received.clone(),
+                None,
+            ));
         }
     }
     for r in ready {
@@ -117,7 +153,13 @@ async fn throughput(emu: &Emulator, shards: i32, seconds: u64) {
                             .unwrap()
                     })
                     .collect();
-                let out = c.put_records().stream_name(&stream).set_records(Some(entries)).send().await.unwrap();
+                let out = c
+                    .put_records()
+                    .stream_name(&stream)
+                    .set_records(Some(entries))
+                    .send()
+                    .await
+                    .unwrap();
                 assert_eq!(out.failed_record_count(), Some(0));
                 sent.fetch_add(500, Ordering::Relaxed);
             }
@@ -129,7 +171,9 @@ async fn throughput(emu: &Emulator, shards: i32, seconds: u64) {
     let put_secs = t0.elapsed().as_secs_f64();
     let total = sent.load(Ordering::Relaxed);
     let want = total * CONSUMERS as u64;
-    while received.load(Ordering::Relaxed) < want && t0.elapsed() < Duration::from_secs(seconds * 10) {
+    while received.load(Ordering::Relaxed) < want
+        && t0.elapsed() < Duration::from_secs(seconds * 10)
+    {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let all_secs = t0.elapsed().as_secs_f64();
@@ -140,7 +184,10 @@ async fn throughput(emu: &Emulator, shards: i32, seconds: u64) {
         total as f64 / put_secs,
         got as f64 / all_secs,
     );
-    assert_eq!(got, want, "every record reached every consumer exactly once");
+    assert_eq!(
+        got, want,
+        "every record reached every consumer exactly once"
+    );
 }
 
 async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
@@ -151,7 +198,13 @@ async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
     let lat = Arc::new(parking_lot::Mutex::new((hist(), hist())));
     let mut ready = Vec::new();
     for consumer in &consumers {
-        ready.push(subscribe(client(emu), consumer.clone(), "shardId-000000000000".into(), received.clone(), Some(lat.clone())));
+        ready.push(subscribe(
+            client(emu),
+            consumer.clone(),
+            "shardId-000000000000".into(),
+            received.clone(),
+            Some(lat.clone()),
+        ));
     }
     for r in ready {
         r.await.unwrap();
@@ -162,10 +215,18 @@ async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
     for _ in 0..n {
         tick.tick().await;
         let sent = latlab::clock::now_micros().to_string();
-        c.put_record().stream_name("latency").partition_key("k").data(Blob::new(sent)).send().await.unwrap();
+        c.put_record()
+            .stream_name("latency")
+            .partition_key("k")
+            .data(Blob::new(sent))
+            .send()
+            .await
+            .unwrap();
     }
     let t = Instant::now();
-    while received.load(Ordering::Relaxed) < n * CONSUMERS as u64 && t.elapsed() < Duration::from_secs(10) {
+    while received.load(Ordering::Relaxed) < n * CONSUMERS as u64
+        && t.elapsed() < Duration::from_secs(10)
+    {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let lat = lat.lock();
@@ -186,10 +247,16 @@ async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let emu = start().await;
-        println!("latlab emulator benchmark (zero latency profile, {} cores)", std::thread::available_parallelism().map_or(0, |n| n.get()));
+        println!(
+            "latlab emulator benchmark (zero latency profile, {} cores)",
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        );
         throughput(&emu, 1, 5).await;
         throughput(&emu, 8, 5).await;
         latency(&emu, 200, 10).await;

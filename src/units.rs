@@ -150,3 +150,38 @@ mod tests {
         assert_eq!(format_duration(Duration::from_secs(5400)), "1h30m");
     }
 }
+
+/// A parser's multi-line message as one line.
+pub fn one_line(text: &str) -> String {
+    text.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A TOML error as `line L, column C: message`, for errors that name the file before it.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = one_line(e.message());
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+#[cfg(test)]
+mod toml_error_tests {
+    #[test]
+    fn toml_errors_name_line_and_column() {
+        let text = "a = 1\nb = \n";
+        let e = text.parse::<toml::Table>().unwrap_err();
+        let msg = super::toml_error(text, &e);
+        assert!(msg.starts_with("line 2, column "), "{msg}");
+        assert!(!msg.contains('\n'));
+    }
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use crate::units::{Bytes, Dur};
+use crate::units::{Bytes, Dur, one_line, toml_error};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -154,8 +154,9 @@ impl Limits {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read limits file {}", path.display()))?;
-                text.parse::<toml::Table>()
-                    .map_err(|e| anyhow::anyhow!("limits file {}: {e}", path.display()))?
+                text.parse::<toml::Table>().map_err(|e| {
+                    anyhow::anyhow!("limits file {}: {}", path.display(), toml_error(&text, &e))
+                })?
             }
             None => toml::Table::new(),
         };
@@ -198,7 +199,7 @@ impl Limits {
     fn from_table(table: toml::Table) -> anyhow::Result<Limits> {
         let spec: Spec = toml::Value::Table(table)
             .try_into()
-            .map_err(|e: toml::de::Error| anyhow::anyhow!("{}", e.to_string().trim()))?;
+            .map_err(|e: toml::de::Error| anyhow::anyhow!("{}", one_line(&e.to_string())))?;
         let mut limits = Limits::default();
         if let Some(k) = spec.kinesis {
             let l = &mut limits.kinesis;

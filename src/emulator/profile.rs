@@ -350,7 +350,8 @@ impl LatencyProfile {
             kinesis: Option<KinesisSpec>,
             s3: Option<S3Spec>,
         }
-        let spec: Spec = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let spec: Spec = toml::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{}", crate::units::toml_error(text, &e)))?;
         let mut p = match spec.base.as_deref() {
             None => Self::zero(),
             Some(b) if BUILTIN_PROFILES.contains(&b) => Self::resolve(b)?,

@@ -171,9 +171,17 @@ mod tests {
     #[test]
     fn fixed_window_resets_each_second() {
         let t0 = Instant::now();
-        let mut r = CallRate::new(RateWindow::Fixed, 5);
-        // 10 calls 100 ms apart: 5 in second one, 5 in second two.
-        assert_eq!(burst(&mut r, t0, 10, Duration::from_millis(100)), 10);
+        // 5 calls late in one second and 5 early in the next: a fixed window admits all ten,
+        // a sliding one only what leaves five in any second (the first call has expired).
+        let late = t0 + Duration::from_millis(900);
+        let early = t0 + Duration::from_millis(1050);
+        for (mode, want) in [(RateWindow::Fixed, 10), (RateWindow::Sliding, 6)] {
+            let mut r = CallRate::new(mode, 5);
+            assert!(r.try_admit(t0));
+            let n = burst(&mut r, late, 4, Duration::from_millis(10))
+                + burst(&mut r, early, 5, Duration::from_millis(10));
+            assert_eq!(n + 1, want, "{mode:?}");
+        }
         let mut r = CallRate::new(RateWindow::Fixed, 5);
         assert_eq!(burst(&mut r, t0, 20, Duration::from_millis(40)), 5);
     }

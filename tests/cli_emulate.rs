@@ -1,0 +1,142 @@
+//! `latlab emulate`'s flags: bad input gets one clear line naming what is wrong and what is valid.
+
+use std::process::Command;
+
+fn latlab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn print_limits_shows_the_documented_defaults_and_overrides() {
+    let (ok, out, _) = latlab(&[
+        "emulate",
+        "--print-limits",
+        "--limit",
+        "subscription_duration=30s",
+    ]);
+    assert!(ok);
+    assert!(out.starts_with("[kinesis]\n"));
+    assert!(out.contains("get_records_calls_per_sec = 5\n"));
+    assert!(out.contains("subscription_duration = \"30s\"\n"));
+    assert!(out.contains("iterator_expiry = \"5m\"\n"));
+}
+
+#[test]
+fn list_profiles_names_every_builtin() {
+    let (ok, out, _) = latlab(&["emulate", "--list-profiles"]);
+    assert!(ok);
+    let names: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, ["zero", "same-region", "seed-tokyo"]);
+}
+
+#[test]
+fn bad_flags_and_files_are_named() {
+    let (ok, _, err) = latlab(&[
+        "emulate",
+        "--print-limits",
+        "--limit",
+        "subscription_lenght=30s",
+    ]);
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "latlab: error: --limit: unknown field `subscription_lenght`, expected one of"
+        ),
+        "{err}"
+    );
+
+    let (ok, _, err) = latlab(&["emulate", "--print-limits", "--limit", "iterator_expiry"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--limit 'iterator_expiry' must be KEY=VALUE"),
+        "{err}"
+    );
+
+    let (ok, _, err) = latlab(&["emulate", "--print-limits", "--latency-profile", "mars"]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "unknown latency profile 'mars': valid names are zero, same-region, seed-tokyo"
+        ),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("limits.toml");
+    std::fs::write(&path, "[kinesis]\nretention = 24\n").unwrap();
+    let (ok, _, err) = latlab(&[
+        "emulate",
+        "--print-limits",
+        "--limits",
+        path.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!("limits file {}", path.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("retention") && err.contains("a duration such as"),
+        "{err}"
+    );
+
+    let (ok, _, err) = latlab(&[
+        "emulate",
+        "--print-limits",
+        "--limits",
+        "/nonexistent/limits.toml",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot read limits file /nonexistent/limits.toml"),
+        "{err}"
+    );
+
+    let profile = dir.path().join("p.toml");
+    std::fs::write(
+        &profile,
+        "name = \"p\"\n[kinesis]\nefo_push = { median_ms = 5 }\n",
+    )
+    .unwrap();
+    let (ok, _, err) = latlab(&[
+        "emulate",
+        "--print-limits",
+        "--latency-profile",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "kinesis.efo_push must be either { fixed_ms = N } or { median_ms = N, p99_ms = N }"
+        ),
+        "{err}"
+    );
+
+    let (ok, _, err) = latlab(&["emulate", "--listen", "not-an-address"]);
+    assert!(!ok);
+    assert!(
+        err.contains("invalid value 'not-an-address' for '--listen <ADDR:PORT>'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_busy_port_is_a_clear_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let (ok, _, err) = latlab(&["emulate", "--listen", &addr]);
+    assert!(!ok);
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+}
