@@ -21,6 +21,9 @@ use latlab::emulator::{Emulator, EmulatorConfig};
 
 const CONSUMERS: usize = 4;
 
+/// send -> receive and arrival -> receive, in microseconds.
+type Latencies = Arc<parking_lot::Mutex<(Histogram<u64>, Histogram<u64>)>>;
+
 async fn start() -> Emulator {
     let overrides: Vec<String> = [
         "stream_activation=0s",
@@ -73,7 +76,7 @@ fn subscribe(
     consumer: String,
     shard: String,
     received: Arc<AtomicU64>,
-    latency: Option<Arc<parking_lot::Mutex<(Histogram<u64>, Histogram<u64>)>>>,
+    latency: Option<Latencies>,
 ) -> tokio::sync::oneshot::Receiver<()> {
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
