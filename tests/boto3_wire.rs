@@ -42,8 +42,11 @@ fn boto3_puts_gets_and_subscribes() {
         .expect("latlab emulate starts");
     let stdout = child.stdout.take().unwrap();
     let _guard = Kill(child);
+    let mut reader = BufReader::new(stdout);
     let mut first = String::new();
-    BufReader::new(stdout).read_line(&mut first).unwrap();
+    reader.read_line(&mut first).unwrap();
+    // Keep reading so the emulator never writes into a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let url = first
         .split_whitespace()
         .find(|w| w.starts_with("http://127.0.0.1:"))
