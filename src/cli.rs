@@ -6,7 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use anyhow::Context;
+
 use crate::emulator::limits::Limits;
+use crate::lab::{Lab, TargetOptions};
+use crate::report::{Format, Report};
+use crate::scenario::Scenario;
 use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
 use crate::emulator::{Emulator, EmulatorConfig};
 
@@ -19,15 +24,88 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run a scenario headless and print its tables (the seed's beside ours for seed scenarios)
+    Run(RunArgs),
+    /// List the built-in scenarios
+    Scenarios,
     /// Run the local cloud on its own: Kinesis for any SDK, boto3 or the aws CLI
     Emulate(EmulateArgs),
+}
+
+/// Where to measure: the embedded emulator (default), any endpoint, or real AWS.
+#[derive(Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// Measure this endpoint (LocalStack, `latlab emulate`, any Kinesis-compatible URL) instead of
+    /// the embedded emulator; the SDK's credential chain and region apply
+    #[arg(long, value_name = "URL", env = "LATLAB_ENDPOINT_URL")]
+    pub endpoint_url: Option<String>,
+    /// Measure real AWS (the SDK's default endpoints, credentials and region)
+    #[arg(long, conflicts_with = "endpoint_url")]
+    pub aws: bool,
+    /// Region for --endpoint-url or --aws (default: the SDK's AWS_REGION / profile)
+    #[arg(long, value_name = "REGION")]
+    pub region: Option<String>,
+    /// Use this existing stream instead of creating one (it is never deleted)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
+    #[command(flatten)]
+    pub emulator: EmulatorArgs,
+}
+
+impl TargetArgs {
+    pub fn options(&self) -> TargetOptions {
+        TargetOptions {
+            endpoint_url: self.endpoint_url.clone(),
+            aws: self.aws,
+            region: self.region.clone(),
+            stream: self.stream.clone(),
+            latency_profile: self.emulator.latency_profile.clone(),
+            limits_file: self.emulator.limits.clone(),
+            limit_overrides: self.emulator.limit_overrides.clone(),
+        }
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let external = self.endpoint_url.is_some() || self.aws;
+        if external && (self.emulator.latency_profile.is_some() || self.emulator.limits.is_some() || !self.emulator.limit_overrides.is_empty()) {
+            anyhow::bail!("--latency-profile, --limits and --limit shape the embedded emulator; they do not apply with --endpoint-url or --aws");
+        }
+        if let Some(url) = &self.endpoint_url {
+            crate::aws::check_endpoint_url(url)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// A built-in scenario (see `latlab scenarios`) or a scenario file
+    #[arg(value_name = "SCENARIO", required_unless_present = "scenario")]
+    pub name: Option<String>,
+    /// A scenario file
+    #[arg(long, value_name = "FILE", conflicts_with = "name")]
+    pub scenario: Option<PathBuf>,
+    /// How long to run (default: the scenario's duration), e.g. 30s, 10m
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report here instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// No progress bar on standard error
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct EmulatorArgs {
     /// Latency profile: a built-in name (zero, same-region, seed-tokyo) or a .toml file
-    #[arg(long, value_name = "NAME|FILE", default_value = "zero")]
-    pub latency_profile: String,
+    /// (default: zero for `emulate`, the scenario's for the labs)
+    #[arg(long, value_name = "NAME|FILE")]
+    pub latency_profile: Option<String>,
     /// A TOML file of limits to override (see docs/emulator.md)
     #[arg(long, value_name = "FILE")]
     pub limits: Option<PathBuf>,
@@ -41,7 +119,7 @@ impl EmulatorArgs {
         Ok(EmulatorConfig {
             listen,
             limits: Limits::load(self.limits.as_deref(), &self.limit_overrides)?,
-            profile: LatencyProfile::resolve(&self.latency_profile)?,
+            profile: LatencyProfile::resolve(self.latency_profile.as_deref().unwrap_or("zero"))?,
         })
     }
 }
@@ -75,7 +153,110 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => run_headless(args),
+        Command::Scenarios => {
+            print!("{}", scenarios_listing());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Emulate(args) => emulate(args),
+    }
+}
+
+/// `latlab scenarios`: a line each.
+pub fn scenarios_listing() -> String {
+    let mut out = String::new();
+    for (name, _) in crate::scenario::BUILTIN {
+        match Scenario::resolve(name) {
+            Ok(s) => out.push_str(&format!("{:<22} {}\n", s.name, s.description)),
+            Err(e) => out.push_str(&format!("{name:<22} (invalid: {e:#})\n")),
+        }
+    }
+    out
+}
+
+fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
+    args.target.check()?;
+    let mut scenario = match (&args.name, &args.scenario) {
+        (_, Some(path)) => Scenario::load(path)?,
+        (Some(name), None) => Scenario::resolve(name)?,
+        (None, None) => unreachable!("clap requires one"),
+    };
+    if let Some(d) = args.duration {
+        if d.is_zero() {
+            anyhow::bail!("--duration must be longer than 0s");
+        }
+        scenario.duration = d;
+    }
+    if let Some(out) = &args.output {
+        // Fail before a ten-minute run, not after it.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(out)
+            .with_context(|| format!("cannot write --output {}", out.display()))?;
+    }
+    let opts = args.target.options();
+    let report = runtime()?.block_on(async move {
+        let lab = Lab::start(scenario.clone(), &opts).await?;
+        let progress = (!args.quiet).then(|| progress_bar(&scenario));
+        let deadline = tokio::time::Instant::now() + scenario.duration;
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
+        let signal = shutdown_signal();
+        tokio::pin!(signal);
+        let stopped_early = loop {
+            tokio::select! {
+                _ = tokio::time::sleep_until(deadline) => break false,
+                _ = &mut signal => break true,
+                _ = tick.tick() => {
+                    if let Some(pb) = &progress {
+                        update_progress(pb, &lab);
+                    }
+                }
+            }
+        };
+        if let Some(pb) = &progress {
+            pb.set_message("stopping: the producer has stopped, consumers are draining");
+        }
+        let (snap, problems) = lab.finish().await;
+        if let Some(pb) = progress {
+            pb.finish_and_clear();
+        }
+        anyhow::Ok(Report::new(&scenario, snap, stopped_early, problems))
+    })?;
+    let text = report.render(args.format);
+    match &args.output {
+        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write --output {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::with_draw_target(
+        Some(scenario.duration.as_millis() as u64),
+        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+    );
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {msg}")
+            .expect("a valid template"),
+    );
+    pb.set_prefix(scenario.name.clone());
+    pb
+}
+
+fn update_progress(pb: &indicatif::ProgressBar, lab: &Lab) {
+    pb.set_position(lab.shared.elapsed().as_millis() as u64);
+    let snap = lab.snapshot(false);
+    if let Some(k) = snap.kinesis {
+        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
+        let escaped: u64 = k.consumers.iter().map(|c| c.sdk.counters.escaped_total()).sum();
+        pb.set_message(format!(
+            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
+            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
+        ));
     }
 }
 

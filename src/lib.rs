@@ -8,4 +8,8 @@ pub mod aws;
 pub mod cli;
 pub mod clock;
 pub mod emulator;
+pub mod lab;
+pub mod metrics;
+pub mod report;
+pub mod scenario;
 pub mod units;

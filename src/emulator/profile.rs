@@ -273,9 +273,9 @@ impl LatencyProfile {
             name: "seed-tokyo".into(),
             description: "calibrated to the seed experiments (ap-northeast-1)".into(),
             kinesis: KinesisProfile {
-                request: Dist::lognormal_ms(1.0, 5.0, 20.0),
-                response: Dist::lognormal_ms(1.0, 5.0, 20.0),
-                put_commit: Dist::lognormal_ms(30.0, 64.0, 112.0),
+                request: Dist::lognormal_ms(3.0, 11.0, 40.0),
+                response: Dist::lognormal_ms(3.0, 11.0, 40.0),
+                put_commit: Dist::lognormal_ms(25.0, 52.0, 100.0),
                 read_visibility: Dist::lognormal_ms(5.0, 25.0, 90.0),
                 efo_push: Dist::lognormal_ms(12.0, 70.0, 125.0),
             },

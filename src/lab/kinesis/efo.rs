@@ -1,0 +1,240 @@
+//! Enhanced fan-out consumers: RegisterStreamConsumer, then SubscribeToShard on every shard,
+//! re-subscribing after the last ContinuationSequenceNumber whenever a subscription ends (after
+//! 5 minutes), is taken over, or its connection drops, so no record is lost or repeated.
+//!
+//! The SDK consumer handles each pushed event as one batch. The Lambda flavour hands records to an
+//! in-process handler in batches of at most `batch_size`, gathered for the batching window.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aws_sdk_kinesis::Client;
+use aws_sdk_kinesis::types::{ShardIteratorType, StartingPosition, SubscribeToShardEventStream};
+use parking_lot::Mutex;
+use tokio::sync::mpsc;
+
+use super::{Ctx, Readiness, pause, received};
+use crate::aws::{error_code, error_line};
+use crate::lab::state::{ConsumerState, Received};
+use crate::scenario::{ConsumerKind, ConsumerSpec, StartPosition};
+
+pub async fn run(
+    ctx: Ctx,
+    client: Client,
+    c: Arc<ConsumerState>,
+    spec: ConsumerSpec,
+    consumer_name: String,
+    ready: Readiness,
+    registered: Arc<Mutex<Vec<String>>>,
+) {
+    c.set_status("registering consumer");
+    let Some(arn) = register(&ctx, &client, &c, &consumer_name, &registered).await else { return };
+    // Lambda's handler runs apart from the subscriptions; a bounded queue holds pushed events,
+    // and a full queue makes the subscription wait rather than drop anything.
+    let sink = if spec.kind == ConsumerKind::LambdaEfo {
+        let (tx, rx) = mpsc::channel::<Vec<Received>>(64);
+        tokio::spawn(lambda_handler(ctx.clone(), c.clone(), spec.clone(), rx));
+        Some(tx)
+    } else {
+        None
+    };
+    let subscriptions: Vec<_> = (0..ctx.shards.len())
+        .map(|i| {
+            tokio::spawn(subscribe_loop(ctx.clone(), client.clone(), c.clone(), arn.clone(), i, ready.clone(), sink.clone()))
+        })
+        .collect();
+    drop(sink);
+    for s in subscriptions {
+        let _ = s.await;
+    }
+}
+
+/// Registers the consumer (or takes over one of this run's name) and waits until it is ACTIVE.
+async fn register(
+    ctx: &Ctx,
+    client: &Client,
+    c: &ConsumerState,
+    name: &str,
+    registered: &Mutex<Vec<String>>,
+) -> Option<String> {
+    let mut attempt = 0u32;
+    let arn = loop {
+        match client.register_stream_consumer().stream_arn(&ctx.stream_arn).consumer_name(name).send().await {
+            Ok(out) => {
+                let arn = out.consumer().map(|x| x.consumer_arn().to_string())?;
+                registered.lock().push(arn.clone());
+                break arn;
+            }
+            Err(e) if error_code(&e) == "ResourceInUseException" => {
+                // Already registered under this name (a run that did not clean up): reuse it.
+                match client.describe_stream_consumer().stream_arn(&ctx.stream_arn).consumer_name(name).send().await {
+                    Ok(d) => break d.consumer_description()?.consumer_arn().to_string(),
+                    Err(e) => c.set_status(format!("DescribeStreamConsumer: {}", error_line(&e))),
+                }
+            }
+            Err(e) => {
+                c.sdk.escaped(&error_code(&e));
+                c.set_status(format!("RegisterStreamConsumer: {}", error_line(&e)));
+            }
+        }
+        attempt += 1;
+        if !pause(&c.cancel, Duration::from_millis(500 * u64::from(attempt.min(10)))).await {
+            return None;
+        }
+    };
+    c.set_status("waiting for the consumer to be ACTIVE");
+    loop {
+        match client.describe_stream_consumer().consumer_arn(&arn).send().await {
+            Ok(d) if d.consumer_description().is_some_and(|x| x.consumer_status().as_str() == "ACTIVE") => {
+                ctx.shared.log(format!("{}: consumer {name} is ACTIVE", c.name));
+                return Some(arn);
+            }
+            Ok(_) => {}
+            Err(e) => c.set_status(format!("DescribeStreamConsumer: {}", error_line(&e))),
+        }
+        if !pause(&c.cancel, Duration::from_millis(200)).await {
+            return None;
+        }
+    }
+}
+
+async fn subscribe_loop(
+    ctx: Ctx,
+    client: Client,
+    c: Arc<ConsumerState>,
+    arn: String,
+    shard: usize,
+    ready: Readiness,
+    sink: Option<mpsc::Sender<Vec<Received>>>,
+) {
+    let shard_id = ctx.shards[shard].clone();
+    let mut continuation: Option<String> = None;
+    let mut is_ready = false;
+    let mut failures = 0u32;
+    while !c.cancel.is_cancelled() {
+        let position = match &continuation {
+            Some(seq) => StartingPosition::builder()
+                .r#type(ShardIteratorType::AfterSequenceNumber)
+                .sequence_number(seq)
+                .build(),
+            None => StartingPosition::builder()
+                .r#type(match ctx.start {
+                    StartPosition::Latest => ShardIteratorType::Latest,
+                    StartPosition::TrimHorizon => ShardIteratorType::TrimHorizon,
+                })
+                .build(),
+        }
+        .expect("type is set");
+        let sent = Instant::now();
+        let result = tokio::select! {
+            _ = c.cancel.cancelled() => break,
+            r = client.subscribe_to_shard().consumer_arn(&arn).shard_id(&shard_id).starting_position(position).send() => r,
+        };
+        let mut out = match result {
+            Ok(out) => out,
+            Err(e) => {
+                let code = error_code(&e);
+                c.sdk.escaped(&code);
+                c.set_status(format!("SubscribeToShard: {}", error_line(&e)));
+                failures += 1;
+                // ResourceInUse and LimitExceeded clear within seconds; anything else backs off.
+                let wait = match code.as_str() {
+                    "ResourceInUseException" | "LimitExceededException" => Duration::from_secs(1),
+                    _ => Duration::from_millis(500 * u64::from(failures.min(10))),
+                };
+                if !pause(&c.cancel, wait).await {
+                    break;
+                }
+                continue;
+            }
+        };
+        failures = 0;
+        c.event("subscriptions");
+        c.set_status(format!("subscribed ({} ms to subscribe)", sent.elapsed().as_millis()));
+        if !is_ready {
+            is_ready = true;
+            ready.shard_ready();
+        }
+        loop {
+            let event = tokio::select! {
+                _ = c.cancel.cancelled() => return,
+                e = out.event_stream.recv() => e,
+            };
+            match event {
+                Ok(Some(SubscribeToShardEventStream::SubscribeToShardEvent(ev))) => {
+                    let batch: Vec<Received> = ev.records().iter().map(|r| received(&ctx.shared.run_id, r)).collect();
+                    continuation = Some(ev.continuation_sequence_number().to_string());
+                    if batch.is_empty() {
+                        continue;
+                    }
+                    match &sink {
+                        Some(tx) => {
+                            if tx.send(batch).await.is_err() {
+                                return;
+                            }
+                        }
+                        None => ctx.shared.deliver(&c, &batch),
+                    }
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    c.event("subscription ended");
+                    c.set_status("subscription ended: re-subscribing");
+                    break;
+                }
+                Err(e) => {
+                    let what = match e.as_service_error() {
+                        Some(s) => format!("{s:?}").split('(').next().unwrap_or("error").to_string(),
+                        None => "connection lost".to_string(),
+                    };
+                    c.event(&format!("stream ended by {what}"));
+                    c.set_status(format!("{what}: re-subscribing"));
+                    if !pause(&c.cancel, Duration::from_secs(1)).await {
+                        return;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Lambda's side of a fan-out mapping: invocations of at most `batch_size` records, gathered for
+/// the batching window (0: each pushed event is handed over at once).
+async fn lambda_handler(ctx: Ctx, c: Arc<ConsumerState>, spec: ConsumerSpec, mut rx: mpsc::Receiver<Vec<Received>>) {
+    let size = spec.batch_size.max(1) as usize;
+    let mut pending: Vec<Received> = Vec::new();
+    let mut deadline: Option<tokio::time::Instant> = None;
+    loop {
+        let next = match deadline {
+            Some(d) => tokio::select! {
+                r = rx.recv() => r,
+                _ = tokio::time::sleep_until(d) => {
+                    for b in pending.chunks(size) {
+                        ctx.shared.deliver(&c, b);
+                    }
+                    pending.clear();
+                    deadline = None;
+                    continue;
+                }
+            },
+            None => rx.recv().await,
+        };
+        let Some(batch) = next else { break };
+        pending.extend(batch);
+        if spec.batching_window.is_zero() || pending.len() >= size {
+            let full = if spec.batching_window.is_zero() { pending.len() } else { pending.len() / size * size };
+            for b in pending[..full].chunks(size) {
+                ctx.shared.deliver(&c, b);
+            }
+            pending.drain(..full);
+            deadline = if pending.is_empty() { None } else { deadline };
+        }
+        if !pending.is_empty() && deadline.is_none() {
+            deadline = Some(tokio::time::Instant::now() + spec.batching_window);
+        }
+    }
+    for b in pending.chunks(size) {
+        ctx.shared.deliver(&c, b);
+    }
+}

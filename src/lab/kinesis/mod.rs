@@ -1,0 +1,408 @@
+//! The Kinesis lab: one producer feeding enhanced fan-out consumers, GetRecords pollers and
+//! Lambda-style event source mappings on one stream, every one a real aws-sdk-kinesis client over
+//! HTTP. Probes live one per file: `producer.rs`, `efo.rs` (SDK and Lambda fan-out), `poller.rs`
+//! (GetRecords pollers) and `lambda.rs` (Lambda's standard iterator); `reader.rs` is the
+//! iterator-following GetRecords they share.
+
+pub mod efo;
+pub mod lambda;
+pub mod poller;
+pub mod producer;
+pub mod reader;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use aws_sdk_kinesis::Client;
+use parking_lot::Mutex;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::state::{ConsumerState, Received, Shared};
+use crate::aws::{Clients, QuotaPartition, RetrySettings, error_line};
+use crate::scenario::{ConsumerKind, ConsumerSpec, KinesisScenario, RetryQuota, StartPosition};
+
+/// Converts an SDK record into what the lab measures.
+pub fn received(run: &str, r: &aws_sdk_kinesis::types::Record) -> Received {
+    let arrival_us = r
+        .approximate_arrival_timestamp()
+        .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
+        .unwrap_or_else(crate::clock::now_micros);
+    let parsed = super::payload::decode(r.data().as_ref(), run);
+    Received { seq: parsed.map(|p| p.0), sent_us: parsed.map(|p| p.1), arrival_us }
+}
+
+/// Sleeps for `d` unless cancelled first; returns false when cancelled.
+pub async fn pause(cancel: &CancellationToken, d: Duration) -> bool {
+    tokio::select! {
+        _ = cancel.cancelled() => false,
+        _ = tokio::time::sleep(d) => true,
+    }
+}
+
+/// Counts a consumer's shards down to "ready": it holds a position on every shard.
+#[derive(Clone)]
+pub struct Readiness {
+    left: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
+    consumer: Arc<ConsumerState>,
+}
+
+impl Readiness {
+    fn new(shared: &Arc<Shared>, consumer: &Arc<ConsumerState>, shards: usize) -> Readiness {
+        Readiness { left: Arc::new(AtomicUsize::new(shards)), shared: shared.clone(), consumer: consumer.clone() }
+    }
+
+    /// One shard holds its position (call once per shard).
+    pub fn shard_ready(&self) {
+        if self.left.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.shared.ready(&self.consumer);
+        }
+    }
+}
+
+/// What every probe needs.
+#[derive(Clone)]
+pub struct Ctx {
+    pub shared: Arc<Shared>,
+    pub stream: String,
+    pub stream_arn: String,
+    pub shards: Arc<Vec<String>>,
+    pub start: StartPosition,
+}
+
+pub struct KinesisLab {
+    pub ctx: Ctx,
+    clients: Clients,
+    scenario: KinesisScenario,
+    admin: Client,
+    created_stream: bool,
+    registered: Arc<Mutex<Vec<String>>>,
+    producer: Mutex<Option<(CancellationToken, JoinHandle<()>)>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Quota partitions: the shared pollers' one, and a counter for names.
+    pollers_quota: QuotaPartition,
+    partitions: AtomicUsize,
+    /// The spec a new poller (the `+` key) copies.
+    poller_template: ConsumerSpec,
+    poller_name: String,
+}
+
+/// Stream and consumer names on endpoints latlab does not own carry the run id.
+fn owned_name(base: &str, run: &str, embedded: bool) -> String {
+    if embedded { base.to_string() } else { format!("{base}-latlab-{run}") }
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .collect()
+}
+
+impl KinesisLab {
+    /// Creates (or finds) the stream, starts every consumer, waits until each holds its position,
+    /// then starts the producer.
+    pub async fn start(
+        shared: Arc<Shared>,
+        clients: Clients,
+        scenario: &KinesisScenario,
+        existing_stream: Option<String>,
+    ) -> anyhow::Result<KinesisLab> {
+        let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });
+        let admin_quota = QuotaPartition::new("latlab-admin");
+        let admin = clients.kinesis(&RetrySettings::default(), &admin_quota, Default::default());
+        let (stream, created) = match existing_stream {
+            Some(name) => (name, false),
+            None => (owned_name(&scenario.stream, &shared.run_id, embedded), true),
+        };
+        if created {
+            let mut req = admin.create_stream().stream_name(&stream).shard_count(scenario.shards as i32);
+            if !embedded {
+                req = req.tags("latlab-run", shared.run_id.clone());
+            }
+            req.send().await.map_err(|e| {
+                anyhow::anyhow!("cannot create stream {stream}: {}", error_line(&e))
+            })?;
+            shared.log(format!("created stream {stream} with {} shard(s)", scenario.shards));
+        }
+        let arn = wait_active(&admin, &stream).await?;
+        let shard_ids = list_shards(&admin, &stream).await?;
+        let ctx = Ctx { shared: shared.clone(), stream, stream_arn: arn, shards: Arc::new(shard_ids), start: scenario.start };
+        let poller_template = scenario
+            .consumers
+            .iter()
+            .find(|c| c.kind == ConsumerKind::Poller)
+            .cloned()
+            .unwrap_or(ConsumerSpec {
+                kind: ConsumerKind::Poller,
+                name: "get_records".into(),
+                count: 1,
+                interval: Duration::from_millis(200),
+                interval_mode: crate::scenario::IntervalMode::SleepAfter,
+                retry_quota: RetryQuota::PerPoller,
+                limit: 10_000,
+                batch_size: 100,
+                batching_window: Duration::ZERO,
+                poll_interval: Duration::from_secs(1),
+            });
+        let poller_name = poller_template.name.clone();
+        let lab = KinesisLab {
+            ctx,
+            clients,
+            scenario: scenario.clone(),
+            admin,
+            created_stream: created,
+            registered: Arc::new(Mutex::new(Vec::new())),
+            producer: Mutex::new(None),
+            tasks: Mutex::new(Vec::new()),
+            pollers_quota: QuotaPartition::new("latlab-pollers"),
+            partitions: AtomicUsize::new(0),
+            poller_template,
+            poller_name,
+        };
+        for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
+            lab.spawn_consumer(&spec);
+        }
+        lab.wait_ready(Duration::from_secs(90)).await?;
+        lab.start_producer();
+        Ok(lab)
+    }
+
+    fn quota_for(&self, spec: &ConsumerSpec) -> QuotaPartition {
+        if spec.kind == ConsumerKind::Poller && spec.retry_quota == RetryQuota::Shared {
+            return self.pollers_quota.clone();
+        }
+        let n = self.partitions.fetch_add(1, Ordering::Relaxed);
+        QuotaPartition::new(&format!("latlab-{}-{n}", spec.kind.name()))
+    }
+
+    fn spawn_consumer(&self, spec: &ConsumerSpec) -> Arc<ConsumerState> {
+        let quota = self.quota_for(spec);
+        let detail = describe(spec);
+        let state = self.ctx.shared.add_consumer(spec.name.clone(), spec.kind, detail, quota.clone());
+        let client = self.clients.kinesis(&self.scenario.retry, &quota, state.sdk.clone());
+        let ready = Readiness::new(&self.ctx.shared, &state, self.ctx.shards.len());
+        let ctx = self.ctx.clone();
+        let spec = spec.clone();
+        let handles: Vec<JoinHandle<()>> = match spec.kind {
+            ConsumerKind::Poller => (0..ctx.shards.len())
+                .map(|i| tokio::spawn(poller::run(ctx.clone(), client.clone(), state.clone(), spec.clone(), i, ready.clone())))
+                .collect(),
+            ConsumerKind::LambdaStandard => (0..ctx.shards.len())
+                .map(|i| tokio::spawn(lambda::run(ctx.clone(), client.clone(), state.clone(), spec.clone(), i, ready.clone())))
+                .collect(),
+            ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
+                let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
+                let name = owned_name(&sanitize(&spec.name), &ctx.shared.run_id, embedded);
+                vec![tokio::spawn(efo::run(ctx, client, state.clone(), spec, name, ready, self.registered.clone()))]
+            }
+        };
+        self.tasks.lock().extend(handles);
+        state
+    }
+
+    async fn wait_ready(&self, timeout: Duration) -> anyhow::Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let waiting: Vec<(String, String)> = self
+                .ctx
+                .shared
+                .consumers
+                .read()
+                .iter()
+                .filter(|c| !c.ready.load(Ordering::SeqCst) && !c.is_stopped())
+                .map(|c| (c.name.clone(), c.status.lock().clone()))
+                .collect();
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                let list: Vec<String> = waiting.iter().map(|(n, s)| format!("{n} ({s})")).collect();
+                bail!("consumers did not start within {}s: {}", timeout.as_secs(), list.join(", "));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    fn start_producer(&self) {
+        let cancel = CancellationToken::new();
+        let quota = QuotaPartition::new("latlab-producer");
+        let client = self.clients.kinesis(&self.scenario.retry, &quota, self.ctx.shared.producer_sdk.clone());
+        let task = tokio::spawn(producer::run(self.ctx.clone(), client, self.scenario.producer.clone(), cancel.clone()));
+        *self.producer.lock() = Some((cancel, task));
+        self.ctx.shared.log(format!(
+            "producer started: {} records/s, {} B payloads",
+            self.scenario.producer.rate, self.scenario.producer.payload
+        ));
+    }
+
+    /// Adds a GetRecords poller like the scenario's (the `+` key); returns its name.
+    pub async fn add_poller(&self) -> anyhow::Result<String> {
+        let running = self.ctx.shared.consumers.read().iter().filter(|c| !c.is_stopped()).count();
+        if running >= 64 {
+            bail!("at most 64 consumers run at once");
+        }
+        let n = self
+            .ctx
+            .shared
+            .consumers
+            .read()
+            .iter()
+            .filter(|c| c.kind == ConsumerKind::Poller)
+            .count()
+            + 1;
+        let name = if n == 1 { self.poller_name.clone() } else { format!("{} {n}", self.poller_name) };
+        let spec = ConsumerSpec { name: name.clone(), ..self.poller_template.clone() };
+        self.spawn_consumer(&spec);
+        self.ctx.shared.log(format!("added poller {name}"));
+        Ok(name)
+    }
+
+    /// Stops the newest running poller (the `-` key); its figures stay in the report.
+    pub fn remove_poller(&self) -> Option<String> {
+        let victim = self
+            .ctx
+            .shared
+            .consumers
+            .read()
+            .iter()
+            .rev()
+            .find(|c| c.kind == ConsumerKind::Poller && !c.is_stopped())
+            .cloned()?;
+        self.ctx.shared.stop_consumer(&victim);
+        self.ctx.shared.log(format!("removed poller {}", victim.name));
+        Some(victim.name.clone())
+    }
+
+    /// Stops the producer, lets the consumers catch up for at most the scenario's drain time, then
+    /// stops them.
+    pub async fn stop(&self) {
+        let producer = self.producer.lock().take();
+        if let Some((cancel, task)) = producer {
+            cancel.cancel();
+            let _ = task.await;
+        }
+        let deadline = Instant::now() + self.scenario.drain;
+        while Instant::now() < deadline && self.missing() > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let consumers: Vec<Arc<ConsumerState>> = self.ctx.shared.consumers.read().clone();
+        for c in &consumers {
+            self.ctx.shared.stop_consumer(c);
+        }
+        let tasks: Vec<JoinHandle<()>> = self.tasks.lock().drain(..).collect();
+        for t in tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+    }
+
+    /// Records acknowledged but not yet received, summed over the running consumers.
+    fn missing(&self) -> u64 {
+        let ledger = self.ctx.shared.ledger.lock();
+        let now = Instant::now();
+        self.ctx
+            .shared
+            .consumers
+            .read()
+            .iter()
+            .filter(|c| !c.is_stopped())
+            .map(|c| ledger.counts(c.id, now, Duration::ZERO).lost)
+            .sum()
+    }
+
+    /// Deregisters the consumers latlab registered and deletes the stream if latlab created it.
+    /// Returns what could not be cleaned up.
+    pub async fn cleanup(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let registered: Vec<String> = self.registered.lock().drain(..).collect();
+        for arn in registered {
+            if let Err(e) = self.admin.deregister_stream_consumer().consumer_arn(&arn).send().await {
+                problems.push(format!("could not deregister consumer {arn}: {}", error_line(&e)));
+            }
+        }
+        if self.created_stream {
+            let r = self.admin.delete_stream().stream_name(&self.ctx.stream).enforce_consumer_deletion(true).send().await;
+            match r {
+                Ok(_) => self.ctx.shared.log(format!("deleted stream {}", self.ctx.stream)),
+                Err(e) => problems.push(format!("could not delete stream {}: {}", self.ctx.stream, error_line(&e))),
+            }
+        }
+        problems
+    }
+
+    pub fn scenario(&self) -> &KinesisScenario {
+        &self.scenario
+    }
+
+    pub fn set_payload(&self, bytes: u64) {
+        self.ctx.shared.settings.lock().payload = bytes;
+        self.ctx.shared.log(format!("payload size {}", crate::units::format_bytes(bytes)));
+    }
+}
+
+fn describe(spec: &ConsumerSpec) -> String {
+    use crate::units::format_duration as d;
+    match spec.kind {
+        ConsumerKind::Efo => "SubscribeToShard, re-subscribing from the continuation".into(),
+        ConsumerKind::LambdaEfo => format!("batch size {}, window {}", spec.batch_size, d(spec.batching_window)),
+        ConsumerKind::Poller => format!(
+            "every {} ({}), {}",
+            d(spec.interval),
+            match spec.interval_mode {
+                crate::scenario::IntervalMode::SleepAfter => "sleep after each call",
+                crate::scenario::IntervalMode::FixedRate => "fixed rate",
+            },
+            match spec.retry_quota {
+                RetryQuota::Shared => "shared retry quota",
+                RetryQuota::PerPoller => "own retry quota",
+            }
+        ),
+        ConsumerKind::LambdaStandard => format!(
+            "polls every {}, batch size {}, window {}",
+            d(spec.poll_interval),
+            spec.batch_size,
+            d(spec.batching_window)
+        ),
+    }
+}
+
+/// Waits until the stream is ACTIVE; returns its ARN. A missing stream is one clear error.
+async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<String> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let out = admin.describe_stream_summary().stream_name(stream).send().await.map_err(|e| {
+            if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) {
+                anyhow::anyhow!("stream {stream} not found: {}", error_line(&e))
+            } else {
+                anyhow::anyhow!("cannot describe stream {stream}: {}", error_line(&e))
+            }
+        })?;
+        let s = out.stream_description_summary().context("DescribeStreamSummary answered no summary")?;
+        if s.stream_status().as_str() == "ACTIVE" {
+            return Ok(s.stream_arn().to_string());
+        }
+        if Instant::now() > deadline {
+            bail!("stream {stream} is still {} after 5 minutes", s.stream_status().as_str());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn list_shards(admin: &Client, stream: &str) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let req = match &token {
+            Some(t) => admin.list_shards().next_token(t),
+            None => admin.list_shards().stream_name(stream),
+        };
+        let page = req.send().await.map_err(|e| anyhow::anyhow!("cannot list shards of {stream}: {}", error_line(&e)))?;
+        out.extend(page.shards().iter().map(|s| s.shard_id().to_string()));
+        token = page.next_token().map(str::to_string);
+        if token.is_none() {
+            return Ok(out);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! A shared-throughput consumer: GetRecords on every shard at an interval, each call counted
+//! against the shard's 5 calls/s with every other reader's. When the shard refuses a call the SDK
+//! backs off and retries; what still fails after its retries is counted as escaped.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use aws_sdk_kinesis::Client;
+
+use super::reader::ShardReader;
+use super::{Ctx, Readiness, pause, received};
+use crate::lab::state::ConsumerState;
+use crate::scenario::{ConsumerSpec, IntervalMode};
+
+pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: ConsumerSpec, shard: usize, ready: Readiness) {
+    let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
+    let mut is_ready = false;
+    while !c.cancel.is_cancelled() {
+        let started = Instant::now();
+        if !reader.has_iterator() {
+            match reader.position().await {
+                Ok(()) => {
+                    if !is_ready {
+                        is_ready = true;
+                        ready.shard_ready();
+                    }
+                }
+                Err(f) => {
+                    c.sdk.escaped(&f.code);
+                    c.set_status(format!("GetShardIterator: {}", f.line));
+                }
+            }
+        }
+        if reader.has_iterator() {
+            match reader.read(spec.limit).await {
+                Ok(out) => {
+                    let batch: Vec<_> = out.records().iter().map(|r| received(&ctx.shared.run_id, r)).collect();
+                    ctx.shared.deliver(&c, &batch);
+                    c.set_status(match out.millis_behind_latest() {
+                        Some(ms) if ms > 0 => format!("reading, {ms} ms behind"),
+                        _ => "reading".to_string(),
+                    });
+                }
+                Err(f) => {
+                    if f.code == "ExpiredIteratorException" {
+                        c.event("iterator expired");
+                    }
+                    c.sdk.escaped(&f.code);
+                    c.set_status(format!("{} escaped the SDK's retries", f.code));
+                }
+            }
+        }
+        let wait = match spec.interval_mode {
+            IntervalMode::SleepAfter => spec.interval,
+            IntervalMode::FixedRate => spec.interval.saturating_sub(started.elapsed()),
+        };
+        if !pause(&c.cancel, wait).await {
+            break;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Iterator-following GetRecords for one shard: what a poller and Lambda's standard iterator share.
+//! It starts at the scenario's position, follows NextShardIterator, and after an expired iterator
+//! (or any lost one) resumes after the last record it returned, so nothing is skipped or repeated.
+
+use aws_sdk_kinesis::Client;
+use aws_sdk_kinesis::operation::get_records::GetRecordsOutput;
+use aws_sdk_kinesis::types::ShardIteratorType;
+
+use crate::aws::error_code;
+use crate::scenario::StartPosition;
+
+pub struct ShardReader {
+    client: Client,
+    stream: String,
+    pub shard: String,
+    start: StartPosition,
+    iterator: Option<String>,
+    last_sequence: Option<String>,
+}
+
+/// A failed call: its error code and the message shown on screen.
+pub struct Failure {
+    pub code: String,
+    pub line: String,
+}
+
+impl ShardReader {
+    pub fn new(client: Client, stream: &str, shard: &str, start: StartPosition) -> ShardReader {
+        ShardReader {
+            client,
+            stream: stream.to_string(),
+            shard: shard.to_string(),
+            start,
+            iterator: None,
+            last_sequence: None,
+        }
+    }
+
+    pub fn has_iterator(&self) -> bool {
+        self.iterator.is_some()
+    }
+
+    /// Gets an iterator: at the start position the first time, after the last record since.
+    pub async fn position(&mut self) -> Result<(), Failure> {
+        let req = self.client.get_shard_iterator().stream_name(&self.stream).shard_id(&self.shard);
+        let req = match &self.last_sequence {
+            Some(seq) => req.shard_iterator_type(ShardIteratorType::AfterSequenceNumber).starting_sequence_number(seq),
+            None => req.shard_iterator_type(match self.start {
+                StartPosition::Latest => ShardIteratorType::Latest,
+                StartPosition::TrimHorizon => ShardIteratorType::TrimHorizon,
+            }),
+        };
+        match req.send().await {
+            Ok(out) => {
+                self.iterator = out.shard_iterator;
+                Ok(())
+            }
+            Err(e) => Err(Failure { code: error_code(&e), line: crate::aws::error_line(&e) }),
+        }
+    }
+
+    /// One GetRecords call with the current iterator (which must exist).
+    pub async fn read(&mut self, limit: u32) -> Result<GetRecordsOutput, Failure> {
+        let Some(it) = self.iterator.clone() else {
+            return Err(Failure { code: "NoIterator".into(), line: "no shard iterator".into() });
+        };
+        match self.client.get_records().shard_iterator(it).limit(limit as i32).send().await {
+            Ok(out) => {
+                if let Some(last) = out.records().last() {
+                    self.last_sequence = Some(last.sequence_number().to_string());
+                }
+                // A closed shard answers no next iterator; the reader then gets a new one.
+                self.iterator = out.next_shard_iterator().map(str::to_string);
+                Ok(out)
+            }
+            Err(e) => {
+                let code = error_code(&e);
+                if code == "ExpiredIteratorException" || code == "InvalidArgumentException" {
+                    self.iterator = None;
+                }
+                Err(Failure { code, line: crate::aws::error_line(&e) })
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Frozen views of a running lab: what the TUI draws each frame and what reports print. Built from
+//! the shared state in one pass; nothing here is measured, only read.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{ConsumerState, Shared};
+use crate::metrics::sdk::SdkSnapshot;
+use crate::metrics::{SeqCounts, Summary};
+use crate::scenario::ConsumerKind;
+
+/// Where the figures came from; every screen and report shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Backend {
+    /// `emulator` (embedded), `endpoint` (any URL) or `aws` (the SDK's default endpoints).
+    pub kind: String,
+    /// One line for headers: "embedded emulator, latency profile seed-tokyo".
+    pub label: String,
+    pub latency_profile: Option<String>,
+    pub endpoint: Option<String>,
+    pub region: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchSize {
+    pub size: u32,
+    pub records: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConsumerSnapshot {
+    pub name: String,
+    pub kind: ConsumerKind,
+    pub detail: String,
+    pub status: String,
+    pub stopped_at_secs: Option<f64>,
+    pub retry_quota_partition: String,
+    pub arrival_to_receive: Summary,
+    pub send_to_receive: Summary,
+    /// arrival -> receive over the last 10 seconds (bucket precision).
+    pub recent: Summary,
+    pub counts: SeqCounts,
+    pub sdk: SdkSnapshot,
+    pub batches: u64,
+    pub batch_sizes: Vec<BatchSize>,
+    pub events: BTreeMap<String, u64>,
+    pub foreign_records: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProducerSnapshot {
+    pub rate: f64,
+    pub payload_bytes: u64,
+    pub sent: u64,
+    pub acked: u64,
+    pub resent: u64,
+    pub failed: u64,
+    pub put_latency: Summary,
+    pub sdk: SdkSnapshot,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KinesisSnapshot {
+    pub stream: String,
+    pub shards: usize,
+    pub retry: String,
+    pub producer: ProducerSnapshot,
+    pub send_to_arrival: Summary,
+    pub consumers: Vec<ConsumerSnapshot>,
+    /// GetRecords calls (every attempt) per second per shard in the last whole second.
+    pub get_records_calls_per_sec: f64,
+    /// The shard's limit those calls count against.
+    pub get_records_limit_per_sec: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub scenario: String,
+    pub backend: Backend,
+    pub elapsed_secs: f64,
+    /// How long the producer ran: the measured period.
+    pub producing_secs: f64,
+    /// Taken after the run ended and the consumers drained: lost counts are final.
+    pub complete: bool,
+    pub kinesis: Option<KinesisSnapshot>,
+}
+
+/// How long after its acknowledgement a record may be in flight before a live view calls it lost.
+pub const LIVE_GRACE: Duration = Duration::from_secs(30);
+
+pub fn consumer(shared: &Shared, c: &ConsumerState, complete: bool) -> ConsumerSnapshot {
+    let now_sec = shared.second();
+    let grace = if complete { Duration::ZERO } else { LIVE_GRACE };
+    let counts = shared.ledger.lock().counts(c.id, Instant::now(), grace);
+    let m = c.metrics.lock();
+    ConsumerSnapshot {
+        name: c.name.clone(),
+        kind: c.kind,
+        detail: c.detail.clone(),
+        status: c.status.lock().clone(),
+        stopped_at_secs: c.stopped_at.lock().map(|d| d.as_secs_f64()),
+        retry_quota_partition: c.quota.name().to_string(),
+        arrival_to_receive: m.arrival_to_receive.summary(),
+        send_to_receive: m.send_to_receive.summary(),
+        recent: m.arrival_to_receive.recent(now_sec, 10),
+        counts,
+        sdk: c.sdk.snapshot(),
+        batches: m.batches,
+        batch_sizes: m.batch_records.iter().map(|(s, r)| BatchSize { size: *s, records: *r }).collect(),
+        events: m.events.clone(),
+        foreign_records: m.foreign,
+    }
+}
+
+pub fn producer(shared: &Shared) -> ProducerSnapshot {
+    let p = &shared.producer;
+    let settings = shared.settings.lock().clone();
+    ProducerSnapshot {
+        rate: settings.rate,
+        payload_bytes: settings.payload,
+        sent: p.sent.load(Ordering::Relaxed),
+        acked: p.acked.load(Ordering::Relaxed),
+        resent: p.resent.load(Ordering::Relaxed),
+        failed: p.failed.load(Ordering::Relaxed),
+        put_latency: p.put_latency.lock().summary(),
+        sdk: shared.producer_sdk.snapshot(),
+    }
+}
+
+/// GetRecords attempts in the last whole second by every shared-throughput reader, per shard.
+pub fn get_records_rate(shared: &Shared, shards: usize) -> f64 {
+    let sec = shared.second();
+    if sec == 0 {
+        return 0.0;
+    }
+    let calls: u32 = shared
+        .consumers
+        .read()
+        .iter()
+        .filter(|c| !c.kind.is_fan_out())
+        .map(|c| c.sdk.attempt_latency.lock().points(sec - 1, 1)[0].count)
+        .sum();
+    calls as f64 / shards.max(1) as f64
+}

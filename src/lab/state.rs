@@ -1,0 +1,247 @@
+//! The lab's shared state: what probes write as they measure and what snapshots read.
+//! Probes record straight into these (short mutexes, no channel to overflow), so no measured
+//! record is ever dropped between a probe and a report.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, RwLock};
+use tokio_util::sync::CancellationToken;
+
+use crate::aws::QuotaPartition;
+use crate::metrics::{ConsumerId, Ledger, SdkStats, Series};
+use crate::scenario::ConsumerKind;
+
+/// One record as a consumer received it.
+#[derive(Clone, Copy, Debug)]
+pub struct Received {
+    /// From our payload; None for a record another producer wrote.
+    pub seq: Option<u64>,
+    pub sent_us: Option<i64>,
+    /// ApproximateArrivalTimestamp in microseconds since the epoch.
+    pub arrival_us: i64,
+}
+
+#[derive(Default)]
+pub struct ConsumerMetrics {
+    pub arrival_to_receive: Series,
+    pub send_to_receive: Series,
+    /// Records by the size of the batch they came in.
+    pub batch_records: BTreeMap<u32, u64>,
+    pub batches: u64,
+    /// Records on the stream that were not this run's.
+    pub foreign: u64,
+    /// Notable events by name (subscription ended, iterator expired, ...).
+    pub events: BTreeMap<String, u64>,
+}
+
+impl ConsumerMetrics {
+    fn reset(&mut self) {
+        *self = ConsumerMetrics::default();
+    }
+}
+
+/// A running (or stopped) consumer.
+pub struct ConsumerState {
+    pub name: String,
+    pub kind: ConsumerKind,
+    /// Its settings in a few words, for screens and reports.
+    pub detail: String,
+    pub id: ConsumerId,
+    pub metrics: Mutex<ConsumerMetrics>,
+    pub sdk: Arc<SdkStats>,
+    pub quota: QuotaPartition,
+    pub status: Mutex<String>,
+    pub stopped_at: Mutex<Option<Duration>>,
+    pub cancel: CancellationToken,
+    pub ready: AtomicBool,
+}
+
+impl ConsumerState {
+    pub fn set_status(&self, s: impl Into<String>) {
+        *self.status.lock() = s.into();
+    }
+
+    pub fn event(&self, name: &str) {
+        *self.metrics.lock().events.entry(name.to_string()).or_default() += 1;
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stopped_at.lock().is_some()
+    }
+}
+
+/// The producer's figures.
+#[derive(Default)]
+pub struct ProducerMetrics {
+    /// send -> acknowledged (the put call's whole time, the SDK's retries included).
+    pub put_latency: Mutex<Series>,
+    pub sent: AtomicU64,
+    pub acked: AtomicU64,
+    /// Puts that failed after the SDK's retries and were sent once more with the same seq.
+    pub resent: AtomicU64,
+    /// Seqs whose put failed twice: never stored.
+    pub failed: AtomicU64,
+}
+
+/// Settings a user changes while the lab runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveSettings {
+    pub payload: u64,
+    pub rate: f64,
+}
+
+pub struct Shared {
+    pub start: Instant,
+    /// Distinguishes this run's records and resources from any other's.
+    pub run_id: String,
+    pub ledger: Mutex<Ledger>,
+    /// send -> arrival, once per record.
+    pub send_to_arrival: Mutex<Series>,
+    pub producer: ProducerMetrics,
+    pub producer_sdk: Arc<SdkStats>,
+    pub consumers: RwLock<Vec<Arc<ConsumerState>>>,
+    pub settings: Mutex<LiveSettings>,
+    /// What happened, newest last (the screen confirms each change from here).
+    pub log: Mutex<VecDeque<(Duration, String)>>,
+    pub reset_count: AtomicU64,
+    /// When the producer started and stopped, since `start`.
+    pub producing: Mutex<(Option<Duration>, Option<Duration>)>,
+}
+
+const LOG_LINES: usize = 200;
+
+impl Shared {
+    pub fn new(settings: LiveSettings) -> Arc<Shared> {
+        let v: u32 = rand::random();
+        Arc::new(Shared {
+            start: Instant::now(),
+            run_id: format!("{v:08x}"),
+            ledger: Mutex::new(Ledger::default()),
+            send_to_arrival: Mutex::new(Series::new()),
+            producer: ProducerMetrics::default(),
+            producer_sdk: Arc::new(SdkStats::default()),
+            consumers: RwLock::new(Vec::new()),
+            settings: Mutex::new(settings),
+            log: Mutex::new(VecDeque::new()),
+            reset_count: AtomicU64::new(0),
+            producing: Mutex::new((None, None)),
+        })
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// How long the producer has run (or ran).
+    pub fn producing_for(&self) -> Duration {
+        match *self.producing.lock() {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            (Some(a), None) => self.elapsed().saturating_sub(a),
+            _ => Duration::ZERO,
+        }
+    }
+
+    pub fn second(&self) -> u64 {
+        self.start.elapsed().as_secs()
+    }
+
+    pub fn log(&self, line: impl Into<String>) {
+        let line = line.into();
+        tracing::info!("{line}");
+        let mut log = self.log.lock();
+        log.push_back((self.elapsed(), line));
+        while log.len() > LOG_LINES {
+            log.pop_front();
+        }
+    }
+
+    /// Registers a consumer (it counts records from the moment it calls `ready`).
+    pub fn add_consumer(
+        &self,
+        name: String,
+        kind: ConsumerKind,
+        detail: String,
+        quota: QuotaPartition,
+    ) -> Arc<ConsumerState> {
+        let id = self.ledger.lock().add_consumer();
+        let c = Arc::new(ConsumerState {
+            name,
+            kind,
+            detail,
+            id,
+            metrics: Mutex::new(ConsumerMetrics::default()),
+            sdk: Arc::new(SdkStats::default()),
+            quota,
+            status: Mutex::new("starting".into()),
+            stopped_at: Mutex::new(None),
+            cancel: CancellationToken::new(),
+            ready: AtomicBool::new(false),
+        });
+        self.consumers.write().push(c.clone());
+        c
+    }
+
+    /// The consumer holds its starting position: records sent from now on are expected of it.
+    pub fn ready(&self, c: &ConsumerState) {
+        if !c.ready.swap(true, Ordering::SeqCst) {
+            self.ledger.lock().start_consumer(c.id);
+        }
+    }
+
+    pub fn stop_consumer(&self, c: &ConsumerState) {
+        c.cancel.cancel();
+        let mut stopped = c.stopped_at.lock();
+        if stopped.is_none() {
+            *stopped = Some(self.elapsed());
+            self.ledger.lock().stop_consumer(c.id);
+            c.set_status("stopped");
+        }
+    }
+
+    /// A batch of records handed to a consumer at once (a GetRecords answer, a pushed event, a
+    /// Lambda invocation). Receive time is taken here, once for the batch.
+    pub fn deliver(&self, c: &ConsumerState, batch: &[Received]) {
+        if batch.is_empty() {
+            return;
+        }
+        let now_us = crate::clock::now_micros();
+        let sec = self.second();
+        let mut m = c.metrics.lock();
+        m.batches += 1;
+        *m.batch_records.entry(batch.len() as u32).or_default() += batch.len() as u64;
+        let mut ledger = self.ledger.lock();
+        for r in batch {
+            m.arrival_to_receive.record((now_us - r.arrival_us).max(0) as u64, sec);
+            match (r.seq, r.sent_us) {
+                (Some(seq), Some(sent)) => {
+                    m.send_to_receive.record((now_us - sent).max(0) as u64, sec);
+                    let receipt = ledger.receive(c.id, seq);
+                    if receipt.first_anywhere {
+                        self.send_to_arrival.lock().record((r.arrival_us - sent).max(0) as u64, sec);
+                    }
+                }
+                _ => m.foreign += 1,
+            }
+        }
+    }
+
+    /// Forgets every figure; measuring starts again from the next record.
+    pub fn reset(&self) {
+        self.ledger.lock().reset();
+        self.send_to_arrival.lock().reset();
+        self.producer.put_latency.lock().reset();
+        for a in [&self.producer.sent, &self.producer.acked, &self.producer.resent, &self.producer.failed] {
+            a.store(0, Ordering::Relaxed);
+        }
+        self.producer_sdk.reset();
+        for c in self.consumers.read().iter() {
+            c.metrics.lock().reset();
+            c.sdk.reset();
+        }
+        self.reset_count.fetch_add(1, Ordering::Relaxed);
+        self.log("histograms and counts reset");
+    }
+}

@@ -1,0 +1,10 @@
+//! Measurement: latency series, record accounting by sequence number, and the SDK's attempts.
+//! Probes write here; the TUI and reports read snapshots. Everything has a fixed size.
+
+pub mod ledger;
+pub mod sdk;
+pub mod series;
+
+pub use ledger::{ConsumerId, Ledger, SeqCounts};
+pub use sdk::{SdkCounters, SdkStats};
+pub use series::{Point, Series, Summary};

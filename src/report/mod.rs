@@ -1,0 +1,380 @@
+//! Reports of a finished run: text for terminals, Markdown for write-ups, JSON (schema in
+//! `schemas/run-report.schema.json`) and CSV for scripts. All four render the same [`Report`].
+//! For a seed scenario the seed's own figures stand beside ours with the ratio.
+
+pub mod table;
+
+use serde::{Deserialize, Serialize};
+
+use crate::lab::snapshot::{ConsumerSnapshot, Snapshot};
+use crate::metrics::Summary;
+use crate::scenario::{ConsumerKind, Scenario, Seed, SeedRow};
+use table::{Table, ms, ms_f, ratio, thousands};
+
+pub const SCHEMA: &str = "latlab-run-report/1";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+    pub origin: String,
+    pub requested_duration_secs: f64,
+}
+
+/// One row of ours against the seed's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub series: String,
+    pub consumer: String,
+    pub ours_p50_ms: f64,
+    pub ours_p90_ms: f64,
+    pub ours_p99_ms: f64,
+    pub ours_max_ms: f64,
+    pub seed_p50_ms: f64,
+    pub seed_p90_ms: f64,
+    pub seed_p99_ms: f64,
+    pub seed_max_ms: Option<f64>,
+    pub ratio_p50: f64,
+    pub ratio_p90: f64,
+    pub ratio_p99: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub latlab_version: String,
+    pub scenario: ScenarioInfo,
+    pub stopped_early: bool,
+    pub snapshot: Snapshot,
+    pub seed: Option<Seed>,
+    pub comparisons: Vec<Comparison>,
+    /// Resources latlab could not clean up, and other things a reader must know.
+    pub problems: Vec<String>,
+}
+
+fn msf(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+fn compare(series: &str, consumer: &str, ours: &Summary, seed: &SeedRow) -> Comparison {
+    Comparison {
+        series: series.into(),
+        consumer: consumer.into(),
+        ours_p50_ms: msf(ours.p50_us),
+        ours_p90_ms: msf(ours.p90_us),
+        ours_p99_ms: msf(ours.p99_us),
+        ours_max_ms: msf(ours.max_us),
+        seed_p50_ms: seed.p50_ms,
+        seed_p90_ms: seed.p90_ms,
+        seed_p99_ms: seed.p99_ms,
+        seed_max_ms: seed.max_ms,
+        ratio_p50: msf(ours.p50_us) / seed.p50_ms,
+        ratio_p90: msf(ours.p90_us) / seed.p90_ms,
+        ratio_p99: msf(ours.p99_us) / seed.p99_ms,
+    }
+}
+
+impl Report {
+    pub fn new(scenario: &Scenario, snapshot: Snapshot, stopped_early: bool, problems: Vec<String>) -> Report {
+        let mut comparisons = Vec::new();
+        if let (Some(seed), Some(k)) = (scenario.seed.as_ref().and_then(|s| s.kinesis.as_ref()), &snapshot.kinesis) {
+            for row in &seed.arrival_to_receive {
+                if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
+                    comparisons.push(compare("arrival_to_receive", &c.name, &c.arrival_to_receive, row));
+                }
+            }
+            if let Some(row) = &seed.send_to_arrival {
+                comparisons.push(compare("send_to_arrival", "all", &k.send_to_arrival, row));
+            }
+        }
+        Report {
+            schema: SCHEMA.into(),
+            latlab_version: env!("CARGO_PKG_VERSION").into(),
+            scenario: ScenarioInfo {
+                name: scenario.name.clone(),
+                description: scenario.description.clone(),
+                origin: scenario.origin.clone(),
+                requested_duration_secs: scenario.duration.as_secs_f64(),
+            },
+            stopped_early,
+            snapshot,
+            seed: scenario.seed.clone(),
+            comparisons,
+            problems,
+        }
+    }
+
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Text => self.document(false),
+            Format::Markdown => self.document(true),
+            Format::Json => serde_json::to_string_pretty(self).expect("a report serializes") + "\n",
+            Format::Csv => self.csv(),
+        }
+    }
+
+    fn comparison(&self, series: &str, consumer: &str) -> Option<&Comparison> {
+        self.comparisons.iter().find(|c| c.series == series && c.consumer == consumer)
+    }
+
+    fn seed_escaped(&self, consumer: &str) -> Option<u64> {
+        let seed = self.seed.as_ref()?.kinesis.as_ref()?;
+        seed.escaped_throttles.iter().find(|e| e.consumer == consumer).map(|e| e.count)
+    }
+
+    fn document(&self, md: bool) -> String {
+        let mut out = String::new();
+        let s = &self.snapshot;
+        let heading = |out: &mut String, text: &str| {
+            if md {
+                out.push_str(&format!("\n### {text}\n\n"));
+            } else {
+                out.push_str(&format!("\n{text}\n"));
+            }
+        };
+        let table = |t: &Table| if md { t.markdown() } else { t.text() };
+        if md {
+            out.push_str(&format!("## latlab: {}\n\n{}\n\n", self.scenario.name, self.scenario.description));
+        } else {
+            out.push_str(&format!("latlab: {} - {}\n", self.scenario.name, self.scenario.description));
+        }
+        let ran = format!(
+            "{} of records produced ({} with set-up and drain)",
+            crate::units::format_duration(std::time::Duration::from_secs_f64(s.producing_secs.round())),
+            crate::units::format_duration(std::time::Duration::from_secs_f64(s.elapsed_secs.round()))
+        );
+        let mut facts = vec![
+            ("backend", match s.backend.kind.as_str() {
+                "emulator" => format!("{} (modelled latency, real SDK clients over HTTP)", s.backend.label),
+                _ => format!("{} (measured)", s.backend.label),
+            }),
+            ("ran", if self.stopped_early {
+                format!("{ran} (stopped early; {} requested)", crate::units::format_duration(std::time::Duration::from_secs_f64(self.scenario.requested_duration_secs)))
+            } else {
+                ran
+            }),
+        ];
+        if let Some(k) = &s.kinesis {
+            facts.push(("stream", format!(
+                "{}, {} shard{}; producer {} records/s, {} payloads",
+                k.stream,
+                k.shards,
+                if k.shards == 1 { "" } else { "s" },
+                k.producer.rate,
+                crate::units::format_bytes(k.producer.payload_bytes)
+            )));
+            facts.push(("SDK", k.retry.clone()));
+        }
+        if let Some(seed) = self.seed.as_ref().and_then(|s| s.kinesis.as_ref()) {
+            facts.push(("seed", seed.source.clone()));
+        }
+        for (k, v) in facts {
+            if md {
+                out.push_str(&format!("- **{k}**: {v}\n"));
+            } else {
+                out.push_str(&format!("{k:<8} {v}\n"));
+            }
+        }
+        let Some(k) = &s.kinesis else { return out };
+
+        heading(&mut out, "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)");
+        let mut t = Table::new(&["consumer", "p50", "p90", "p99", "p99.9", "max", "records"]);
+        for c in &k.consumers {
+            let a = &c.arrival_to_receive;
+            let name = if c.stopped_at_secs.is_some() && !s.complete { format!("{} (stopped)", c.name) } else { c.name.clone() };
+            t.row(vec![name, ms(a.p50_us), ms(a.p90_us), ms(a.p99_us), ms(a.p999_us), ms(a.max_us), thousands(a.count)]);
+            if let Some(cmp) = self.comparison("arrival_to_receive", &c.name) {
+                t.row(vec![
+                    "  seed".into(),
+                    ms_f(cmp.seed_p50_ms),
+                    ms_f(cmp.seed_p90_ms),
+                    ms_f(cmp.seed_p99_ms),
+                    String::new(),
+                    cmp.seed_max_ms.map(ms_f).unwrap_or_default(),
+                    String::new(),
+                ]);
+                t.row(vec![
+                    "  ours / seed".into(),
+                    ratio(cmp.ours_p50_ms, cmp.seed_p50_ms),
+                    ratio(cmp.ours_p90_ms, cmp.seed_p90_ms),
+                    ratio(cmp.ours_p99_ms, cmp.seed_p99_ms),
+                    String::new(),
+                    cmp.seed_max_ms.map(|m| ratio(cmp.ours_max_ms, m)).unwrap_or_default(),
+                    String::new(),
+                ]);
+            }
+        }
+        out.push_str(&table(&t));
+
+        heading(&mut out, "Kinesis: send -> arrival (each record once) and send -> receive");
+        let mut t = Table::new(&["series", "p50", "p90", "p99", "max", "records"]);
+        let sa = &k.send_to_arrival;
+        t.row(vec!["send -> arrival".into(), ms(sa.p50_us), ms(sa.p90_us), ms(sa.p99_us), ms(sa.max_us), thousands(sa.count)]);
+        if let Some(cmp) = self.comparison("send_to_arrival", "all") {
+            t.row(vec!["  seed".into(), ms_f(cmp.seed_p50_ms), ms_f(cmp.seed_p90_ms), ms_f(cmp.seed_p99_ms), String::new(), String::new()]);
+            t.row(vec![
+                "  ours / seed".into(),
+                ratio(cmp.ours_p50_ms, cmp.seed_p50_ms),
+                ratio(cmp.ours_p90_ms, cmp.seed_p90_ms),
+                ratio(cmp.ours_p99_ms, cmp.seed_p99_ms),
+                String::new(),
+                String::new(),
+            ]);
+        }
+        for c in &k.consumers {
+            let r = &c.send_to_receive;
+            t.row(vec![format!("send -> receive, {}", c.name), ms(r.p50_us), ms(r.p90_us), ms(r.p99_us), ms(r.max_us), thousands(r.count)]);
+        }
+        let p = &k.producer;
+        t.row(vec![
+            "put call (send -> acknowledged)".into(),
+            ms(p.put_latency.p50_us),
+            ms(p.put_latency.p90_us),
+            ms(p.put_latency.p99_us),
+            ms(p.put_latency.max_us),
+            thousands(p.put_latency.count),
+        ]);
+        out.push_str(&table(&t));
+
+        heading(&mut out, "Kinesis: records by seq, and what the SDK did");
+        let has_seed_escaped = k.consumers.iter().any(|c| self.seed_escaped(&c.name).is_some());
+        let mut headers = vec!["consumer", "received", "lost", "duplicates", "late", "calls", "attempts", "throttled", "retries", "escaped", "of them throttles"];
+        if has_seed_escaped {
+            headers.push("seed escaped");
+        }
+        headers.push("quota left");
+        let mut t = Table::new(&headers);
+        for c in &k.consumers {
+            let sdk = &c.sdk.counters;
+            let mut row = vec![
+                c.name.clone(),
+                thousands(c.counts.received),
+                thousands(c.counts.lost),
+                thousands(c.counts.duplicates),
+                thousands(c.counts.late),
+                thousands(sdk.calls),
+                thousands(sdk.attempts),
+                thousands(sdk.throttles),
+                thousands(sdk.retries),
+                thousands(sdk.escaped_total()),
+                thousands(sdk.escaped_throttles()),
+            ];
+            if has_seed_escaped {
+                row.push(self.seed_escaped(&c.name).map(thousands).unwrap_or_default());
+            }
+            row.push(sdk.quota_left.map(thousands).unwrap_or_default());
+            t.row(row);
+        }
+        out.push_str(&table(&t));
+        out.push_str(&format!(
+            "producer: {} puts sent, {} acknowledged, {} re-sent after the SDK gave up, {} never stored; {} throttled attempts\n",
+            thousands(p.sent),
+            thousands(p.acked),
+            thousands(p.resent),
+            thousands(p.failed),
+            thousands(p.sdk.counters.throttles)
+        ));
+
+        let lambdas: Vec<&ConsumerSnapshot> = k
+            .consumers
+            .iter()
+            .filter(|c| matches!(c.kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo))
+            .collect();
+        if !lambdas.is_empty() {
+            heading(&mut out, "Lambda: records by batch size");
+            for c in lambdas {
+                out.push_str(&format!("{}: {}\n", c.name, batch_line(c)));
+            }
+        }
+        if !self.problems.is_empty() {
+            heading(&mut out, "Problems");
+            for p in &self.problems {
+                out.push_str(&format!("- {p}\n"));
+            }
+        }
+        out
+    }
+
+    fn csv(&self) -> String {
+        let mut out = String::from(
+            "scenario,backend,consumer,kind,series,count,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,seed_p50_ms,seed_p90_ms,seed_p99_ms,seed_max_ms,received,lost,duplicates,late,attempts,throttled,retries,escaped,escaped_throttles,quota_left\n",
+        );
+        let Some(k) = &self.snapshot.kinesis else { return out };
+        let field = |s: &str| {
+            if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+        };
+        let num = |v: f64| format!("{v:.3}");
+        let mut row = |consumer: &str, kind: &str, series: &str, sum: &Summary, counts: Option<&ConsumerSnapshot>| {
+            let cmp = self.comparison(series, if series == "send_to_arrival" { "all" } else { consumer });
+            let mut cells = vec![
+                field(&self.scenario.name),
+                field(&self.snapshot.backend.label),
+                field(consumer),
+                kind.to_string(),
+                series.to_string(),
+                sum.count.to_string(),
+                num(msf(sum.p50_us)),
+                num(msf(sum.p90_us)),
+                num(msf(sum.p99_us)),
+                num(msf(sum.p999_us)),
+                num(msf(sum.max_us)),
+            ];
+            match cmp {
+                Some(c) => cells.extend([num(c.seed_p50_ms), num(c.seed_p90_ms), num(c.seed_p99_ms), c.seed_max_ms.map(num).unwrap_or_default()]),
+                None => cells.extend(["".into(), "".into(), "".into(), "".into()]),
+            }
+            match counts {
+                Some(c) => {
+                    let s = &c.sdk.counters;
+                    cells.extend([
+                        c.counts.received.to_string(),
+                        c.counts.lost.to_string(),
+                        c.counts.duplicates.to_string(),
+                        c.counts.late.to_string(),
+                        s.attempts.to_string(),
+                        s.throttles.to_string(),
+                        s.retries.to_string(),
+                        s.escaped_total().to_string(),
+                        s.escaped_throttles().to_string(),
+                        s.quota_left.map(|q| q.to_string()).unwrap_or_default(),
+                    ]);
+                }
+                None => cells.extend(std::iter::repeat_n(String::new(), 10)),
+            }
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        };
+        for c in &k.consumers {
+            row(&c.name, c.kind.name(), "arrival_to_receive", &c.arrival_to_receive, Some(c));
+            row(&c.name, c.kind.name(), "send_to_receive", &c.send_to_receive, None);
+        }
+        row("producer", "producer", "send_to_arrival", &k.send_to_arrival, None);
+        row("producer", "producer", "put_latency", &k.producer.put_latency, None);
+        out
+    }
+}
+
+/// `5: 2,050 (68.3%), 6: 402 (13.4%), ...; largest 17`, most records first.
+pub fn batch_line(c: &ConsumerSnapshot) -> String {
+    let total: u64 = c.batch_sizes.iter().map(|b| b.records).sum();
+    if total == 0 {
+        return "no batches".into();
+    }
+    let mut sizes = c.batch_sizes.clone();
+    sizes.sort_by(|a, b| b.records.cmp(&a.records).then(a.size.cmp(&b.size)));
+    let parts: Vec<String> = sizes
+        .iter()
+        .take(6)
+        .map(|b| format!("{}: {} ({:.1}%)", b.size, thousands(b.records), 100.0 * b.records as f64 / total as f64))
+        .collect();
+    let largest = c.batch_sizes.iter().map(|b| b.size).max().unwrap_or(0);
+    format!("{}; largest {largest}; {} batches", parts.join(", "), thousands(c.batches))
+}

@@ -1,0 +1,522 @@
+//! What an experiment is: a TOML file naming the stream, the producer, the consumers and their
+//! settings, the SDK's retry settings, the latency profile and limits for the embedded emulator,
+//! and (for the seed scenarios) the seed's own figures to print beside ours.
+//!
+//! Built-in scenarios live in `scenarios/*.toml` and are compiled in. A bad file gets an error
+//! naming the file, the line and the field.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::aws::RetrySettings;
+use crate::units::{Bytes, Dur, toml_error};
+
+/// The built-in scenarios: (name, file text).
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("demo", include_str!("../scenarios/demo.toml")),
+    ("seed-kinesis-round1", include_str!("../scenarios/seed-kinesis-round1.toml")),
+    ("seed-kinesis-round2", include_str!("../scenarios/seed-kinesis-round2.toml")),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsumerKind {
+    /// Enhanced fan-out through the SDK: RegisterStreamConsumer + SubscribeToShard.
+    Efo,
+    /// Shared throughput: GetShardIterator + GetRecords at an interval.
+    Poller,
+    /// Lambda's event source mapping with a standard iterator (polls GetRecords).
+    LambdaStandard,
+    /// Lambda's event source mapping on a fan-out consumer (pushed records, batched).
+    LambdaEfo,
+}
+
+impl ConsumerKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConsumerKind::Efo => "efo",
+            ConsumerKind::Poller => "poller",
+            ConsumerKind::LambdaStandard => "lambda-standard",
+            ConsumerKind::LambdaEfo => "lambda-efo",
+        }
+    }
+
+    /// Pushed (dedicated throughput) rather than polled (the shard's shared budget).
+    pub fn is_fan_out(self) -> bool {
+        matches!(self, ConsumerKind::Efo | ConsumerKind::LambdaEfo)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ConsumerKind::Efo => "enhanced fan-out (SDK)",
+            ConsumerKind::Poller => "GetRecords pollers",
+            ConsumerKind::LambdaStandard => "Lambda, standard iterator",
+            ConsumerKind::LambdaEfo => "Lambda, enhanced fan-out",
+        }
+    }
+}
+
+/// When a poller's interval runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalMode {
+    /// Sleep the interval after each call returns (what a simple loop does; the seed's pollers).
+    SleepAfter,
+    /// Start a call every interval, whatever the previous one took.
+    FixedRate,
+}
+
+/// Whether pollers share one SDK retry quota (one process) or have one each (separate processes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetryQuota {
+    Shared,
+    PerPoller,
+}
+
+impl RetryQuota {
+    pub fn describe(self) -> &'static str {
+        match self {
+            RetryQuota::Shared => "pollers share one retry quota (one process)",
+            RetryQuota::PerPoller => "each poller has its own retry quota (separate processes)",
+        }
+    }
+}
+
+/// Where consumers start reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartPosition {
+    Latest,
+    TrimHorizon,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerSpec {
+    pub kind: ConsumerKind,
+    pub name: String,
+    /// Pollers only: how many (named "NAME 1", "NAME 2", ... when more than one).
+    pub count: u32,
+    pub interval: Duration,
+    pub interval_mode: IntervalMode,
+    pub retry_quota: RetryQuota,
+    /// GetRecords `Limit` of a poller.
+    pub limit: u32,
+    /// Lambda only.
+    pub batch_size: u32,
+    pub batching_window: Duration,
+    pub poll_interval: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSpec {
+    /// Records per second.
+    pub rate: f64,
+    /// Payload bytes per record (the seq and send time are inside).
+    pub payload: u64,
+    /// Puts in flight at once at most.
+    pub max_in_flight: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KinesisScenario {
+    pub stream: String,
+    pub shards: u32,
+    pub retry: RetrySettings,
+    pub start: StartPosition,
+    pub producer: ProducerSpec,
+    pub consumers: Vec<ConsumerSpec>,
+    /// How long after the producer stops the consumers may take to catch up before the run ends.
+    pub drain: Duration,
+}
+
+/// A seed figure row: percentiles in milliseconds.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedRow {
+    pub consumer: String,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KinesisSeed {
+    pub source: String,
+    #[serde(default)]
+    pub arrival_to_receive: Vec<SeedRow>,
+    pub send_to_arrival: Option<SeedRow>,
+    /// Throttles that escaped the SDK's retries, per consumer.
+    #[serde(default)]
+    pub escaped_throttles: Vec<SeedCount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedCount {
+    pub consumer: String,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seed {
+    pub kinesis: Option<KinesisSeed>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    /// Headless run length; the TUI runs until quit.
+    pub duration: Duration,
+    /// The latency profile of the embedded emulator (a real endpoint adds its own latency).
+    pub latency_profile: String,
+    /// `--limit`-style overrides for the embedded emulator.
+    pub emulator_limits: Vec<String>,
+    pub kinesis: Option<KinesisScenario>,
+    pub seed: Option<Seed>,
+    /// Where it came from: `built-in` or the file's path.
+    pub origin: String,
+}
+
+// ---- the file form ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: String,
+    description: String,
+    duration: Dur,
+    #[serde(default = "default_profile")]
+    latency_profile: String,
+    #[serde(default)]
+    emulator: EmulatorSection,
+    kinesis: Option<KinesisFile>,
+    seed: Option<Seed>,
+}
+
+fn default_profile() -> String {
+    "seed-tokyo".into()
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EmulatorSection {
+    #[serde(default)]
+    limits: toml::Table,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KinesisFile {
+    stream: String,
+    #[serde(default = "one")]
+    shards: u32,
+    #[serde(default)]
+    retry: RetrySettings,
+    #[serde(default = "latest")]
+    start: StartPosition,
+    producer: ProducerFile,
+    #[serde(default)]
+    consumers: Vec<Spanned<ConsumerFile>>,
+    drain: Option<Dur>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn latest() -> StartPosition {
+    StartPosition::Latest
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProducerFile {
+    rate: f64,
+    payload: Bytes,
+    max_in_flight: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConsumerFile {
+    kind: ConsumerKind,
+    name: Option<String>,
+    count: Option<u32>,
+    interval: Option<Dur>,
+    interval_mode: Option<IntervalMode>,
+    retry_quota: Option<RetryQuota>,
+    limit: Option<u32>,
+    batch_size: Option<u32>,
+    batching_window: Option<Dur>,
+    poll_interval: Option<Dur>,
+}
+
+/// The smallest payload that holds a record's seq, send time and run id.
+pub const MIN_PAYLOAD: u64 = 96;
+
+impl Scenario {
+    /// A built-in scenario by name, or a scenario file by path.
+    pub fn resolve(name_or_path: &str) -> anyhow::Result<Scenario> {
+        if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            return Scenario::parse(text, "built-in").with_context(|| format!("built-in scenario {name_or_path}"));
+        }
+        let path = Path::new(name_or_path);
+        if path.exists() || name_or_path.ends_with(".toml") {
+            return Scenario::load(path);
+        }
+        bail!(
+            "unknown scenario '{name_or_path}': valid names are {} (see `latlab scenarios`), or a path to a .toml file",
+            BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )
+    }
+
+    pub fn load(path: &Path) -> anyhow::Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read scenario file {}", path.display()))?;
+        Scenario::parse(&text, &path.display().to_string())
+            .with_context(|| format!("scenario file {}", path.display()))
+    }
+
+    /// Parses and validates a scenario's text; errors name the line and field.
+    pub fn parse(text: &str, origin: &str) -> anyhow::Result<Scenario> {
+        let file: File = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(text, &e)))?;
+        let duration = file.duration.0;
+        if duration.is_zero() {
+            bail!("duration must be longer than 0s");
+        }
+        let emulator_limits: Vec<String> = file
+            .emulator
+            .limits
+            .iter()
+            .map(|(k, v)| format!("kinesis.{k}={v}"))
+            .collect();
+        crate::emulator::limits::Limits::load(None, &emulator_limits).context("[emulator] limits")?;
+        crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile).context("latency_profile")?;
+        let kinesis = file.kinesis.map(|k| kinesis(k, text)).transpose()?;
+        if let (Some(seed), Some(k)) = (file.seed.as_ref().and_then(|s| s.kinesis.as_ref()), kinesis.as_ref()) {
+            for row in &seed.arrival_to_receive {
+                if !k.consumer_names().contains(&row.consumer) {
+                    bail!(
+                        "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
+                        row.consumer,
+                        k.consumer_names().join(", ")
+                    );
+                }
+            }
+        }
+        Ok(Scenario {
+            name: file.name,
+            description: file.description,
+            duration,
+            latency_profile: file.latency_profile,
+            emulator_limits,
+            kinesis,
+            seed: file.seed,
+            origin: origin.to_string(),
+        })
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+    crate::emulator::kinesis::json::check_name("kinesis.stream", &k.stream)
+        .map_err(|e| anyhow::anyhow!("kinesis.stream '{}' is not a stream name: {}", k.stream, e.message))?;
+    if k.shards == 0 || k.shards > 500 {
+        bail!("kinesis.shards must be between 1 and 500, got {}", k.shards);
+    }
+    k.retry.validate().map_err(|e| anyhow::anyhow!("kinesis.{e}"))?;
+    let p = &k.producer;
+    if !(p.rate.is_finite() && p.rate > 0.0 && p.rate <= 100_000.0) {
+        bail!("kinesis.producer.rate must be records per second between 0 and 100000, got {}", p.rate);
+    }
+    if p.payload.0 < MIN_PAYLOAD || p.payload.0 > 1024 * 1024 - 64 {
+        bail!(
+            "kinesis.producer.payload must be between {MIN_PAYLOAD} B (the seq, send time and run id) and 1 MiB - 64 B, got {} B",
+            p.payload.0
+        );
+    }
+    let mut consumers = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (i, spanned) in k.consumers.into_iter().enumerate() {
+        let line = line_of(text, spanned.span().start);
+        let c = spanned.into_inner();
+        let spec = consumer(c).map_err(|e| anyhow::anyhow!("line {line}, kinesis.consumers[{i}]: {e}"))?;
+        let expanded = spec.expand();
+        for e in &expanded {
+            if !names.insert(e.name.clone()) {
+                bail!("line {line}, kinesis.consumers[{i}]: a consumer named '{}' already exists; names must be unique", e.name);
+            }
+        }
+        consumers.push(spec);
+    }
+    if consumers.is_empty() {
+        bail!("kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo");
+    }
+    Ok(KinesisScenario {
+        stream: k.stream,
+        shards: k.shards,
+        retry: k.retry,
+        start: k.start,
+        producer: ProducerSpec {
+            rate: p.rate,
+            payload: p.payload.0,
+            max_in_flight: p.max_in_flight.unwrap_or(64).clamp(1, 1024),
+        },
+        consumers,
+        drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),
+    })
+}
+
+fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
+    let kind = c.kind;
+    let not_for = |field: &str, applies: &str| {
+        anyhow::anyhow!("{field} does not apply to kind = \"{}\"; it applies to {applies}", kind.name())
+    };
+    let polled = matches!(kind, ConsumerKind::Poller);
+    let lambda = matches!(kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo);
+    if !polled {
+        if c.count.is_some() {
+            return Err(not_for("count", "poller"));
+        }
+        if c.interval.is_some() {
+            return Err(not_for("interval", "poller"));
+        }
+        if c.interval_mode.is_some() {
+            return Err(not_for("interval_mode", "poller"));
+        }
+        if c.retry_quota.is_some() {
+            return Err(not_for("retry_quota", "poller"));
+        }
+        if c.limit.is_some() {
+            return Err(not_for("limit", "poller"));
+        }
+    }
+    if !lambda {
+        if c.batch_size.is_some() {
+            return Err(not_for("batch_size", "lambda-standard and lambda-efo"));
+        }
+        if c.batching_window.is_some() {
+            return Err(not_for("batching_window", "lambda-standard and lambda-efo"));
+        }
+    }
+    if c.poll_interval.is_some() && kind != ConsumerKind::LambdaStandard {
+        return Err(not_for("poll_interval", "lambda-standard"));
+    }
+    let count = c.count.unwrap_or(1);
+    if count == 0 || count > 32 {
+        bail!("count must be between 1 and 32, got {count}");
+    }
+    let interval = c.interval.map_or(Duration::from_millis(200), |d| d.0);
+    if polled && interval < Duration::from_millis(1) {
+        bail!("interval must be at least 1ms");
+    }
+    let batch_size = c.batch_size.unwrap_or(100);
+    if lambda && !(1..=10_000).contains(&batch_size) {
+        bail!("batch_size must be between 1 and 10000, got {batch_size}");
+    }
+    let batching_window = c.batching_window.map_or(Duration::ZERO, |d| d.0);
+    if batching_window > Duration::from_secs(300) {
+        bail!("batching_window must be at most 5m (Lambda's limit)");
+    }
+    let limit = c.limit.unwrap_or(10_000);
+    if !(1..=10_000).contains(&limit) {
+        bail!("limit must be between 1 and 10000, got {limit}");
+    }
+    let poll_interval = c.poll_interval.map_or(Duration::from_secs(1), |d| d.0);
+    if poll_interval < Duration::from_millis(10) {
+        bail!("poll_interval must be at least 10ms");
+    }
+    let name = match c.name {
+        Some(n) if n.trim().is_empty() || n.len() > 40 => bail!("name must be 1 to 40 characters"),
+        Some(n) => n,
+        None => kind.name().to_string(),
+    };
+    Ok(ConsumerSpec {
+        kind,
+        name,
+        count,
+        interval,
+        interval_mode: c.interval_mode.unwrap_or(IntervalMode::SleepAfter),
+        retry_quota: c.retry_quota.unwrap_or(RetryQuota::PerPoller),
+        limit,
+        batch_size,
+        batching_window,
+        poll_interval,
+    })
+}
+
+impl ConsumerSpec {
+    /// One spec per running consumer: a poller spec with `count = 3` is three pollers.
+    pub fn expand(&self) -> Vec<ConsumerSpec> {
+        if self.count <= 1 {
+            return vec![ConsumerSpec { count: 1, ..self.clone() }];
+        }
+        (1..=self.count)
+            .map(|i| ConsumerSpec { count: 1, name: format!("{} {i}", self.name), ..self.clone() })
+            .collect()
+    }
+}
+
+impl KinesisScenario {
+    /// Every running consumer's name, in order.
+    pub fn consumer_names(&self) -> Vec<String> {
+        self.consumers.iter().flat_map(|c| c.expand()).map(|c| c.name).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        for (name, _) in BUILTIN {
+            let s = Scenario::resolve(name).unwrap();
+            assert_eq!(&s.name, name);
+            assert!(s.kinesis.is_some());
+        }
+        let r2 = Scenario::resolve("seed-kinesis-round2").unwrap();
+        let names = r2.kinesis.unwrap().consumer_names();
+        assert!(names.contains(&"get_records 3".to_string()), "{names:?}");
+    }
+
+    fn err(text: &str) -> String {
+        format!("{:#}", Scenario::parse(text, "t.toml").unwrap_err())
+    }
+
+    const HEAD: &str = "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[kinesis]\nstream = \"s\"\n[kinesis.producer]\nrate = 5\npayload = \"128B\"\n";
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\ninterval = \"200ms\"\n"));
+        assert_eq!(e, "line 9, kinesis.consumers[0]: interval does not apply to kind = \"efo\"; it applies to poller");
+        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"pollr\"\n"));
+        assert!(e.starts_with("line 10, column 8: unknown variant `pollr`, expected one of `efo`, `poller`"), "{e}");
+        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"poller\"\nintervall = \"1s\"\n"));
+        assert!(e.starts_with("line 11, column 1: unknown field `intervall`"), "{e}");
+        let e = err("name = \"x\"\ndescription = \"d\"\nduration = \"ten\"\n");
+        assert!(e.contains("line 3") && e.contains("'ten' is not a duration"), "{e}");
+        let e = err(&HEAD.replace("rate = 5", "rate = -1"));
+        assert!(e.contains("kinesis.producer.rate must be"), "{e}");
+        let e = err(&HEAD.replace("128B", "10B"));
+        assert!(e.contains("kinesis.producer.payload must be between 96 B"), "{e}");
+        let e = err(HEAD);
+        assert!(e.contains("kinesis.consumers is empty"), "{e}");
+        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n"));
+        assert!(e.contains("a consumer named 'a' already exists"), "{e}");
+        let e = err(&format!("latency_profile = \"mars\"\n{HEAD}"));
+        assert!(e.contains("latency_profile: unknown latency profile 'mars'"), "{e}");
+    }
+}
