@@ -36,7 +36,13 @@ pub const QUOTA_CAPACITY: u64 = 500;
 
 /// Static credentials for the emulator (it does not verify signatures, but the SDK must sign).
 pub fn emulator_credentials() -> Credentials {
-    Credentials::new("LATLABEMULATOR", "latlab-emulator-secret", None, None, "latlab-emulator")
+    Credentials::new(
+        "LATLABEMULATOR",
+        "latlab-emulator-secret",
+        None,
+        None,
+        "latlab-emulator",
+    )
 }
 
 /// A Kinesis client for an emulator endpoint with the given retry settings (tests and benches).
@@ -84,7 +90,10 @@ impl RetrySettings {
 
     pub fn validate(&self) -> anyhow::Result<()> {
         if self.max_attempts == 0 || self.max_attempts > 20 {
-            bail!("retry.max_attempts must be between 1 and 20, got {}", self.max_attempts);
+            bail!(
+                "retry.max_attempts must be between 1 and 20, got {}",
+                self.max_attempts
+            );
         }
         if self.initial_backoff.0 > self.max_backoff.0 {
             bail!("retry.initial_backoff must not exceed retry.max_backoff");
@@ -110,14 +119,42 @@ pub struct QuotaPartition {
     partition: RetryPartition,
     bucket: TokenBucket,
     mirror: Arc<Mutex<u64>>,
+    unlimited: bool,
 }
 
 impl QuotaPartition {
     pub fn new(name: &str) -> QuotaPartition {
         let bucket = TokenBucket::new(QUOTA_CAPACITY as usize);
-        let partition =
-            RetryPartition::custom(name.to_string()).token_bucket(bucket.clone()).build();
-        QuotaPartition { name: name.into(), partition, bucket, mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)) }
+        let partition = RetryPartition::custom(name.to_string())
+            .token_bucket(bucket.clone())
+            .build();
+        QuotaPartition {
+            name: name.into(),
+            partition,
+            bucket,
+            mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)),
+            unlimited: false,
+        }
+    }
+
+    /// No retry quota at all: for clients that stand for AWS's own pollers (Lambda's event
+    /// source mapping), which do not run the SDK's token bucket.
+    pub fn unlimited(name: &str) -> QuotaPartition {
+        let bucket = TokenBucket::unlimited();
+        let partition = RetryPartition::custom(name.to_string())
+            .token_bucket(bucket.clone())
+            .build();
+        QuotaPartition {
+            name: name.into(),
+            partition,
+            bucket,
+            mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)),
+            unlimited: true,
+        }
+    }
+
+    pub fn is_unlimited(&self) -> bool {
+        self.unlimited
     }
 
     pub fn name(&self) -> &str {
@@ -141,7 +178,10 @@ pub enum Target {
     /// latlab's emulator at this URL (static credentials, fixed region).
     Emulator { url: String },
     /// Any other endpoint, or real AWS when `endpoint_url` is None; the SDK's environment applies.
-    Aws { endpoint_url: Option<String>, region: Option<String> },
+    Aws {
+        endpoint_url: Option<String>,
+        region: Option<String>,
+    },
 }
 
 /// A loaded SDK configuration that makes clients.
@@ -160,12 +200,17 @@ impl Clients {
             Target::Emulator { url } => SdkConfig::builder()
                 .behavior_version(BehaviorVersion::latest())
                 .region(Region::new(EMULATOR_REGION))
-                .credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(
-                    emulator_credentials(),
-                ))
+                .credentials_provider(
+                    aws_credential_types::provider::SharedCredentialsProvider::new(
+                        emulator_credentials(),
+                    ),
+                )
                 .endpoint_url(url)
                 .build(),
-            Target::Aws { endpoint_url, region } => {
+            Target::Aws {
+                endpoint_url,
+                region,
+            } => {
                 if let Some(url) = endpoint_url {
                     check_endpoint_url(url)?;
                 }
@@ -190,12 +235,16 @@ impl Clients {
                 let provider = config.credentials_provider().context(
                     "no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
                 )?;
-                let creds = tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials()).await;
+                let creds =
+                    tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials())
+                        .await;
                 match creds {
                     Ok(Ok(_)) => {}
                     Ok(Err(e)) => bail!(
                         "no AWS credentials found ({}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-                        crate::units::one_line(&aws_smithy_types::error::display::DisplayErrorContext(&e).to_string())
+                        crate::units::one_line(
+                            &aws_smithy_types::error::display::DisplayErrorContext(&e).to_string()
+                        )
                     ),
                     Err(_) => bail!(
                         "AWS credentials did not resolve within 10 s: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
@@ -204,7 +253,11 @@ impl Clients {
                 config
             }
         };
-        Ok(Clients { config, target: target.clone(), clock })
+        Ok(Clients {
+            config,
+            target: target.clone(),
+            clock,
+        })
     }
 
     pub fn target(&self) -> &Target {
@@ -212,12 +265,19 @@ impl Clients {
     }
 
     pub fn region(&self) -> String {
-        self.config.region().map_or_else(|| EMULATOR_REGION.into(), |r| r.to_string())
+        self.config
+            .region()
+            .map_or_else(|| EMULATOR_REGION.into(), |r| r.to_string())
     }
 
     /// A Kinesis client with its own retry settings and quota partition, whose attempts are
     /// recorded in `stats`.
-    pub fn kinesis(&self, retry: &RetrySettings, quota: &QuotaPartition, stats: Arc<SdkStats>) -> aws_sdk_kinesis::Client {
+    pub fn kinesis(
+        &self,
+        retry: &RetrySettings,
+        quota: &QuotaPartition,
+        stats: Arc<SdkStats>,
+    ) -> aws_sdk_kinesis::Client {
         let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
         let config = aws_sdk_kinesis::config::Builder::from(&self.config)
             .retry_config(retry.config())
@@ -231,18 +291,21 @@ impl Clients {
 fn valid_region(r: &str) -> bool {
     !r.is_empty()
         && r.len() <= 32
-        && r.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && r.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && r.contains('-')
 }
 
 /// An endpoint URL must be http(s)://host[:port][/path].
 pub fn check_endpoint_url(url: &str) -> anyhow::Result<()> {
-    let parsed: http::Uri = url
-        .parse()
-        .with_context(|| format!("--endpoint-url '{url}' is not a URL; write e.g. http://127.0.0.1:4567"))?;
+    let parsed: http::Uri = url.parse().with_context(|| {
+        format!("--endpoint-url '{url}' is not a URL; write e.g. http://127.0.0.1:4567")
+    })?;
     match (parsed.scheme_str(), parsed.host()) {
         (Some("http" | "https"), Some(_)) => Ok(()),
-        _ => bail!("--endpoint-url '{url}' must start with http:// or https:// and name a host, e.g. http://127.0.0.1:4567"),
+        _ => bail!(
+            "--endpoint-url '{url}' must start with http:// or https:// and name a host, e.g. http://127.0.0.1:4567"
+        ),
     }
 }
 
@@ -266,7 +329,8 @@ impl Storable for AttemptState {
 /// token if it needed no retry; the tokens of a retry replaced by a later retry are gone.
 struct Observer {
     stats: Arc<SdkStats>,
-    quota: Arc<Mutex<u64>>,
+    /// None: the client has no retry quota to follow.
+    quota: Option<Arc<Mutex<u64>>>,
     /// The tokens of this client's outstanding retry permit (the SDK keeps it per client).
     held: Mutex<Option<u64>>,
     max_attempts: u32,
@@ -275,14 +339,29 @@ struct Observer {
 
 impl std::fmt::Debug for Observer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Observer").field("max_attempts", &self.max_attempts).finish_non_exhaustive()
+        f.debug_struct("Observer")
+            .field("max_attempts", &self.max_attempts)
+            .finish_non_exhaustive()
     }
 }
 
 impl Observer {
-    fn new(stats: Arc<SdkStats>, quota: &QuotaPartition, max_attempts: u32, clock: Instant) -> Observer {
-        stats.counters.lock().quota_left = Some(quota.tokens_left());
-        Observer { stats, quota: quota.mirror.clone(), held: Mutex::new(None), max_attempts, clock }
+    fn new(
+        stats: Arc<SdkStats>,
+        quota: &QuotaPartition,
+        max_attempts: u32,
+        clock: Instant,
+    ) -> Observer {
+        let left = (!quota.unlimited).then(|| quota.tokens_left());
+        stats.counters.lock().quota_left = left;
+        let mirror = (!quota.unlimited).then(|| quota.mirror.clone());
+        Observer {
+            stats,
+            quota: mirror,
+            held: Mutex::new(None),
+            max_attempts,
+            clock,
+        }
     }
 
     fn second(&self, t: Instant) -> u64 {
@@ -358,15 +437,23 @@ impl Intercept for Observer {
         if state.attempt > 1 {
             if let Some(end) = state.last_end {
                 let wait = now.saturating_duration_since(end);
-                self.stats.retry_wait.lock().record(wait.as_micros() as u64, self.second(now));
+                self.stats
+                    .retry_wait
+                    .lock()
+                    .record(wait.as_micros() as u64, self.second(now));
             }
             // The SDK took a retry permit: its tokens leave the quota; an earlier permit of this
             // client is forgotten (its tokens never come back).
-            let cost = state.retry_cost.max(5);
-            let mut q = self.quota.lock();
-            *q = q.saturating_sub(cost);
-            *self.held.lock() = Some(cost);
-            self.publish_quota(*q);
+            if let Some(quota) = &self.quota {
+                let cost = state.retry_cost.max(5);
+                let left = {
+                    let mut q = quota.lock();
+                    *q = q.saturating_sub(cost);
+                    *q
+                };
+                *self.held.lock() = Some(cost);
+                self.publish_quota(left);
+            }
         }
         cfg.interceptor_state().store_put(state);
         Ok(())
@@ -379,11 +466,13 @@ impl Intercept for Observer {
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let now = Instant::now();
-        let Some(mut state) = cfg.load::<AttemptState>().cloned() else { return Ok(()) };
-        self.stats
-            .attempt_latency
-            .lock()
-            .record(now.saturating_duration_since(state.started).as_micros() as u64, self.second(now));
+        let Some(mut state) = cfg.load::<AttemptState>().cloned() else {
+            return Ok(());
+        };
+        self.stats.attempt_latency.lock().record(
+            now.saturating_duration_since(state.started).as_micros() as u64,
+            self.second(now),
+        );
         state.last_end = Some(now);
         state.retry_cost = match context.output_or_error() {
             Some(Err(e)) if e.is_timeout_error() || e.is_connector_error() => 10,
@@ -414,19 +503,23 @@ impl Intercept for Observer {
     ) -> Result<(), BoxError> {
         let state = cfg.load::<AttemptState>().cloned();
         let failed = matches!(context.output_or_error(), Some(Err(_)));
-        let mut q = self.quota.lock();
+        let Some(quota) = &self.quota else {
+            return Ok(());
+        };
         if !failed {
-            match self.held.lock().take() {
-                Some(cost) => *q = (*q + cost).min(QUOTA_CAPACITY),
-                None => *q = (*q + 1).min(QUOTA_CAPACITY),
-            }
+            let held = self.held.lock().take();
+            let left = {
+                let mut q = quota.lock();
+                *q = (*q + held.unwrap_or(1)).min(QUOTA_CAPACITY);
+                *q
+            };
+            self.publish_quota(left);
         } else if let Some(s) = state
             && s.retry_cost > 0
             && s.attempt < self.max_attempts
         {
             self.stats.counters.lock().quota_refusals += 1;
         }
-        self.publish_quota(*q);
         Ok(())
     }
 }

@@ -9,21 +9,35 @@ use clap::{Args, Parser, Subcommand};
 use anyhow::Context;
 
 use crate::emulator::limits::Limits;
+use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
+use crate::emulator::{Emulator, EmulatorConfig};
 use crate::lab::{Lab, TargetOptions};
 use crate::report::{Format, Report};
 use crate::scenario::Scenario;
-use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
-use crate::emulator::{Emulator, EmulatorConfig};
+use crate::tui::theme::Theme;
+use std::io::Write as _;
 
 #[derive(Parser, Debug)]
-#[command(name = "latlab", version, about = "A terminal lab for cloud latency", long_about = None)]
+#[command(
+    name = "latlab",
+    version,
+    about = "A terminal lab for cloud latency",
+    long_about = "A terminal lab for cloud latency. With no command it opens the live lab on the `demo` \
+                  scenario against the embedded emulator."
+)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the live lab (the default): panes per consumer type, keys that change the experiment
+    Tui(TuiArgs),
+    /// Run a scenario headless and write the screen as an SVG image
+    Screenshot(ScreenshotArgs),
+    /// List the colour themes, or with --items the themable items
+    Themes(ThemesArgs),
     /// Run a scenario headless and print its tables (the seed's beside ours for seed scenarios)
     Run(RunArgs),
     /// List the built-in scenarios
@@ -33,7 +47,7 @@ pub enum Command {
 }
 
 /// Where to measure: the embedded emulator (default), any endpoint, or real AWS.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct TargetArgs {
     /// Measure this endpoint (LocalStack, `latlab emulate`, any Kinesis-compatible URL) instead of
     /// the embedded emulator; the SDK's credential chain and region apply
@@ -67,14 +81,71 @@ impl TargetArgs {
 
     fn check(&self) -> anyhow::Result<()> {
         let external = self.endpoint_url.is_some() || self.aws;
-        if external && (self.emulator.latency_profile.is_some() || self.emulator.limits.is_some() || !self.emulator.limit_overrides.is_empty()) {
-            anyhow::bail!("--latency-profile, --limits and --limit shape the embedded emulator; they do not apply with --endpoint-url or --aws");
+        if external
+            && (self.emulator.latency_profile.is_some()
+                || self.emulator.limits.is_some()
+                || !self.emulator.limit_overrides.is_empty())
+        {
+            anyhow::bail!(
+                "--latency-profile, --limits and --limit shape the embedded emulator; they do not apply with --endpoint-url or --aws"
+            );
         }
         if let Some(url) = &self.endpoint_url {
             crate::aws::check_endpoint_url(url)?;
         }
         Ok(())
     }
+}
+
+#[derive(Args, Debug, Default)]
+pub struct TuiArgs {
+    /// A built-in scenario (see `latlab scenarios`) or a scenario file [default: demo]
+    #[arg(value_name = "SCENARIO")]
+    pub name: Option<String>,
+    /// A scenario file
+    #[arg(long, value_name = "FILE", conflicts_with = "name")]
+    pub scenario: Option<PathBuf>,
+    /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono)
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
+    /// Frames per second when nothing happens (keys redraw at once)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60))]
+    pub fps: u32,
+    /// Log file (never the screen)
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ScreenshotArgs {
+    /// A built-in scenario or a scenario file [default: demo]
+    #[arg(value_name = "SCENARIO")]
+    pub name: Option<String>,
+    /// How long the lab runs before the screen is taken
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "20s")]
+    pub after: std::time::Duration,
+    /// Screen size in cells
+    #[arg(long, value_name = "COLSxROWS", value_parser = crate::tui::screenshot::parse_size, default_value = "120x40")]
+    pub size: (u16, u16),
+    #[arg(long, value_name = "NAME|FILE", default_value = "dark")]
+    pub theme: String,
+    /// Where to write the SVG
+    #[arg(long, short, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ThemesArgs {
+    /// List every themable item with its colour in the given (or default) theme
+    #[arg(long)]
+    pub items: bool,
+    /// The theme whose colours --items shows
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -100,7 +171,7 @@ pub struct RunArgs {
     pub target: TargetArgs,
 }
 
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct EmulatorArgs {
     /// Latency profile: a built-in name (zero, same-region, seed-tokyo) or a .toml file
     /// (default: zero for `emulate`, the scenario's for the labs)
@@ -152,7 +223,22 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    match cli.command.unwrap_or(Command::Tui(TuiArgs {
+        fps: 5,
+        ..TuiArgs::default()
+    })) {
+        Command::Tui(args) => tui(args),
+        Command::Screenshot(args) => screenshot(args),
+        Command::Themes(args) => {
+            if args.items {
+                print!("{}", Theme::for_terminal(args.theme.as_deref())?.listing());
+            } else {
+                for (name, _) in crate::tui::theme::BUILTIN {
+                    println!("{name}");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Run(args) => run_headless(args),
         Command::Scenarios => {
             print!("{}", scenarios_listing());
@@ -174,13 +260,79 @@ pub fn scenarios_listing() -> String {
     out
 }
 
+fn load_scenario(name: Option<&str>, file: Option<&std::path::Path>) -> anyhow::Result<Scenario> {
+    match (name, file) {
+        (_, Some(path)) => Scenario::load(path),
+        (Some(name), None) => Scenario::resolve(name),
+        (None, None) => Scenario::resolve("demo"),
+    }
+}
+
+/// Logs go to a file: the terminal belongs to the screen.
+fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
+    let path = path
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("latlab.log"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open log file {}", path.display()))?;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LATLAB_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
+    Ok(path)
+}
+
+fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
+    args.target.check()?;
+    let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
+    let theme = Theme::for_terminal(args.theme.as_deref())?;
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        anyhow::bail!(
+            "the live lab needs a terminal; for scripts use `latlab run {}`",
+            scenario.name
+        );
+    }
+    let log = init_log(args.log.as_deref())?;
+    let report = crate::tui::run(crate::tui::TuiOptions {
+        scenario,
+        target: args.target.options(),
+        theme,
+        fps: args.fps,
+    })?;
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());
+    let _ = writeln!(out, "(log: {})", log.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn screenshot(args: ScreenshotArgs) -> anyhow::Result<ExitCode> {
+    args.target.check()?;
+    let scenario = load_scenario(args.name.as_deref(), None)?;
+    let theme = Theme::resolve(&args.theme)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.output)
+        .with_context(|| format!("cannot write --output {}", args.output.display()))?;
+    let opts = args.target.options();
+    let svg = runtime()?.block_on(crate::tui::screenshot::capture(
+        scenario, &opts, theme, args.after, args.size,
+    ))?;
+    std::fs::write(&args.output, svg)
+        .with_context(|| format!("cannot write --output {}", args.output.display()))?;
+    eprintln!("wrote {}", args.output.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     args.target.check()?;
-    let mut scenario = match (&args.name, &args.scenario) {
-        (_, Some(path)) => Scenario::load(path)?,
-        (Some(name), None) => Scenario::resolve(name)?,
-        (None, None) => unreachable!("clap requires one"),
-    };
+    let mut scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
     if let Some(d) = args.duration {
         if d.is_zero() {
             anyhow::bail!("--duration must be longer than 0s");
@@ -225,7 +377,8 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     })?;
     let text = report.render(args.format);
     match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write --output {}", path.display()))?,
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write --output {}", path.display()))?,
         None => {
             let mut out = std::io::stdout().lock();
             let _ = std::io::Write::write_all(&mut out, text.as_bytes());
@@ -252,7 +405,11 @@ fn update_progress(pb: &indicatif::ProgressBar, lab: &Lab) {
     let snap = lab.snapshot(false);
     if let Some(k) = snap.kinesis {
         let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
-        let escaped: u64 = k.consumers.iter().map(|c| c.sdk.counters.escaped_total()).sum();
+        let escaped: u64 = k
+            .consumers
+            .iter()
+            .map(|c| c.sdk.counters.escaped_total())
+            .sum();
         pb.set_message(format!(
             "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
             k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec

@@ -12,4 +12,5 @@ pub mod lab;
 pub mod metrics;
 pub mod report;
 pub mod scenario;
+pub mod tui;
 pub mod units;

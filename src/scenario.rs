@@ -18,8 +18,14 @@ use crate::units::{Bytes, Dur, toml_error};
 /// The built-in scenarios: (name, file text).
 pub const BUILTIN: &[(&str, &str)] = &[
     ("demo", include_str!("../scenarios/demo.toml")),
-    ("seed-kinesis-round1", include_str!("../scenarios/seed-kinesis-round1.toml")),
-    ("seed-kinesis-round2", include_str!("../scenarios/seed-kinesis-round2.toml")),
+    (
+        "seed-kinesis-round1",
+        include_str!("../scenarios/seed-kinesis-round1.toml"),
+    ),
+    (
+        "seed-kinesis-round2",
+        include_str!("../scenarios/seed-kinesis-round2.toml"),
+    ),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +116,22 @@ pub struct ConsumerSpec {
     pub batch_size: u32,
     pub batching_window: Duration,
     pub poll_interval: Duration,
+    /// The consumer's own SDK retry settings; None: the scenario's `kinesis.retry`.
+    pub retry: Option<RetrySettings>,
+}
+
+/// How Lambda's event source mapping retries a throttled poll. Its internals are not published;
+/// this models them as short back-offs, because in the seed's round 2 Lambda's standard iterator
+/// kept its round-1 latency (p50 511 vs 525 ms) on a shard so overloaded that the SDK pollers,
+/// backing off from 1 s, waited seconds. A consumer's `retry` overrides it. Lambda's clients have
+/// no retry quota either: the SDK's token bucket belongs to a customer's process, not to AWS's
+/// pollers.
+pub fn lambda_retry() -> RetrySettings {
+    RetrySettings {
+        max_attempts: 10,
+        initial_backoff: Dur(Duration::from_millis(100)),
+        max_backoff: Dur(Duration::from_secs(1)),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -258,6 +280,7 @@ struct ConsumerFile {
     batch_size: Option<u32>,
     batching_window: Option<Dur>,
     poll_interval: Option<Dur>,
+    retry: Option<RetrySettings>,
 }
 
 /// The smallest payload that holds a record's seq, send time and run id.
@@ -267,7 +290,8 @@ impl Scenario {
     /// A built-in scenario by name, or a scenario file by path.
     pub fn resolve(name_or_path: &str) -> anyhow::Result<Scenario> {
         if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Scenario::parse(text, "built-in").with_context(|| format!("built-in scenario {name_or_path}"));
+            return Scenario::parse(text, "built-in")
+                .with_context(|| format!("built-in scenario {name_or_path}"));
         }
         let path = Path::new(name_or_path);
         if path.exists() || name_or_path.ends_with(".toml") {
@@ -275,7 +299,11 @@ impl Scenario {
         }
         bail!(
             "unknown scenario '{name_or_path}': valid names are {} (see `latlab scenarios`), or a path to a .toml file",
-            BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            BUILTIN
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 
@@ -288,7 +316,8 @@ impl Scenario {
 
     /// Parses and validates a scenario's text; errors name the line and field.
     pub fn parse(text: &str, origin: &str) -> anyhow::Result<Scenario> {
-        let file: File = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(text, &e)))?;
+        let file: File =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(text, &e)))?;
         let duration = file.duration.0;
         if duration.is_zero() {
             bail!("duration must be longer than 0s");
@@ -299,10 +328,15 @@ impl Scenario {
             .iter()
             .map(|(k, v)| format!("kinesis.{k}={v}"))
             .collect();
-        crate::emulator::limits::Limits::load(None, &emulator_limits).context("[emulator] limits")?;
-        crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile).context("latency_profile")?;
+        crate::emulator::limits::Limits::load(None, &emulator_limits)
+            .context("[emulator] limits")?;
+        crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
+            .context("latency_profile")?;
         let kinesis = file.kinesis.map(|k| kinesis(k, text)).transpose()?;
-        if let (Some(seed), Some(k)) = (file.seed.as_ref().and_then(|s| s.kinesis.as_ref()), kinesis.as_ref()) {
+        if let (Some(seed), Some(k)) = (
+            file.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
+            kinesis.as_ref(),
+        ) {
             for row in &seed.arrival_to_receive {
                 if !k.consumer_names().contains(&row.consumer) {
                     bail!(
@@ -331,15 +365,25 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
-    crate::emulator::kinesis::json::check_name("kinesis.stream", &k.stream)
-        .map_err(|e| anyhow::anyhow!("kinesis.stream '{}' is not a stream name: {}", k.stream, e.message))?;
+    crate::emulator::kinesis::json::check_name("kinesis.stream", &k.stream).map_err(|e| {
+        anyhow::anyhow!(
+            "kinesis.stream '{}' is not a stream name: {}",
+            k.stream,
+            e.message
+        )
+    })?;
     if k.shards == 0 || k.shards > 500 {
         bail!("kinesis.shards must be between 1 and 500, got {}", k.shards);
     }
-    k.retry.validate().map_err(|e| anyhow::anyhow!("kinesis.{e}"))?;
+    k.retry
+        .validate()
+        .map_err(|e| anyhow::anyhow!("kinesis.{e}"))?;
     let p = &k.producer;
     if !(p.rate.is_finite() && p.rate > 0.0 && p.rate <= 100_000.0) {
-        bail!("kinesis.producer.rate must be records per second between 0 and 100000, got {}", p.rate);
+        bail!(
+            "kinesis.producer.rate must be records per second between 0 and 100000, got {}",
+            p.rate
+        );
     }
     if p.payload.0 < MIN_PAYLOAD || p.payload.0 > 1024 * 1024 - 64 {
         bail!(
@@ -352,17 +396,23 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
     for (i, spanned) in k.consumers.into_iter().enumerate() {
         let line = line_of(text, spanned.span().start);
         let c = spanned.into_inner();
-        let spec = consumer(c).map_err(|e| anyhow::anyhow!("line {line}, kinesis.consumers[{i}]: {e}"))?;
+        let spec =
+            consumer(c).map_err(|e| anyhow::anyhow!("line {line}, kinesis.consumers[{i}]: {e}"))?;
         let expanded = spec.expand();
         for e in &expanded {
             if !names.insert(e.name.clone()) {
-                bail!("line {line}, kinesis.consumers[{i}]: a consumer named '{}' already exists; names must be unique", e.name);
+                bail!(
+                    "line {line}, kinesis.consumers[{i}]: a consumer named '{}' already exists; names must be unique",
+                    e.name
+                );
             }
         }
         consumers.push(spec);
     }
     if consumers.is_empty() {
-        bail!("kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo");
+        bail!(
+            "kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo"
+        );
     }
     Ok(KinesisScenario {
         stream: k.stream,
@@ -382,7 +432,10 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
 fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
     let kind = c.kind;
     let not_for = |field: &str, applies: &str| {
-        anyhow::anyhow!("{field} does not apply to kind = \"{}\"; it applies to {applies}", kind.name())
+        anyhow::anyhow!(
+            "{field} does not apply to kind = \"{}\"; it applies to {applies}",
+            kind.name()
+        )
     };
     let polled = matches!(kind, ConsumerKind::Poller);
     let lambda = matches!(kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo);
@@ -438,6 +491,10 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
     if poll_interval < Duration::from_millis(10) {
         bail!("poll_interval must be at least 10ms");
     }
+    if let Some(r) = &c.retry {
+        r.validate()?;
+    }
+    let retry = c.retry.or_else(|| lambda.then(lambda_retry));
     let name = match c.name {
         Some(n) if n.trim().is_empty() || n.len() > 40 => bail!("name must be 1 to 40 characters"),
         Some(n) => n,
@@ -454,6 +511,7 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
         batch_size,
         batching_window,
         poll_interval,
+        retry,
     })
 }
 
@@ -461,10 +519,17 @@ impl ConsumerSpec {
     /// One spec per running consumer: a poller spec with `count = 3` is three pollers.
     pub fn expand(&self) -> Vec<ConsumerSpec> {
         if self.count <= 1 {
-            return vec![ConsumerSpec { count: 1, ..self.clone() }];
+            return vec![ConsumerSpec {
+                count: 1,
+                ..self.clone()
+            }];
         }
         (1..=self.count)
-            .map(|i| ConsumerSpec { count: 1, name: format!("{} {i}", self.name), ..self.clone() })
+            .map(|i| ConsumerSpec {
+                count: 1,
+                name: format!("{} {i}", self.name),
+                ..self.clone()
+            })
             .collect()
     }
 }
@@ -472,7 +537,11 @@ impl ConsumerSpec {
 impl KinesisScenario {
     /// Every running consumer's name, in order.
     pub fn consumer_names(&self) -> Vec<String> {
-        self.consumers.iter().flat_map(|c| c.expand()).map(|c| c.name).collect()
+        self.consumers
+            .iter()
+            .flat_map(|c| c.expand())
+            .map(|c| c.name)
+            .collect()
     }
 }
 
@@ -500,23 +569,49 @@ mod tests {
 
     #[test]
     fn errors_name_the_line_and_field() {
-        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\ninterval = \"200ms\"\n"));
-        assert_eq!(e, "line 9, kinesis.consumers[0]: interval does not apply to kind = \"efo\"; it applies to poller");
+        let e = err(&format!(
+            "{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\ninterval = \"200ms\"\n"
+        ));
+        assert_eq!(
+            e,
+            "line 9, kinesis.consumers[0]: interval does not apply to kind = \"efo\"; it applies to poller"
+        );
         let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"pollr\"\n"));
-        assert!(e.starts_with("line 10, column 8: unknown variant `pollr`, expected one of `efo`, `poller`"), "{e}");
-        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"poller\"\nintervall = \"1s\"\n"));
-        assert!(e.starts_with("line 11, column 1: unknown field `intervall`"), "{e}");
+        assert!(
+            e.starts_with(
+                "line 10, column 8: unknown variant `pollr`, expected one of `efo`, `poller`"
+            ),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{HEAD}[[kinesis.consumers]]\nkind = \"poller\"\nintervall = \"1s\"\n"
+        ));
+        assert!(
+            e.starts_with("line 11, column 1: unknown field `intervall`"),
+            "{e}"
+        );
         let e = err("name = \"x\"\ndescription = \"d\"\nduration = \"ten\"\n");
-        assert!(e.contains("line 3") && e.contains("'ten' is not a duration"), "{e}");
+        assert!(
+            e.contains("line 3") && e.contains("'ten' is not a duration"),
+            "{e}"
+        );
         let e = err(&HEAD.replace("rate = 5", "rate = -1"));
         assert!(e.contains("kinesis.producer.rate must be"), "{e}");
         let e = err(&HEAD.replace("128B", "10B"));
-        assert!(e.contains("kinesis.producer.payload must be between 96 B"), "{e}");
+        assert!(
+            e.contains("kinesis.producer.payload must be between 96 B"),
+            "{e}"
+        );
         let e = err(HEAD);
         assert!(e.contains("kinesis.consumers is empty"), "{e}");
-        let e = err(&format!("{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n"));
+        let e = err(&format!(
+            "{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n[[kinesis.consumers]]\nkind = \"efo\"\nname = \"a\"\n"
+        ));
         assert!(e.contains("a consumer named 'a' already exists"), "{e}");
         let e = err(&format!("latency_profile = \"mars\"\n{HEAD}"));
-        assert!(e.contains("latency_profile: unknown latency profile 'mars'"), "{e}");
+        assert!(
+            e.contains("latency_profile: unknown latency profile 'mars'"),
+            "{e}"
+        );
     }
 }

@@ -69,7 +69,7 @@ impl Default for KinesisLimits {
         KinesisLimits {
             get_records_calls_per_sec: 5,
             get_shard_iterator_calls_per_sec: 5,
-            read_rate_window: RateWindow::Sliding,
+            read_rate_window: RateWindow::TokenBucket,
             read_bytes_per_sec: 2 * MIB,
             get_records_max_records: 10_000,
             get_records_max_bytes: 10 * MIB,

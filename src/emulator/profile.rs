@@ -430,7 +430,21 @@ impl LatencyProfile {
 /// Sleeps for one sample of `dist`, skipping the timer entirely for a zero delay.
 pub async fn delay(dist: &Dist) {
     if !dist.is_zero() {
-        tokio::time::sleep(dist.sample()).await;
+        sleep_until(std::time::Instant::now() + dist.sample()).await;
+    }
+}
+
+/// Sleeps until `deadline` to well under a millisecond. tokio's timer wakes on whole-millisecond
+/// ticks, which would add half a millisecond on average to every modelled delay; the last
+/// millisecond is spent yielding instead (a delay of 0 never sleeps at all).
+pub async fn sleep_until(deadline: std::time::Instant) {
+    const TICK: Duration = Duration::from_millis(1);
+    let now = std::time::Instant::now();
+    if deadline > now + TICK {
+        tokio::time::sleep_until((deadline - TICK).into()).await;
+    }
+    while std::time::Instant::now() < deadline {
+        tokio::task::yield_now().await;
     }
 }
 

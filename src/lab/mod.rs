@@ -2,8 +2,8 @@
 
 pub mod kinesis;
 pub mod payload;
-pub mod state;
 pub mod snapshot;
+pub mod state;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,20 +59,37 @@ pub struct Lab {
 
 impl Lab {
     pub async fn start(scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Lab> {
-        let k = scenario.kinesis.as_ref().context("the scenario has no [kinesis] section")?;
-        let shared = Shared::new(LiveSettings { payload: k.producer.payload, rate: k.producer.rate });
+        let k = scenario
+            .kinesis
+            .as_ref()
+            .context("the scenario has no [kinesis] section")?;
+        let shared = Shared::new(LiveSettings {
+            payload: k.producer.payload,
+            rate: k.producer.rate,
+        });
         let external = opts.endpoint_url.is_some() || opts.aws;
         let (target, emulator, backend, read_limit) = if external {
-            let target = Target::Aws { endpoint_url: opts.endpoint_url.clone(), region: opts.region.clone() };
+            let target = Target::Aws {
+                endpoint_url: opts.endpoint_url.clone(),
+                region: opts.region.clone(),
+            };
             (target, None, None, 5)
         } else {
-            let profile_name = opts.latency_profile.clone().unwrap_or_else(|| scenario.latency_profile.clone());
+            let profile_name = opts
+                .latency_profile
+                .clone()
+                .unwrap_or_else(|| scenario.latency_profile.clone());
             let mut overrides = scenario.emulator_limits.clone();
             overrides.extend(opts.limit_overrides.iter().cloned());
             let limits = Limits::load(opts.limits_file.as_deref(), &overrides)?;
             let read_limit = limits.kinesis.get_records_calls_per_sec;
             let profile = LatencyProfile::resolve(&profile_name)?;
-            let emu = Emulator::start(EmulatorConfig { limits, profile, ..EmulatorConfig::default() }).await?;
+            let emu = Emulator::start(EmulatorConfig {
+                limits,
+                profile,
+                ..EmulatorConfig::default()
+            })
+            .await?;
             let backend = Backend {
                 kind: "emulator".into(),
                 label: format!("embedded emulator, latency profile {profile_name}"),
@@ -80,7 +97,14 @@ impl Lab {
                 endpoint: Some(emu.endpoint_url()),
                 region: crate::aws::EMULATOR_REGION.into(),
             };
-            (Target::Emulator { url: emu.endpoint_url() }, Some(emu), Some(backend), read_limit)
+            (
+                Target::Emulator {
+                    url: emu.endpoint_url(),
+                },
+                Some(emu),
+                Some(backend),
+                read_limit,
+            )
         };
         let clients = Clients::connect(&target, shared.start).await?;
         let backend = backend.unwrap_or_else(|| match &opts.endpoint_url {
@@ -101,7 +125,14 @@ impl Lab {
         });
         shared.log(format!("backend: {}", backend.label));
         let kinesis = KinesisLab::start(shared.clone(), clients, k, opts.stream.clone()).await?;
-        Ok(Lab { shared, scenario, backend, kinesis: Some(kinesis), emulator, read_limit })
+        Ok(Lab {
+            shared,
+            scenario,
+            backend,
+            kinesis: Some(kinesis),
+            emulator,
+            read_limit,
+        })
     }
 
     pub fn emulator(&self) -> Option<&Emulator> {
@@ -110,15 +141,27 @@ impl Lab {
 
     pub fn snapshot(&self, complete: bool) -> Snapshot {
         let shared = &self.shared;
-        let kinesis = self.kinesis.as_ref().map(|k| KinesisSnapshot {
-            stream: k.ctx.stream.clone(),
-            shards: k.ctx.shards.len(),
-            retry: k.scenario().retry.describe(),
-            producer: snapshot::producer(shared),
-            send_to_arrival: shared.send_to_arrival.lock().summary(),
-            consumers: shared.consumers.read().iter().map(|c| snapshot::consumer(shared, c, complete)).collect(),
-            get_records_calls_per_sec: snapshot::get_records_rate(shared, k.ctx.shards.len()),
-            get_records_limit_per_sec: self.read_limit,
+        let kinesis = self.kinesis.as_ref().map(|k| {
+            // Every figure is read in its own statement: no lock (or lock guard kept alive by a
+            // struct literal) is held while the next is taken, so readers never deadlock probes.
+            let list = shared.consumers.read().clone();
+            let consumers = list
+                .iter()
+                .map(|c| snapshot::consumer(shared, c, complete))
+                .collect();
+            let producer = snapshot::producer(shared);
+            let send_to_arrival = shared.send_to_arrival.lock().summary();
+            let rate = snapshot::get_records_rate(shared, k.ctx.shards.len());
+            KinesisSnapshot {
+                stream: k.ctx.stream.clone(),
+                shards: k.ctx.shards.len(),
+                retry: k.scenario().retry.describe(),
+                producer,
+                send_to_arrival,
+                consumers,
+                get_records_calls_per_sec: rate,
+                get_records_limit_per_sec: self.read_limit,
+            }
         });
         Snapshot {
             scenario: self.scenario.name.clone(),
@@ -142,9 +185,18 @@ impl Lab {
             Command::PayloadUp | Command::PayloadDown => {
                 let current = self.shared.settings.lock().payload;
                 let next = if cmd == Command::PayloadUp {
-                    PAYLOAD_STEPS.iter().copied().find(|s| *s > current).unwrap_or(current)
+                    PAYLOAD_STEPS
+                        .iter()
+                        .copied()
+                        .find(|s| *s > current)
+                        .unwrap_or(current)
                 } else {
-                    PAYLOAD_STEPS.iter().rev().copied().find(|s| *s < current).unwrap_or(current)
+                    PAYLOAD_STEPS
+                        .iter()
+                        .rev()
+                        .copied()
+                        .find(|s| *s < current)
+                        .unwrap_or(current)
                 };
                 k.set_payload(next);
                 Ok(format!("payload size {}", crate::units::format_bytes(next)))

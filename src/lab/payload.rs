@@ -40,7 +40,10 @@ mod tests {
             }
             assert_eq!(decode(&p, "r1"), Some((42, 1_796_008_728_123_456)));
             assert_eq!(decode(&p, "other"), None);
-            assert!(serde_json::from_slice::<serde_json::Value>(&p).is_ok(), "valid JSON");
+            assert!(
+                serde_json::from_slice::<serde_json::Value>(&p).is_ok(),
+                "valid JSON"
+            );
         }
         assert_eq!(decode(b"hello", "r1"), None);
     }

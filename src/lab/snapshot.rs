@@ -24,6 +24,17 @@ pub struct Backend {
     pub region: String,
 }
 
+impl Backend {
+    /// A few words for the screen's header: "emulator · seed-tokyo", "AWS ap-northeast-1".
+    pub fn short(&self) -> String {
+        match (self.kind.as_str(), &self.latency_profile, &self.endpoint) {
+            ("emulator", Some(p), _) => format!("emulator · {p} profile"),
+            ("endpoint", _, Some(url)) => format!("endpoint {url}"),
+            _ => format!("AWS {}", self.region),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BatchSize {
     pub size: u32,
@@ -94,30 +105,61 @@ pub const LIVE_GRACE: Duration = Duration::from_secs(30);
 pub fn consumer(shared: &Shared, c: &ConsumerState, complete: bool) -> ConsumerSnapshot {
     let now_sec = shared.second();
     let grace = if complete { Duration::ZERO } else { LIVE_GRACE };
+    // Each lock alone, in its own statement.
     let counts = shared.ledger.lock().counts(c.id, Instant::now(), grace);
-    let m = c.metrics.lock();
+    let status = c.status.lock().clone();
+    let stopped_at_secs = c.stopped_at.lock().map(|d| d.as_secs_f64());
+    let sdk = c.sdk.snapshot();
+    let (
+        arrival_to_receive,
+        send_to_receive,
+        recent,
+        batches,
+        batch_sizes,
+        events,
+        foreign_records,
+    ) = {
+        let m = c.metrics.lock();
+        (
+            m.arrival_to_receive.summary(),
+            m.send_to_receive.summary(),
+            m.arrival_to_receive.recent(now_sec, 10),
+            m.batches,
+            m.batch_records
+                .iter()
+                .map(|(s, r)| BatchSize {
+                    size: *s,
+                    records: *r,
+                })
+                .collect(),
+            m.events.clone(),
+            m.foreign,
+        )
+    };
     ConsumerSnapshot {
         name: c.name.clone(),
         kind: c.kind,
         detail: c.detail.clone(),
-        status: c.status.lock().clone(),
-        stopped_at_secs: c.stopped_at.lock().map(|d| d.as_secs_f64()),
+        status,
+        stopped_at_secs,
         retry_quota_partition: c.quota.name().to_string(),
-        arrival_to_receive: m.arrival_to_receive.summary(),
-        send_to_receive: m.send_to_receive.summary(),
-        recent: m.arrival_to_receive.recent(now_sec, 10),
+        arrival_to_receive,
+        send_to_receive,
+        recent,
         counts,
-        sdk: c.sdk.snapshot(),
-        batches: m.batches,
-        batch_sizes: m.batch_records.iter().map(|(s, r)| BatchSize { size: *s, records: *r }).collect(),
-        events: m.events.clone(),
-        foreign_records: m.foreign,
+        sdk,
+        batches,
+        batch_sizes,
+        events,
+        foreign_records,
     }
 }
 
 pub fn producer(shared: &Shared) -> ProducerSnapshot {
     let p = &shared.producer;
     let settings = shared.settings.lock().clone();
+    let put_latency = p.put_latency.lock().summary();
+    let sdk = shared.producer_sdk.snapshot();
     ProducerSnapshot {
         rate: settings.rate,
         payload_bytes: settings.payload,
@@ -125,8 +167,8 @@ pub fn producer(shared: &Shared) -> ProducerSnapshot {
         acked: p.acked.load(Ordering::Relaxed),
         resent: p.resent.load(Ordering::Relaxed),
         failed: p.failed.load(Ordering::Relaxed),
-        put_latency: p.put_latency.lock().summary(),
-        sdk: shared.producer_sdk.snapshot(),
+        put_latency,
+        sdk,
     }
 }
 
@@ -136,9 +178,8 @@ pub fn get_records_rate(shared: &Shared, shards: usize) -> f64 {
     if sec == 0 {
         return 0.0;
     }
-    let calls: u32 = shared
-        .consumers
-        .read()
+    let consumers = shared.consumers.read().clone();
+    let calls: u32 = consumers
         .iter()
         .filter(|c| !c.kind.is_fan_out())
         .map(|c| c.sdk.attempt_latency.lock().points(sec - 1, 1)[0].count)

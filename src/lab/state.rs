@@ -65,7 +65,12 @@ impl ConsumerState {
     }
 
     pub fn event(&self, name: &str) {
-        *self.metrics.lock().events.entry(name.to_string()).or_default() += 1;
+        *self
+            .metrics
+            .lock()
+            .events
+            .entry(name.to_string())
+            .or_default() += 1;
     }
 
     pub fn is_stopped(&self) -> bool {
@@ -193,9 +198,16 @@ impl Shared {
 
     pub fn stop_consumer(&self, c: &ConsumerState) {
         c.cancel.cancel();
-        let mut stopped = c.stopped_at.lock();
-        if stopped.is_none() {
-            *stopped = Some(self.elapsed());
+        let first = {
+            let mut stopped = c.stopped_at.lock();
+            let first = stopped.is_none();
+            if first {
+                *stopped = Some(self.elapsed());
+            }
+            first
+        };
+        // One lock at a time: readers take the ledger, then a consumer's flags.
+        if first {
             self.ledger.lock().stop_consumer(c.id);
             c.set_status("stopped");
         }
@@ -209,21 +221,37 @@ impl Shared {
         }
         let now_us = crate::clock::now_micros();
         let sec = self.second();
-        let mut m = c.metrics.lock();
-        m.batches += 1;
-        *m.batch_records.entry(batch.len() as u32).or_default() += batch.len() as u64;
-        let mut ledger = self.ledger.lock();
-        for r in batch {
-            m.arrival_to_receive.record((now_us - r.arrival_us).max(0) as u64, sec);
-            match (r.seq, r.sent_us) {
-                (Some(seq), Some(sent)) => {
-                    m.send_to_receive.record((now_us - sent).max(0) as u64, sec);
-                    let receipt = ledger.receive(c.id, seq);
-                    if receipt.first_anywhere {
-                        self.send_to_arrival.lock().record((r.arrival_us - sent).max(0) as u64, sec);
-                    }
+        // One lock at a time, never two: readers take them in other orders.
+        let mut first_copies = Vec::new();
+        {
+            let mut ledger = self.ledger.lock();
+            for r in batch {
+                if let (Some(seq), Some(sent)) = (r.seq, r.sent_us)
+                    && ledger.receive(c.id, seq).first_anywhere
+                {
+                    first_copies.push((r.arrival_us - sent).max(0) as u64);
                 }
-                _ => m.foreign += 1,
+            }
+        }
+        {
+            let mut m = c.metrics.lock();
+            m.batches += 1;
+            *m.batch_records.entry(batch.len() as u32).or_default() += batch.len() as u64;
+            for r in batch {
+                m.arrival_to_receive
+                    .record((now_us - r.arrival_us).max(0) as u64, sec);
+                match r.sent_us {
+                    Some(sent) if r.seq.is_some() => {
+                        m.send_to_receive.record((now_us - sent).max(0) as u64, sec)
+                    }
+                    _ => m.foreign += 1,
+                }
+            }
+        }
+        if !first_copies.is_empty() {
+            let mut s = self.send_to_arrival.lock();
+            for v in first_copies {
+                s.record(v, sec);
             }
         }
     }
@@ -233,11 +261,17 @@ impl Shared {
         self.ledger.lock().reset();
         self.send_to_arrival.lock().reset();
         self.producer.put_latency.lock().reset();
-        for a in [&self.producer.sent, &self.producer.acked, &self.producer.resent, &self.producer.failed] {
+        for a in [
+            &self.producer.sent,
+            &self.producer.acked,
+            &self.producer.resent,
+            &self.producer.failed,
+        ] {
             a.store(0, Ordering::Relaxed);
         }
         self.producer_sdk.reset();
-        for c in self.consumers.read().iter() {
+        let consumers = self.consumers.read().clone();
+        for c in &consumers {
             c.metrics.lock().reset();
             c.sdk.reset();
         }

@@ -40,7 +40,9 @@ struct Bits {
 
 impl Bits {
     fn new(capacity: u64) -> Bits {
-        Bits { words: vec![0; (capacity / 64) as usize] }
+        Bits {
+            words: vec![0; (capacity / 64) as usize],
+        }
     }
     fn index(&self, seq: u64) -> (usize, u64) {
         let pos = seq % (self.words.len() as u64 * 64);
@@ -64,6 +66,8 @@ impl Bits {
 
 struct Consumer {
     received: Bits,
+    /// The highest seq received.
+    high: Option<u64>,
     counts: SeqCounts,
     /// Seqs below `from` were sent before the consumer started reading: received ones count, but
     /// missing ones are not lost. Seqs at or above `until` were sent after it stopped.
@@ -128,6 +132,7 @@ impl Ledger {
     pub fn add_consumer(&mut self) -> ConsumerId {
         self.consumers.push(Consumer {
             received: Bits::new(self.capacity),
+            high: None,
             counts: SeqCounts::default(),
             from: self.next_seq,
             until: None,
@@ -140,9 +145,12 @@ impl Ledger {
         self.consumers[id.0].from = self.next_seq;
     }
 
-    /// The consumer stopped: seqs sent from now on are not expected of it.
+    /// The consumer stopped: it is held only to the seqs up to the highest it received (records
+    /// still in flight to it when it stopped are not lost, it just no longer reads).
     pub fn stop_consumer(&mut self, id: ConsumerId) {
-        self.consumers[id.0].until = Some(self.next_seq);
+        let c = &mut self.consumers[id.0];
+        let reached = c.high.map_or(c.from, |h| h + 1);
+        c.until = Some(reached.min(self.next_seq));
     }
 
     fn slide_to(&mut self, seq: u64) {
@@ -184,7 +192,11 @@ impl Ledger {
         if !self.acked.set(seq) && seq >= self.counting_from {
             self.acked_count += 1;
         }
-        if self.checkpoints.back().is_none_or(|(t, _)| now.duration_since(*t) >= Duration::from_millis(100)) {
+        if self
+            .checkpoints
+            .back()
+            .is_none_or(|(t, _)| now.duration_since(*t) >= Duration::from_millis(100))
+        {
             self.checkpoints.push_back((now, self.next_seq));
             while self.checkpoints.len() > 4096 {
                 self.checkpoints.pop_front();
@@ -199,12 +211,16 @@ impl Ledger {
             if seq >= self.counting_from {
                 self.consumers[id.0].counts.late += 1;
             }
-            return Receipt { duplicate: false, first_anywhere: false };
+            return Receipt {
+                duplicate: false,
+                first_anywhere: false,
+            };
         }
         self.slide_to(seq);
         self.top = self.top.max(seq + 1);
         let counting = seq >= self.counting_from;
         let c = &mut self.consumers[id.0];
+        c.high = Some(c.high.map_or(seq, |h| h.max(seq)));
         let dup = c.received.set(seq);
         if counting {
             if dup {
@@ -213,7 +229,10 @@ impl Ledger {
                 c.counts.received += 1;
             }
         }
-        Receipt { duplicate: dup, first_anywhere: !self.seen.set(seq) }
+        Receipt {
+            duplicate: dup,
+            first_anywhere: !self.seen.set(seq),
+        }
     }
 
     /// Records acknowledged by the producer (since the last reset).
@@ -246,7 +265,10 @@ impl Ledger {
         let lo = self.base.max(self.counting_from).max(c.from);
         let hi = settled_below.min(self.top).min(c.until.unwrap_or(u64::MAX));
         let missing = missing_between(&self.acked, &c.received, lo, hi);
-        SeqCounts { lost: c.counts.lost + missing, ..c.counts }
+        SeqCounts {
+            lost: c.counts.lost + missing,
+            ..c.counts
+        }
     }
 }
 
@@ -255,7 +277,7 @@ fn missing_between(acked: &Bits, received: &Bits, lo: u64, hi: u64) -> u64 {
     let mut n = 0u64;
     let mut s = lo;
     while s < hi {
-        if s % 64 == 0 && s + 64 <= hi {
+        if s.is_multiple_of(64) && s + 64 <= hi {
             let (w, _) = acked.index(s);
             n += (acked.words[w] & !received.words[w]).count_ones() as u64;
             s += 64;
@@ -292,9 +314,28 @@ mod tests {
             }
         }
         assert!(l.receive(a, 4).duplicate, "a second copy is a duplicate");
-        assert!(!l.receive(b, 0).first_anywhere, "a copy another consumer had first");
-        assert_eq!(settled(&l, a), SeqCounts { received: 10, duplicates: 1, lost: 0, late: 0 });
-        assert_eq!(settled(&l, b), SeqCounts { received: 8, duplicates: 1, lost: 2, late: 0 });
+        assert!(
+            !l.receive(b, 0).first_anywhere,
+            "a copy another consumer had first"
+        );
+        assert_eq!(
+            settled(&l, a),
+            SeqCounts {
+                received: 10,
+                duplicates: 1,
+                lost: 0,
+                late: 0
+            }
+        );
+        assert_eq!(
+            settled(&l, b),
+            SeqCounts {
+                received: 8,
+                duplicates: 1,
+                lost: 2,
+                late: 0
+            }
+        );
     }
 
     #[test]
@@ -305,11 +346,19 @@ mod tests {
         for _ in 0..1000 {
             let s = l.allocate();
             l.ack(s, now);
-            if s % 100 != 0 {
+            if !s.is_multiple_of(100) {
                 l.receive(a, s);
             }
         }
-        assert_eq!(settled(&l, a), SeqCounts { received: 990, duplicates: 0, lost: 10, late: 0 });
+        assert_eq!(
+            settled(&l, a),
+            SeqCounts {
+                received: 990,
+                duplicates: 0,
+                lost: 10,
+                late: 0
+            }
+        );
         l.receive(a, 0);
         assert_eq!(settled(&l, a).late, 1);
     }
@@ -332,6 +381,10 @@ mod tests {
             l.receive(early, s);
             l.receive(late, s);
         }
+        // Sent but not yet received when it stopped: not held against it.
+        let s = l.allocate();
+        l.ack(s, now);
+        l.receive(early, s);
         l.stop_consumer(late);
         for _ in 0..5 {
             let s = l.allocate();
@@ -339,7 +392,15 @@ mod tests {
             l.receive(early, s);
         }
         assert_eq!(settled(&l, early).lost, 0);
-        assert_eq!(settled(&l, late), SeqCounts { received: 5, duplicates: 0, lost: 0, late: 0 });
+        assert_eq!(
+            settled(&l, late),
+            SeqCounts {
+                received: 5,
+                duplicates: 0,
+                lost: 0,
+                late: 0
+            }
+        );
     }
 
     #[test]
@@ -352,8 +413,16 @@ mod tests {
         l.ack(s0, t0);
         assert_eq!(settled(&l, a).lost, 1);
         // Within the grace period it is in flight, not lost.
-        assert_eq!(l.counts(a, t0 + Duration::from_millis(50), Duration::from_secs(1)).lost, 0);
-        assert_eq!(l.counts(a, t0 + Duration::from_secs(2), Duration::from_secs(1)).lost, 1);
+        assert_eq!(
+            l.counts(a, t0 + Duration::from_millis(50), Duration::from_secs(1))
+                .lost,
+            0
+        );
+        assert_eq!(
+            l.counts(a, t0 + Duration::from_secs(2), Duration::from_secs(1))
+                .lost,
+            1
+        );
     }
 
     #[test]
@@ -371,7 +440,15 @@ mod tests {
         l.ack(s, now);
         l.receive(a, s);
         l.receive(a, 1); // sent before the reset: ignored
-        assert_eq!(settled(&l, a), SeqCounts { received: 1, duplicates: 0, lost: 0, late: 0 });
+        assert_eq!(
+            settled(&l, a),
+            SeqCounts {
+                received: 1,
+                duplicates: 0,
+                lost: 0,
+                late: 0
+            }
+        );
         assert_eq!(l.acked_count(), 1);
     }
 }

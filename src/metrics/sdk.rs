@@ -33,7 +33,11 @@ impl SdkCounters {
     }
 
     pub fn escaped_throttles(&self) -> u64 {
-        self.escaped.iter().filter(|(code, _)| is_throttle(code)).map(|(_, n)| n).sum()
+        self.escaped
+            .iter()
+            .filter(|(code, _)| is_throttle(code))
+            .map(|(_, n)| n)
+            .sum()
     }
 }
 
@@ -78,22 +82,35 @@ pub struct SdkSnapshot {
 
 impl SdkStats {
     pub fn escaped(&self, code: &str) {
-        *self.counters.lock().escaped.entry(code.to_string()).or_default() += 1;
+        *self
+            .counters
+            .lock()
+            .escaped
+            .entry(code.to_string())
+            .or_default() += 1;
     }
 
     pub fn snapshot(&self) -> SdkSnapshot {
+        let counters = self.counters.lock().clone();
+        let attempt_latency = self.attempt_latency.lock().summary();
+        let retry_wait = self.retry_wait.lock().summary();
         SdkSnapshot {
-            counters: self.counters.lock().clone(),
-            attempt_latency: self.attempt_latency.lock().summary(),
-            retry_wait: self.retry_wait.lock().summary(),
+            counters,
+            attempt_latency,
+            retry_wait,
         }
     }
 
     /// Forgets the counts and latencies (the quota mirror keeps its level: the SDK's bucket does).
     pub fn reset(&self) {
-        let mut c = self.counters.lock();
-        let quota = c.quota_left;
-        *c = SdkCounters { quota_left: quota, ..SdkCounters::default() };
+        {
+            let mut c = self.counters.lock();
+            let quota = c.quota_left;
+            *c = SdkCounters {
+                quota_left: quota,
+                ..SdkCounters::default()
+            };
+        }
         self.attempt_latency.lock().reset();
         self.retry_wait.lock().reset();
     }

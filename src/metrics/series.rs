@@ -39,7 +39,11 @@ struct Slot {
 
 impl Slot {
     fn new() -> Slot {
-        Slot { count: 0, max_us: 0, buckets: Box::new([0; BUCKETS]) }
+        Slot {
+            count: 0,
+            max_us: 0,
+            buckets: Box::new([0; BUCKETS]),
+        }
     }
 
     fn clear(&mut self) {
@@ -176,7 +180,10 @@ impl Series {
                     .and_then(|i| self.slots.get(i as usize))
                     .filter(|s| s.count > 0);
                 match slot {
-                    None => Point { second: sec, ..Point::default() },
+                    None => Point {
+                        second: sec,
+                        ..Point::default()
+                    },
                     Some(s) => Point {
                         second: sec,
                         count: s.count,
@@ -194,7 +201,10 @@ impl Series {
         let mut merged = Slot::new();
         let start = (now_second + 1).saturating_sub(n as u64);
         for sec in start..=now_second {
-            if let Some(s) = sec.checked_sub(self.first_second).and_then(|i| self.slots.get(i as usize)) {
+            if let Some(s) = sec
+                .checked_sub(self.first_second)
+                .and_then(|i| self.slots.get(i as usize))
+            {
                 merged.count += s.count;
                 merged.max_us = merged.max_us.max(s.max_us);
                 for (m, v) in merged.buckets.iter_mut().zip(s.buckets.iter()) {

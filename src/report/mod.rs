@@ -83,12 +83,25 @@ fn compare(series: &str, consumer: &str, ours: &Summary, seed: &SeedRow) -> Comp
 }
 
 impl Report {
-    pub fn new(scenario: &Scenario, snapshot: Snapshot, stopped_early: bool, problems: Vec<String>) -> Report {
+    pub fn new(
+        scenario: &Scenario,
+        snapshot: Snapshot,
+        stopped_early: bool,
+        problems: Vec<String>,
+    ) -> Report {
         let mut comparisons = Vec::new();
-        if let (Some(seed), Some(k)) = (scenario.seed.as_ref().and_then(|s| s.kinesis.as_ref()), &snapshot.kinesis) {
+        if let (Some(seed), Some(k)) = (
+            scenario.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
+            &snapshot.kinesis,
+        ) {
             for row in &seed.arrival_to_receive {
                 if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
-                    comparisons.push(compare("arrival_to_receive", &c.name, &c.arrival_to_receive, row));
+                    comparisons.push(compare(
+                        "arrival_to_receive",
+                        &c.name,
+                        &c.arrival_to_receive,
+                        row,
+                    ));
                 }
             }
             if let Some(row) = &seed.send_to_arrival {
@@ -122,12 +135,17 @@ impl Report {
     }
 
     fn comparison(&self, series: &str, consumer: &str) -> Option<&Comparison> {
-        self.comparisons.iter().find(|c| c.series == series && c.consumer == consumer)
+        self.comparisons
+            .iter()
+            .find(|c| c.series == series && c.consumer == consumer)
     }
 
     fn seed_escaped(&self, consumer: &str) -> Option<u64> {
         let seed = self.seed.as_ref()?.kinesis.as_ref()?;
-        seed.escaped_throttles.iter().find(|e| e.consumer == consumer).map(|e| e.count)
+        seed.escaped_throttles
+            .iter()
+            .find(|e| e.consumer == consumer)
+            .map(|e| e.count)
     }
 
     fn document(&self, md: bool) -> String {
@@ -142,35 +160,62 @@ impl Report {
         };
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
         if md {
-            out.push_str(&format!("## latlab: {}\n\n{}\n\n", self.scenario.name, self.scenario.description));
+            out.push_str(&format!(
+                "## latlab: {}\n\n{}\n\n",
+                self.scenario.name, self.scenario.description
+            ));
         } else {
-            out.push_str(&format!("latlab: {} - {}\n", self.scenario.name, self.scenario.description));
+            out.push_str(&format!(
+                "latlab: {} - {}\n",
+                self.scenario.name, self.scenario.description
+            ));
         }
         let ran = format!(
             "{} of records produced ({} with set-up and drain)",
-            crate::units::format_duration(std::time::Duration::from_secs_f64(s.producing_secs.round())),
-            crate::units::format_duration(std::time::Duration::from_secs_f64(s.elapsed_secs.round()))
+            crate::units::format_duration(std::time::Duration::from_secs_f64(
+                s.producing_secs.round()
+            )),
+            crate::units::format_duration(std::time::Duration::from_secs_f64(
+                s.elapsed_secs.round()
+            ))
         );
         let mut facts = vec![
-            ("backend", match s.backend.kind.as_str() {
-                "emulator" => format!("{} (modelled latency, real SDK clients over HTTP)", s.backend.label),
-                _ => format!("{} (measured)", s.backend.label),
-            }),
-            ("ran", if self.stopped_early {
-                format!("{ran} (stopped early; {} requested)", crate::units::format_duration(std::time::Duration::from_secs_f64(self.scenario.requested_duration_secs)))
-            } else {
-                ran
-            }),
+            (
+                "backend",
+                match s.backend.kind.as_str() {
+                    "emulator" => format!(
+                        "{} (modelled latency, real SDK clients over HTTP)",
+                        s.backend.label
+                    ),
+                    _ => format!("{} (measured)", s.backend.label),
+                },
+            ),
+            (
+                "ran",
+                if self.stopped_early {
+                    format!(
+                        "{ran} (stopped early; {} requested)",
+                        crate::units::format_duration(std::time::Duration::from_secs_f64(
+                            self.scenario.requested_duration_secs
+                        ))
+                    )
+                } else {
+                    ran
+                },
+            ),
         ];
         if let Some(k) = &s.kinesis {
-            facts.push(("stream", format!(
-                "{}, {} shard{}; producer {} records/s, {} payloads",
-                k.stream,
-                k.shards,
-                if k.shards == 1 { "" } else { "s" },
-                k.producer.rate,
-                crate::units::format_bytes(k.producer.payload_bytes)
-            )));
+            facts.push((
+                "stream",
+                format!(
+                    "{}, {} shard{}; producer {} records/s, {} payloads",
+                    k.stream,
+                    k.shards,
+                    if k.shards == 1 { "" } else { "s" },
+                    k.producer.rate,
+                    crate::units::format_bytes(k.producer.payload_bytes)
+                ),
+            ));
             facts.push(("SDK", k.retry.clone()));
         }
         if let Some(seed) = self.seed.as_ref().and_then(|s| s.kinesis.as_ref()) {
@@ -185,12 +230,27 @@ impl Report {
         }
         let Some(k) = &s.kinesis else { return out };
 
-        heading(&mut out, "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)");
+        heading(
+            &mut out,
+            "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
+        );
         let mut t = Table::new(&["consumer", "p50", "p90", "p99", "p99.9", "max", "records"]);
         for c in &k.consumers {
             let a = &c.arrival_to_receive;
-            let name = if c.stopped_at_secs.is_some() && !s.complete { format!("{} (stopped)", c.name) } else { c.name.clone() };
-            t.row(vec![name, ms(a.p50_us), ms(a.p90_us), ms(a.p99_us), ms(a.p999_us), ms(a.max_us), thousands(a.count)]);
+            let name = if c.stopped_at_secs.is_some() && !s.complete {
+                format!("{} (stopped)", c.name)
+            } else {
+                c.name.clone()
+            };
+            t.row(vec![
+                name,
+                ms(a.p50_us),
+                ms(a.p90_us),
+                ms(a.p99_us),
+                ms(a.p999_us),
+                ms(a.max_us),
+                thousands(a.count),
+            ]);
             if let Some(cmp) = self.comparison("arrival_to_receive", &c.name) {
                 t.row(vec![
                     "  seed".into(),
@@ -207,19 +267,38 @@ impl Report {
                     ratio(cmp.ours_p90_ms, cmp.seed_p90_ms),
                     ratio(cmp.ours_p99_ms, cmp.seed_p99_ms),
                     String::new(),
-                    cmp.seed_max_ms.map(|m| ratio(cmp.ours_max_ms, m)).unwrap_or_default(),
+                    cmp.seed_max_ms
+                        .map(|m| ratio(cmp.ours_max_ms, m))
+                        .unwrap_or_default(),
                     String::new(),
                 ]);
             }
         }
         out.push_str(&table(&t));
 
-        heading(&mut out, "Kinesis: send -> arrival (each record once) and send -> receive");
+        heading(
+            &mut out,
+            "Kinesis: send -> arrival (each record once) and send -> receive",
+        );
         let mut t = Table::new(&["series", "p50", "p90", "p99", "max", "records"]);
         let sa = &k.send_to_arrival;
-        t.row(vec!["send -> arrival".into(), ms(sa.p50_us), ms(sa.p90_us), ms(sa.p99_us), ms(sa.max_us), thousands(sa.count)]);
+        t.row(vec![
+            "send -> arrival".into(),
+            ms(sa.p50_us),
+            ms(sa.p90_us),
+            ms(sa.p99_us),
+            ms(sa.max_us),
+            thousands(sa.count),
+        ]);
         if let Some(cmp) = self.comparison("send_to_arrival", "all") {
-            t.row(vec!["  seed".into(), ms_f(cmp.seed_p50_ms), ms_f(cmp.seed_p90_ms), ms_f(cmp.seed_p99_ms), String::new(), String::new()]);
+            t.row(vec![
+                "  seed".into(),
+                ms_f(cmp.seed_p50_ms),
+                ms_f(cmp.seed_p90_ms),
+                ms_f(cmp.seed_p99_ms),
+                String::new(),
+                String::new(),
+            ]);
             t.row(vec![
                 "  ours / seed".into(),
                 ratio(cmp.ours_p50_ms, cmp.seed_p50_ms),
@@ -231,7 +310,14 @@ impl Report {
         }
         for c in &k.consumers {
             let r = &c.send_to_receive;
-            t.row(vec![format!("send -> receive, {}", c.name), ms(r.p50_us), ms(r.p90_us), ms(r.p99_us), ms(r.max_us), thousands(r.count)]);
+            t.row(vec![
+                format!("send -> receive, {}", c.name),
+                ms(r.p50_us),
+                ms(r.p90_us),
+                ms(r.p99_us),
+                ms(r.max_us),
+                thousands(r.count),
+            ]);
         }
         let p = &k.producer;
         t.row(vec![
@@ -245,8 +331,23 @@ impl Report {
         out.push_str(&table(&t));
 
         heading(&mut out, "Kinesis: records by seq, and what the SDK did");
-        let has_seed_escaped = k.consumers.iter().any(|c| self.seed_escaped(&c.name).is_some());
-        let mut headers = vec!["consumer", "received", "lost", "duplicates", "late", "calls", "attempts", "throttled", "retries", "escaped", "of them throttles"];
+        let has_seed_escaped = k
+            .consumers
+            .iter()
+            .any(|c| self.seed_escaped(&c.name).is_some());
+        let mut headers = vec![
+            "consumer",
+            "received",
+            "lost",
+            "duplicates",
+            "late",
+            "calls",
+            "attempts",
+            "throttled",
+            "retries",
+            "escaped",
+            "of them throttles",
+        ];
         if has_seed_escaped {
             headers.push("seed escaped");
         }
@@ -268,7 +369,11 @@ impl Report {
                 thousands(sdk.escaped_throttles()),
             ];
             if has_seed_escaped {
-                row.push(self.seed_escaped(&c.name).map(thousands).unwrap_or_default());
+                row.push(
+                    self.seed_escaped(&c.name)
+                        .map(thousands)
+                        .unwrap_or_default(),
+                );
             }
             row.push(sdk.quota_left.map(thousands).unwrap_or_default());
             t.row(row);
@@ -286,7 +391,12 @@ impl Report {
         let lambdas: Vec<&ConsumerSnapshot> = k
             .consumers
             .iter()
-            .filter(|c| matches!(c.kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo))
+            .filter(|c| {
+                matches!(
+                    c.kind,
+                    ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo
+                )
+            })
             .collect();
         if !lambdas.is_empty() {
             heading(&mut out, "Lambda: records by batch size");
@@ -307,13 +417,30 @@ impl Report {
         let mut out = String::from(
             "scenario,backend,consumer,kind,series,count,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,seed_p50_ms,seed_p90_ms,seed_p99_ms,seed_max_ms,received,lost,duplicates,late,attempts,throttled,retries,escaped,escaped_throttles,quota_left\n",
         );
-        let Some(k) = &self.snapshot.kinesis else { return out };
+        let Some(k) = &self.snapshot.kinesis else {
+            return out;
+        };
         let field = |s: &str| {
-            if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
         };
         let num = |v: f64| format!("{v:.3}");
-        let mut row = |consumer: &str, kind: &str, series: &str, sum: &Summary, counts: Option<&ConsumerSnapshot>| {
-            let cmp = self.comparison(series, if series == "send_to_arrival" { "all" } else { consumer });
+        let mut row = |consumer: &str,
+                       kind: &str,
+                       series: &str,
+                       sum: &Summary,
+                       counts: Option<&ConsumerSnapshot>| {
+            let cmp = self.comparison(
+                series,
+                if series == "send_to_arrival" {
+                    "all"
+                } else {
+                    consumer
+                },
+            );
             let mut cells = vec![
                 field(&self.scenario.name),
                 field(&self.snapshot.backend.label),
@@ -328,7 +455,12 @@ impl Report {
                 num(msf(sum.max_us)),
             ];
             match cmp {
-                Some(c) => cells.extend([num(c.seed_p50_ms), num(c.seed_p90_ms), num(c.seed_p99_ms), c.seed_max_ms.map(num).unwrap_or_default()]),
+                Some(c) => cells.extend([
+                    num(c.seed_p50_ms),
+                    num(c.seed_p90_ms),
+                    num(c.seed_p99_ms),
+                    c.seed_max_ms.map(num).unwrap_or_default(),
+                ]),
                 None => cells.extend(["".into(), "".into(), "".into(), "".into()]),
             }
             match counts {
@@ -353,11 +485,35 @@ impl Report {
             out.push('\n');
         };
         for c in &k.consumers {
-            row(&c.name, c.kind.name(), "arrival_to_receive", &c.arrival_to_receive, Some(c));
-            row(&c.name, c.kind.name(), "send_to_receive", &c.send_to_receive, None);
+            row(
+                &c.name,
+                c.kind.name(),
+                "arrival_to_receive",
+                &c.arrival_to_receive,
+                Some(c),
+            );
+            row(
+                &c.name,
+                c.kind.name(),
+                "send_to_receive",
+                &c.send_to_receive,
+                None,
+            );
         }
-        row("producer", "producer", "send_to_arrival", &k.send_to_arrival, None);
-        row("producer", "producer", "put_latency", &k.producer.put_latency, None);
+        row(
+            "producer",
+            "producer",
+            "send_to_arrival",
+            &k.send_to_arrival,
+            None,
+        );
+        row(
+            "producer",
+            "producer",
+            "put_latency",
+            &k.producer.put_latency,
+            None,
+        );
         out
     }
 }
@@ -373,8 +529,19 @@ pub fn batch_line(c: &ConsumerSnapshot) -> String {
     let parts: Vec<String> = sizes
         .iter()
         .take(6)
-        .map(|b| format!("{}: {} ({:.1}%)", b.size, thousands(b.records), 100.0 * b.records as f64 / total as f64))
+        .map(|b| {
+            format!(
+                "{}: {} ({:.1}%)",
+                b.size,
+                thousands(b.records),
+                100.0 * b.records as f64 / total as f64
+            )
+        })
         .collect();
     let largest = c.batch_sizes.iter().map(|b| b.size).max().unwrap_or(0);
-    format!("{}; largest {largest}; {} batches", parts.join(", "), thousands(c.batches))
+    format!(
+        "{}; largest {largest}; {} batches",
+        parts.join(", "),
+        thousands(c.batches)
+    )
 }

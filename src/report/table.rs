@@ -7,7 +7,10 @@ pub struct Table {
 
 impl Table {
     pub fn new(headers: &[&str]) -> Table {
-        Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows: Vec::new() }
+        Table {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -55,14 +58,23 @@ impl Table {
 
     pub fn markdown(&self) -> String {
         let esc = |s: &str| s.replace('|', "\\|");
-        let mut out = format!("| {} |\n", self.headers.iter().map(|h| esc(h)).collect::<Vec<_>>().join(" | "));
+        let mut out = format!(
+            "| {} |\n",
+            self.headers
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
         out.push('|');
         for i in 0..self.headers.len() {
             out.push_str(if i == 0 { "---|" } else { "---:|" });
         }
         out.push('\n');
         for r in &self.rows {
-            let cells: Vec<String> = (0..self.headers.len()).map(|i| esc(r.get(i).map(String::as_str).unwrap_or(""))).collect();
+            let cells: Vec<String> = (0..self.headers.len())
+                .map(|i| esc(r.get(i).map(String::as_str).unwrap_or("")))
+                .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out
@@ -83,7 +95,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -93,7 +105,11 @@ pub fn thousands(n: u64) -> String {
 
 /// ours / seed, as `x1.03`.
 pub fn ratio(ours: f64, seed: f64) -> String {
-    if seed <= 0.0 { "-".into() } else { format!("x{:.2}", ours / seed) }
+    if seed <= 0.0 {
+        "-".into()
+    } else {
+        format!("x{:.2}", ours / seed)
+    }
 }
 
 #[cfg(test)]
@@ -114,7 +130,10 @@ mod tests {
         let mut t = Table::new(&["consumer", "p50"]);
         t.row(vec!["Lambda EFO".into(), "68.3 ms".into()]);
         t.row(vec!["x".into(), "1,364.7 ms".into()]);
-        assert_eq!(t.text(), "consumer           p50\n----------------------\nLambda EFO     68.3 ms\nx           1,364.7 ms\n");
+        assert_eq!(
+            t.text(),
+            "consumer           p50\n----------------------\nLambda EFO     68.3 ms\nx           1,364.7 ms\n"
+        );
         assert_eq!(t.markdown().lines().nth(1), Some("|---|---:|"));
     }
 }

@@ -246,7 +246,7 @@ impl Pusher {
                 });
             }
             tokio::select! {
-                _ = tokio::time::sleep_until(wake.into()) => {}
+                _ = crate::emulator::profile::sleep_until(wake) => {}
                 changed = self.tip.changed() => {
                     if changed.is_err() {
                         break Some(ApiError::not_found(format!("Stream {} was deleted.", self.stream.name)));

@@ -28,7 +28,9 @@ pub async fn run(
     registered: Arc<Mutex<Vec<String>>>,
 ) {
     c.set_status("registering consumer");
-    let Some(arn) = register(&ctx, &client, &c, &consumer_name, &registered).await else { return };
+    let Some(arn) = register(&ctx, &client, &c, &consumer_name, &registered).await else {
+        return;
+    };
     // Lambda's handler runs apart from the subscriptions; a bounded queue holds pushed events,
     // and a full queue makes the subscription wait rather than drop anything.
     let sink = if spec.kind == ConsumerKind::LambdaEfo {
@@ -40,7 +42,15 @@ pub async fn run(
     };
     let subscriptions: Vec<_> = (0..ctx.shards.len())
         .map(|i| {
-            tokio::spawn(subscribe_loop(ctx.clone(), client.clone(), c.clone(), arn.clone(), i, ready.clone(), sink.clone()))
+            tokio::spawn(subscribe_loop(
+                ctx.clone(),
+                client.clone(),
+                c.clone(),
+                arn.clone(),
+                i,
+                ready.clone(),
+                sink.clone(),
+            ))
         })
         .collect();
     drop(sink);
@@ -59,7 +69,13 @@ async fn register(
 ) -> Option<String> {
     let mut attempt = 0u32;
     let arn = loop {
-        match client.register_stream_consumer().stream_arn(&ctx.stream_arn).consumer_name(name).send().await {
+        match client
+            .register_stream_consumer()
+            .stream_arn(&ctx.stream_arn)
+            .consumer_name(name)
+            .send()
+            .await
+        {
             Ok(out) => {
                 let arn = out.consumer().map(|x| x.consumer_arn().to_string())?;
                 registered.lock().push(arn.clone());
@@ -67,7 +83,13 @@ async fn register(
             }
             Err(e) if error_code(&e) == "ResourceInUseException" => {
                 // Already registered under this name (a run that did not clean up): reuse it.
-                match client.describe_stream_consumer().stream_arn(&ctx.stream_arn).consumer_name(name).send().await {
+                match client
+                    .describe_stream_consumer()
+                    .stream_arn(&ctx.stream_arn)
+                    .consumer_name(name)
+                    .send()
+                    .await
+                {
                     Ok(d) => break d.consumer_description()?.consumer_arn().to_string(),
                     Err(e) => c.set_status(format!("DescribeStreamConsumer: {}", error_line(&e))),
                 }
@@ -78,15 +100,29 @@ async fn register(
             }
         }
         attempt += 1;
-        if !pause(&c.cancel, Duration::from_millis(500 * u64::from(attempt.min(10)))).await {
+        if !pause(
+            &c.cancel,
+            Duration::from_millis(500 * u64::from(attempt.min(10))),
+        )
+        .await
+        {
             return None;
         }
     };
     c.set_status("waiting for the consumer to be ACTIVE");
     loop {
-        match client.describe_stream_consumer().consumer_arn(&arn).send().await {
-            Ok(d) if d.consumer_description().is_some_and(|x| x.consumer_status().as_str() == "ACTIVE") => {
-                ctx.shared.log(format!("{}: consumer {name} is ACTIVE", c.name));
+        match client
+            .describe_stream_consumer()
+            .consumer_arn(&arn)
+            .send()
+            .await
+        {
+            Ok(d)
+                if d.consumer_description()
+                    .is_some_and(|x| x.consumer_status().as_str() == "ACTIVE") =>
+            {
+                ctx.shared
+                    .log(format!("{}: consumer {name} is ACTIVE", c.name));
                 return Some(arn);
             }
             Ok(_) => {}
@@ -150,7 +186,10 @@ async fn subscribe_loop(
         };
         failures = 0;
         c.event("subscriptions");
-        c.set_status(format!("subscribed ({} ms to subscribe)", sent.elapsed().as_millis()));
+        c.set_status(format!(
+            "subscribed ({} ms to subscribe)",
+            sent.elapsed().as_millis()
+        ));
         if !is_ready {
             is_ready = true;
             ready.shard_ready();
@@ -162,7 +201,11 @@ async fn subscribe_loop(
             };
             match event {
                 Ok(Some(SubscribeToShardEventStream::SubscribeToShardEvent(ev))) => {
-                    let batch: Vec<Received> = ev.records().iter().map(|r| received(&ctx.shared.run_id, r)).collect();
+                    let batch: Vec<Received> = ev
+                        .records()
+                        .iter()
+                        .map(|r| received(&ctx.shared.run_id, r))
+                        .collect();
                     continuation = Some(ev.continuation_sequence_number().to_string());
                     if batch.is_empty() {
                         continue;
@@ -184,7 +227,11 @@ async fn subscribe_loop(
                 }
                 Err(e) => {
                     let what = match e.as_service_error() {
-                        Some(s) => format!("{s:?}").split('(').next().unwrap_or("error").to_string(),
+                        Some(s) => format!("{s:?}")
+                            .split('(')
+                            .next()
+                            .unwrap_or("error")
+                            .to_string(),
                         None => "connection lost".to_string(),
                     };
                     c.event(&format!("stream ended by {what}"));
@@ -201,7 +248,12 @@ async fn subscribe_loop(
 
 /// Lambda's side of a fan-out mapping: invocations of at most `batch_size` records, gathered for
 /// the batching window (0: each pushed event is handed over at once).
-async fn lambda_handler(ctx: Ctx, c: Arc<ConsumerState>, spec: ConsumerSpec, mut rx: mpsc::Receiver<Vec<Received>>) {
+async fn lambda_handler(
+    ctx: Ctx,
+    c: Arc<ConsumerState>,
+    spec: ConsumerSpec,
+    mut rx: mpsc::Receiver<Vec<Received>>,
+) {
     let size = spec.batch_size.max(1) as usize;
     let mut pending: Vec<Received> = Vec::new();
     let mut deadline: Option<tokio::time::Instant> = None;
@@ -223,7 +275,11 @@ async fn lambda_handler(ctx: Ctx, c: Arc<ConsumerState>, spec: ConsumerSpec, mut
         let Some(batch) = next else { break };
         pending.extend(batch);
         if spec.batching_window.is_zero() || pending.len() >= size {
-            let full = if spec.batching_window.is_zero() { pending.len() } else { pending.len() / size * size };
+            let full = if spec.batching_window.is_zero() {
+                pending.len()
+            } else {
+                pending.len() / size * size
+            };
             for b in pending[..full].chunks(size) {
                 ctx.shared.deliver(&c, b);
             }

@@ -14,7 +14,14 @@ use super::{Ctx, Readiness, pause, received};
 use crate::lab::state::{ConsumerState, Received};
 use crate::scenario::ConsumerSpec;
 
-pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: ConsumerSpec, shard: usize, ready: Readiness) {
+pub async fn run(
+    ctx: Ctx,
+    client: Client,
+    c: Arc<ConsumerState>,
+    spec: ConsumerSpec,
+    shard: usize,
+    ready: Readiness,
+) {
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
     let mut is_ready = false;
     let mut pending: Vec<Received> = Vec::new();
@@ -42,12 +49,21 @@ pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: Consumer
                 match reader.read(spec.batch_size).await {
                     Ok(out) => {
                         let n = out.records().len();
-                        pending.extend(out.records().iter().map(|r| received(&ctx.shared.run_id, r)));
+                        pending.extend(
+                            out.records()
+                                .iter()
+                                .map(|r| received(&ctx.shared.run_id, r)),
+                        );
                         if n > 0 && window_started.is_none() {
                             window_started = Some(Instant::now());
                         }
-                        behind = n >= spec.batch_size as usize || out.millis_behind_latest().unwrap_or(0) > 0;
-                        c.set_status(if behind { "behind: polling again at once" } else { "polling" });
+                        behind = n >= spec.batch_size as usize
+                            || out.millis_behind_latest().unwrap_or(0) > 0;
+                        c.set_status(if behind {
+                            "behind: polling again at once"
+                        } else {
+                            "polling"
+                        });
                     }
                     Err(f) => {
                         c.sdk.escaped(&f.code);
@@ -55,7 +71,11 @@ pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: Consumer
                     }
                 }
             }
-            next_poll = if behind { Instant::now() } else { poll_started + spec.poll_interval };
+            next_poll = if behind {
+                Instant::now()
+            } else {
+                poll_started + spec.poll_interval
+            };
         }
         let window_over = window_started.is_some_and(|t| t.elapsed() >= spec.batching_window);
         if !pending.is_empty() && (window_over || pending.len() >= spec.batch_size as usize) {

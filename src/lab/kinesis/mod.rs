@@ -31,7 +31,11 @@ pub fn received(run: &str, r: &aws_sdk_kinesis::types::Record) -> Received {
         .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
         .unwrap_or_else(crate::clock::now_micros);
     let parsed = super::payload::decode(r.data().as_ref(), run);
-    Received { seq: parsed.map(|p| p.0), sent_us: parsed.map(|p| p.1), arrival_us }
+    Received {
+        seq: parsed.map(|p| p.0),
+        sent_us: parsed.map(|p| p.1),
+        arrival_us,
+    }
 }
 
 /// Sleeps for `d` unless cancelled first; returns false when cancelled.
@@ -52,7 +56,11 @@ pub struct Readiness {
 
 impl Readiness {
     fn new(shared: &Arc<Shared>, consumer: &Arc<ConsumerState>, shards: usize) -> Readiness {
-        Readiness { left: Arc::new(AtomicUsize::new(shards)), shared: shared.clone(), consumer: consumer.clone() }
+        Readiness {
+            left: Arc::new(AtomicUsize::new(shards)),
+            shared: shared.clone(),
+            consumer: consumer.clone(),
+        }
     }
 
     /// One shard holds its position (call once per shard).
@@ -92,12 +100,22 @@ pub struct KinesisLab {
 
 /// Stream and consumer names on endpoints latlab does not own carry the run id.
 fn owned_name(base: &str, run: &str, embedded: bool) -> String {
-    if embedded { base.to_string() } else { format!("{base}-latlab-{run}") }
+    if embedded {
+        base.to_string()
+    } else {
+        format!("{base}-latlab-{run}")
+    }
 }
 
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -118,18 +136,30 @@ impl KinesisLab {
             None => (owned_name(&scenario.stream, &shared.run_id, embedded), true),
         };
         if created {
-            let mut req = admin.create_stream().stream_name(&stream).shard_count(scenario.shards as i32);
+            let mut req = admin
+                .create_stream()
+                .stream_name(&stream)
+                .shard_count(scenario.shards as i32);
             if !embedded {
                 req = req.tags("latlab-run", shared.run_id.clone());
             }
             req.send().await.map_err(|e| {
                 anyhow::anyhow!("cannot create stream {stream}: {}", error_line(&e))
             })?;
-            shared.log(format!("created stream {stream} with {} shard(s)", scenario.shards));
+            shared.log(format!(
+                "created stream {stream} with {} shard(s)",
+                scenario.shards
+            ));
         }
         let arn = wait_active(&admin, &stream).await?;
         let shard_ids = list_shards(&admin, &stream).await?;
-        let ctx = Ctx { shared: shared.clone(), stream, stream_arn: arn, shards: Arc::new(shard_ids), start: scenario.start };
+        let ctx = Ctx {
+            shared: shared.clone(),
+            stream,
+            stream_arn: arn,
+            shards: Arc::new(shard_ids),
+            start: scenario.start,
+        };
         let poller_template = scenario
             .consumers
             .iter()
@@ -146,6 +176,7 @@ impl KinesisLab {
                 batch_size: 100,
                 batching_window: Duration::ZERO,
                 poll_interval: Duration::from_secs(1),
+                retry: None,
             });
         let poller_name = poller_template.name.clone();
         let lab = KinesisLab {
@@ -175,28 +206,65 @@ impl KinesisLab {
             return self.pollers_quota.clone();
         }
         let n = self.partitions.fetch_add(1, Ordering::Relaxed);
-        QuotaPartition::new(&format!("latlab-{}-{n}", spec.kind.name()))
+        let name = format!("latlab-{}-{n}", spec.kind.name());
+        match spec.kind {
+            // Lambda's pollers are AWS's own: no SDK retry quota runs out on them.
+            ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo => {
+                QuotaPartition::unlimited(&name)
+            }
+            _ => QuotaPartition::new(&name),
+        }
     }
 
     fn spawn_consumer(&self, spec: &ConsumerSpec) -> Arc<ConsumerState> {
         let quota = self.quota_for(spec);
         let detail = describe(spec);
-        let state = self.ctx.shared.add_consumer(spec.name.clone(), spec.kind, detail, quota.clone());
-        let client = self.clients.kinesis(&self.scenario.retry, &quota, state.sdk.clone());
+        let state =
+            self.ctx
+                .shared
+                .add_consumer(spec.name.clone(), spec.kind, detail, quota.clone());
+        let retry = spec.retry.as_ref().unwrap_or(&self.scenario.retry);
+        let client = self.clients.kinesis(retry, &quota, state.sdk.clone());
         let ready = Readiness::new(&self.ctx.shared, &state, self.ctx.shards.len());
         let ctx = self.ctx.clone();
         let spec = spec.clone();
         let handles: Vec<JoinHandle<()>> = match spec.kind {
             ConsumerKind::Poller => (0..ctx.shards.len())
-                .map(|i| tokio::spawn(poller::run(ctx.clone(), client.clone(), state.clone(), spec.clone(), i, ready.clone())))
+                .map(|i| {
+                    tokio::spawn(poller::run(
+                        ctx.clone(),
+                        client.clone(),
+                        state.clone(),
+                        spec.clone(),
+                        i,
+                        ready.clone(),
+                    ))
+                })
                 .collect(),
             ConsumerKind::LambdaStandard => (0..ctx.shards.len())
-                .map(|i| tokio::spawn(lambda::run(ctx.clone(), client.clone(), state.clone(), spec.clone(), i, ready.clone())))
+                .map(|i| {
+                    tokio::spawn(lambda::run(
+                        ctx.clone(),
+                        client.clone(),
+                        state.clone(),
+                        spec.clone(),
+                        i,
+                        ready.clone(),
+                    ))
+                })
                 .collect(),
             ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
                 let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
                 let name = owned_name(&sanitize(&spec.name), &ctx.shared.run_id, embedded);
-                vec![tokio::spawn(efo::run(ctx, client, state.clone(), spec, name, ready, self.registered.clone()))]
+                vec![tokio::spawn(efo::run(
+                    ctx,
+                    client,
+                    state.clone(),
+                    spec,
+                    name,
+                    ready,
+                    self.registered.clone(),
+                ))]
             }
         };
         self.tasks.lock().extend(handles);
@@ -220,7 +288,11 @@ impl KinesisLab {
             }
             if Instant::now() > deadline {
                 let list: Vec<String> = waiting.iter().map(|(n, s)| format!("{n} ({s})")).collect();
-                bail!("consumers did not start within {}s: {}", timeout.as_secs(), list.join(", "));
+                bail!(
+                    "consumers did not start within {}s: {}",
+                    timeout.as_secs(),
+                    list.join(", ")
+                );
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -229,8 +301,17 @@ impl KinesisLab {
     fn start_producer(&self) {
         let cancel = CancellationToken::new();
         let quota = QuotaPartition::new("latlab-producer");
-        let client = self.clients.kinesis(&self.scenario.retry, &quota, self.ctx.shared.producer_sdk.clone());
-        let task = tokio::spawn(producer::run(self.ctx.clone(), client, self.scenario.producer.clone(), cancel.clone()));
+        let client = self.clients.kinesis(
+            &self.scenario.retry,
+            &quota,
+            self.ctx.shared.producer_sdk.clone(),
+        );
+        let task = tokio::spawn(producer::run(
+            self.ctx.clone(),
+            client,
+            self.scenario.producer.clone(),
+            cancel.clone(),
+        ));
         *self.producer.lock() = Some((cancel, task));
         self.ctx.shared.log(format!(
             "producer started: {} records/s, {} B payloads",
@@ -240,7 +321,14 @@ impl KinesisLab {
 
     /// Adds a GetRecords poller like the scenario's (the `+` key); returns its name.
     pub async fn add_poller(&self) -> anyhow::Result<String> {
-        let running = self.ctx.shared.consumers.read().iter().filter(|c| !c.is_stopped()).count();
+        let running = self
+            .ctx
+            .shared
+            .consumers
+            .read()
+            .iter()
+            .filter(|c| !c.is_stopped())
+            .count();
         if running >= 64 {
             bail!("at most 64 consumers run at once");
         }
@@ -253,8 +341,15 @@ impl KinesisLab {
             .filter(|c| c.kind == ConsumerKind::Poller)
             .count()
             + 1;
-        let name = if n == 1 { self.poller_name.clone() } else { format!("{} {n}", self.poller_name) };
-        let spec = ConsumerSpec { name: name.clone(), ..self.poller_template.clone() };
+        let name = if n == 1 {
+            self.poller_name.clone()
+        } else {
+            format!("{} {n}", self.poller_name)
+        };
+        let spec = ConsumerSpec {
+            name: name.clone(),
+            ..self.poller_template.clone()
+        };
         self.spawn_consumer(&spec);
         self.ctx.shared.log(format!("added poller {name}"));
         Ok(name)
@@ -272,7 +367,9 @@ impl KinesisLab {
             .find(|c| c.kind == ConsumerKind::Poller && !c.is_stopped())
             .cloned()?;
         self.ctx.shared.stop_consumer(&victim);
-        self.ctx.shared.log(format!("removed poller {}", victim.name));
+        self.ctx
+            .shared
+            .log(format!("removed poller {}", victim.name));
         Some(victim.name.clone())
     }
 
@@ -300,14 +397,19 @@ impl KinesisLab {
 
     /// Records acknowledged but not yet received, summed over the running consumers.
     fn missing(&self) -> u64 {
-        let ledger = self.ctx.shared.ledger.lock();
-        let now = Instant::now();
-        self.ctx
+        let running: Vec<Arc<ConsumerState>> = self
+            .ctx
             .shared
             .consumers
             .read()
             .iter()
             .filter(|c| !c.is_stopped())
+            .cloned()
+            .collect();
+        let ledger = self.ctx.shared.ledger.lock();
+        let now = Instant::now();
+        running
+            .iter()
             .map(|c| ledger.counts(c.id, now, Duration::ZERO).lost)
             .sum()
     }
@@ -318,15 +420,37 @@ impl KinesisLab {
         let mut problems = Vec::new();
         let registered: Vec<String> = self.registered.lock().drain(..).collect();
         for arn in registered {
-            if let Err(e) = self.admin.deregister_stream_consumer().consumer_arn(&arn).send().await {
-                problems.push(format!("could not deregister consumer {arn}: {}", error_line(&e)));
+            if let Err(e) = self
+                .admin
+                .deregister_stream_consumer()
+                .consumer_arn(&arn)
+                .send()
+                .await
+            {
+                problems.push(format!(
+                    "could not deregister consumer {arn}: {}",
+                    error_line(&e)
+                ));
             }
         }
         if self.created_stream {
-            let r = self.admin.delete_stream().stream_name(&self.ctx.stream).enforce_consumer_deletion(true).send().await;
+            let r = self
+                .admin
+                .delete_stream()
+                .stream_name(&self.ctx.stream)
+                .enforce_consumer_deletion(true)
+                .send()
+                .await;
             match r {
-                Ok(_) => self.ctx.shared.log(format!("deleted stream {}", self.ctx.stream)),
-                Err(e) => problems.push(format!("could not delete stream {}: {}", self.ctx.stream, error_line(&e))),
+                Ok(_) => self
+                    .ctx
+                    .shared
+                    .log(format!("deleted stream {}", self.ctx.stream)),
+                Err(e) => problems.push(format!(
+                    "could not delete stream {}: {}",
+                    self.ctx.stream,
+                    error_line(&e)
+                )),
             }
         }
         problems
@@ -338,15 +462,31 @@ impl KinesisLab {
 
     pub fn set_payload(&self, bytes: u64) {
         self.ctx.shared.settings.lock().payload = bytes;
-        self.ctx.shared.log(format!("payload size {}", crate::units::format_bytes(bytes)));
+        self.ctx.shared.log(format!(
+            "payload size {}",
+            crate::units::format_bytes(bytes)
+        ));
     }
 }
 
 fn describe(spec: &ConsumerSpec) -> String {
     use crate::units::format_duration as d;
-    match spec.kind {
+    let retry = match &spec.retry {
+        Some(r) => format!(
+            ", own retries: {} attempts, back-off {} .. {}",
+            r.max_attempts,
+            d(r.initial_backoff.0),
+            d(r.max_backoff.0)
+        ),
+        None => String::new(),
+    };
+    let what = match spec.kind {
         ConsumerKind::Efo => "SubscribeToShard, re-subscribing from the continuation".into(),
-        ConsumerKind::LambdaEfo => format!("batch size {}, window {}", spec.batch_size, d(spec.batching_window)),
+        ConsumerKind::LambdaEfo => format!(
+            "batch size {}, window {}",
+            spec.batch_size,
+            d(spec.batching_window)
+        ),
         ConsumerKind::Poller => format!(
             "every {} ({}), {}",
             d(spec.interval),
@@ -365,26 +505,39 @@ fn describe(spec: &ConsumerSpec) -> String {
             spec.batch_size,
             d(spec.batching_window)
         ),
-    }
+    };
+    what + &retry
 }
 
 /// Waits until the stream is ACTIVE; returns its ARN. A missing stream is one clear error.
 async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<String> {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let out = admin.describe_stream_summary().stream_name(stream).send().await.map_err(|e| {
-            if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) {
-                anyhow::anyhow!("stream {stream} not found: {}", error_line(&e))
-            } else {
-                anyhow::anyhow!("cannot describe stream {stream}: {}", error_line(&e))
-            }
-        })?;
-        let s = out.stream_description_summary().context("DescribeStreamSummary answered no summary")?;
+        let out = admin
+            .describe_stream_summary()
+            .stream_name(stream)
+            .send()
+            .await
+            .map_err(|e| {
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception())
+                {
+                    anyhow::anyhow!("stream {stream} not found: {}", error_line(&e))
+                } else {
+                    anyhow::anyhow!("cannot describe stream {stream}: {}", error_line(&e))
+                }
+            })?;
+        let s = out
+            .stream_description_summary()
+            .context("DescribeStreamSummary answered no summary")?;
         if s.stream_status().as_str() == "ACTIVE" {
             return Ok(s.stream_arn().to_string());
         }
         if Instant::now() > deadline {
-            bail!("stream {stream} is still {} after 5 minutes", s.stream_status().as_str());
+            bail!(
+                "stream {stream} is still {} after 5 minutes",
+                s.stream_status().as_str()
+            );
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -398,7 +551,10 @@ async fn list_shards(admin: &Client, stream: &str) -> anyhow::Result<Vec<String>
             Some(t) => admin.list_shards().next_token(t),
             None => admin.list_shards().stream_name(stream),
         };
-        let page = req.send().await.map_err(|e| anyhow::anyhow!("cannot list shards of {stream}: {}", error_line(&e)))?;
+        let page = req
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot list shards of {stream}: {}", error_line(&e)))?;
         out.extend(page.shards().iter().map(|s| s.shard_id().to_string()));
         token = page.next_token().map(str::to_string);
         if token.is_none() {

@@ -12,7 +12,14 @@ use super::{Ctx, Readiness, pause, received};
 use crate::lab::state::ConsumerState;
 use crate::scenario::{ConsumerSpec, IntervalMode};
 
-pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: ConsumerSpec, shard: usize, ready: Readiness) {
+pub async fn run(
+    ctx: Ctx,
+    client: Client,
+    c: Arc<ConsumerState>,
+    spec: ConsumerSpec,
+    shard: usize,
+    ready: Readiness,
+) {
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
     let mut is_ready = false;
     while !c.cancel.is_cancelled() {
@@ -34,7 +41,11 @@ pub async fn run(ctx: Ctx, client: Client, c: Arc<ConsumerState>, spec: Consumer
         if reader.has_iterator() {
             match reader.read(spec.limit).await {
                 Ok(out) => {
-                    let batch: Vec<_> = out.records().iter().map(|r| received(&ctx.shared.run_id, r)).collect();
+                    let batch: Vec<_> = out
+                        .records()
+                        .iter()
+                        .map(|r| received(&ctx.shared.run_id, r))
+                        .collect();
                     ctx.shared.deliver(&c, &batch);
                     c.set_status(match out.millis_behind_latest() {
                         Some(ms) if ms > 0 => format!("reading, {ms} ms behind"),

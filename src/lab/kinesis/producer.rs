@@ -33,7 +33,9 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         }
-        let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            break;
+        };
         let seq = ctx.shared.ledger.lock().allocate();
         let (ctx2, client) = (ctx.clone(), client.clone());
         puts.spawn(async move {

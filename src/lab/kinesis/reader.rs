@@ -42,9 +42,15 @@ impl ShardReader {
 
     /// Gets an iterator: at the start position the first time, after the last record since.
     pub async fn position(&mut self) -> Result<(), Failure> {
-        let req = self.client.get_shard_iterator().stream_name(&self.stream).shard_id(&self.shard);
+        let req = self
+            .client
+            .get_shard_iterator()
+            .stream_name(&self.stream)
+            .shard_id(&self.shard);
         let req = match &self.last_sequence {
-            Some(seq) => req.shard_iterator_type(ShardIteratorType::AfterSequenceNumber).starting_sequence_number(seq),
+            Some(seq) => req
+                .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
+                .starting_sequence_number(seq),
             None => req.shard_iterator_type(match self.start {
                 StartPosition::Latest => ShardIteratorType::Latest,
                 StartPosition::TrimHorizon => ShardIteratorType::TrimHorizon,
@@ -55,16 +61,29 @@ impl ShardReader {
                 self.iterator = out.shard_iterator;
                 Ok(())
             }
-            Err(e) => Err(Failure { code: error_code(&e), line: crate::aws::error_line(&e) }),
+            Err(e) => Err(Failure {
+                code: error_code(&e),
+                line: crate::aws::error_line(&e),
+            }),
         }
     }
 
     /// One GetRecords call with the current iterator (which must exist).
     pub async fn read(&mut self, limit: u32) -> Result<GetRecordsOutput, Failure> {
         let Some(it) = self.iterator.clone() else {
-            return Err(Failure { code: "NoIterator".into(), line: "no shard iterator".into() });
+            return Err(Failure {
+                code: "NoIterator".into(),
+                line: "no shard iterator".into(),
+            });
         };
-        match self.client.get_records().shard_iterator(it).limit(limit as i32).send().await {
+        match self
+            .client
+            .get_records()
+            .shard_iterator(it)
+            .limit(limit as i32)
+            .send()
+            .await
+        {
             Ok(out) => {
                 if let Some(last) = out.records().last() {
                     self.last_sequence = Some(last.sequence_number().to_string());
@@ -78,7 +97,10 @@ impl ShardReader {
                 if code == "ExpiredIteratorException" || code == "InvalidArgumentException" {
                     self.iterator = None;
                 }
-                Err(Failure { code, line: crate::aws::error_line(&e) })
+                Err(Failure {
+                    code,
+                    line: crate::aws::error_line(&e),
+                })
             }
         }
     }

@@ -1,0 +1,213 @@
+//! A fixed view: the seed's round 2 as the screen shows it, with made-up but plausible figures. The
+//! snapshot tests, the render benchmark and the docs draw it, since a live lab never draws the same
+//! screen twice.
+
+use std::collections::BTreeMap;
+
+use super::view::View;
+use crate::lab::snapshot::{
+    Backend, BatchSize, ConsumerSnapshot, KinesisSnapshot, ProducerSnapshot, Snapshot,
+};
+use crate::metrics::sdk::{SdkCounters, SdkSnapshot};
+use crate::metrics::{Point, SeqCounts, Summary};
+use crate::scenario::ConsumerKind;
+
+fn summary(p50_ms: f64, p99_ms: f64, max_ms: f64, count: u64) -> Summary {
+    let us = |ms: f64| (ms * 1000.0) as u64;
+    Summary {
+        count,
+        min_us: us(p50_ms / 4.0),
+        p50_us: us(p50_ms),
+        p90_us: us((p50_ms + p99_ms) / 2.0),
+        p99_us: us(p99_ms),
+        p999_us: us(max_ms * 0.95),
+        max_us: us(max_ms),
+        mean_us: p50_ms * 1000.0,
+    }
+}
+
+fn consumer(
+    name: &str,
+    kind: ConsumerKind,
+    p50: f64,
+    p99: f64,
+    max: f64,
+    throttles: u64,
+    escaped: u64,
+) -> ConsumerSnapshot {
+    let mut esc = BTreeMap::new();
+    if escaped > 0 {
+        esc.insert(
+            "ProvisionedThroughputExceededException".to_string(),
+            escaped,
+        );
+    }
+    ConsumerSnapshot {
+        name: name.into(),
+        kind,
+        detail: match kind {
+            ConsumerKind::Poller => "every 200ms (sleep after each call), own retry quota".into(),
+            ConsumerKind::LambdaStandard => "polls every 1s, batch size 100, window 0ms".into(),
+            ConsumerKind::LambdaEfo => "batch size 100, window 0ms".into(),
+            ConsumerKind::Efo => "SubscribeToShard, re-subscribing from the continuation".into(),
+        },
+        status: if throttles > 0 {
+            "reading, 812 ms behind".into()
+        } else {
+            "subscribed (14 ms to subscribe)".into()
+        },
+        stopped_at_secs: None,
+        retry_quota_partition: format!("latlab-{}-0", kind.name()),
+        arrival_to_receive: summary(p50, p99, max, 1500),
+        send_to_receive: summary(p50 + 70.0, p99 + 70.0, max + 70.0, 1500),
+        recent: summary(p50, p99, max, 50),
+        counts: SeqCounts {
+            received: 1500,
+            lost: 0,
+            duplicates: 0,
+            late: 0,
+        },
+        sdk: SdkSnapshot {
+            counters: SdkCounters {
+                calls: 1500,
+                attempts: 1500 + throttles,
+                retries: throttles,
+                throttles,
+                escaped: esc,
+                quota_left: Some(500 - throttles.min(400)),
+                quota_refusals: 0,
+            },
+            attempt_latency: summary(25.0, 60.0, 80.0, 1500),
+            retry_wait: summary(500.0, 1800.0, 2500.0, throttles),
+        },
+        batches: 300,
+        batch_sizes: vec![
+            BatchSize {
+                size: 5,
+                records: 1020,
+            },
+            BatchSize {
+                size: 4,
+                records: 240,
+            },
+            BatchSize {
+                size: 6,
+                records: 240,
+            },
+        ],
+        events: BTreeMap::from([("subscriptions".to_string(), 1)]),
+        foreign_records: 0,
+    }
+}
+
+/// A fixed view of the seed's round 2: the same screen every time.
+pub fn sample_view() -> View {
+    let consumers = vec![
+        consumer(
+            "SDK subscribe_to_shard",
+            ConsumerKind::Efo,
+            73.4,
+            133.2,
+            149.1,
+            0,
+            0,
+        ),
+        consumer(
+            "Lambda EFO",
+            ConsumerKind::LambdaEfo,
+            71.6,
+            118.7,
+            149.2,
+            0,
+            0,
+        ),
+        consumer(
+            "get_records",
+            ConsumerKind::Poller,
+            730.2,
+            8039.4,
+            12041.4,
+            214,
+            19,
+        ),
+        consumer(
+            "get_records 2",
+            ConsumerKind::Poller,
+            774.0,
+            6991.7,
+            10990.7,
+            198,
+            10,
+        ),
+        consumer(
+            "get_records 3",
+            ConsumerKind::Poller,
+            838.3,
+            7427.0,
+            11556.9,
+            205,
+            15,
+        ),
+        consumer(
+            "Lambda standard iterator",
+            ConsumerKind::LambdaStandard,
+            511.1,
+            1915.8,
+            3207.8,
+            31,
+            0,
+        ),
+    ];
+    let sparks = consumers
+        .iter()
+        .map(|c| {
+            (0..60u64)
+                .map(|s| Point {
+                    second: 240 + s,
+                    count: 5,
+                    p50_us: c.arrival_to_receive.p50_us,
+                    p99_us: c.arrival_to_receive.p99_us / 60 * (1 + (s * 7) % 60),
+                    max_us: c.arrival_to_receive.max_us,
+                })
+                .collect()
+        })
+        .collect();
+    View {
+        snapshot: Snapshot {
+            scenario: "seed-kinesis-round2".into(),
+            backend: Backend {
+                kind: "emulator".into(),
+                label: "embedded emulator, latency profile seed-tokyo".into(),
+                latency_profile: Some("seed-tokyo".into()),
+                endpoint: Some("http://127.0.0.1:40000".into()),
+                region: "us-east-1".into(),
+            },
+            elapsed_secs: 300.0,
+            producing_secs: 298.0,
+            complete: false,
+            kinesis: Some(KinesisSnapshot {
+                stream: "order-events".into(),
+                shards: 1,
+                retry: "standard retries: 4 attempts, back-off 1s .. 20s full jitter".into(),
+                producer: ProducerSnapshot {
+                    rate: 5.0,
+                    payload_bytes: 128,
+                    sent: 1500,
+                    acked: 1500,
+                    resent: 0,
+                    failed: 0,
+                    put_latency: summary(76.0, 130.0, 150.0, 1500),
+                    sdk: SdkSnapshot::default(),
+                },
+                send_to_arrival: summary(71.0, 122.0, 140.0, 1500),
+                consumers,
+                get_records_calls_per_sec: 9.0,
+                get_records_limit_per_sec: 5,
+            }),
+        },
+        sparks,
+        read_rate: (0..60)
+            .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
+            .collect(),
+    }
+}

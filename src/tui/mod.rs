@@ -1,0 +1,295 @@
+//! The live lab in the terminal. One event type feeds the loop (keys, mouse, resize, frame ticks,
+//! signals, command results); probes never touch the terminal, and the screen is drawn from a
+//! frozen [`view::View`] each frame. The terminal is restored on quit, on error, on panic and on
+//! SIGTERM/SIGINT/SIGHUP; logs go to a file, never onto the screen.
+
+pub mod app;
+pub mod fixture;
+pub mod screenshot;
+pub mod theme;
+pub mod ui;
+pub mod view;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use tokio::sync::mpsc;
+
+use crate::lab::{Lab, TargetOptions};
+use crate::report::Report;
+use crate::scenario::Scenario;
+use app::{Action, App};
+use theme::Theme;
+use view::View;
+
+/// Everything that reaches the UI loop.
+#[derive(Debug)]
+pub enum Event {
+    Input(TermEvent),
+    Tick,
+    /// SIGTERM, SIGINT or SIGHUP.
+    Signal(&'static str),
+    /// A command finished: its confirmation, or its error.
+    Done(Result<String, String>),
+}
+
+pub struct TuiOptions {
+    pub scenario: Scenario,
+    pub target: TargetOptions,
+    pub theme: Theme,
+    pub fps: u32,
+}
+
+/// Puts the terminal back however the program leaves: drop, error or panic.
+struct TerminalGuard;
+
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let mut out = std::io::stdout();
+    let _ = crossterm::execute!(
+        out,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = out.flush();
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Runs the live lab until the user quits; returns the run's report.
+pub fn run(opts: TuiOptions) -> anyhow::Result<Report> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+    enable_raw_mode()?;
+    let guard = TerminalGuard;
+    crossterm::execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        crossterm::cursor::Hide
+    )?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let result = rt.block_on(event_loop(&mut terminal, opts));
+    drop(terminal);
+    drop(guard);
+    result
+}
+
+fn spawn_input(tx: mpsc::Sender<Event>, stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            match event::poll(Duration::from_millis(50)) {
+                Ok(true) => match event::read() {
+                    Ok(ev) => {
+                        if tx.blocking_send(Event::Input(ev)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                },
+                Ok(false) => {}
+                Err(_) => return,
+            }
+        }
+    });
+}
+
+fn spawn_signals(tx: mpsc::Sender<Event>) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        let name = tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+            _ = hup.recv() => "SIGHUP",
+        };
+        let _ = tx.send(Event::Signal(name)).await;
+    });
+}
+
+async fn event_loop<B: ratatui::backend::Backend>(
+    terminal: &mut Terminal<B>,
+    opts: TuiOptions,
+) -> anyhow::Result<Report>
+where
+    B::Error: Send + Sync + 'static,
+{
+    let (tx, mut rx) = mpsc::channel::<Event>(256);
+    let stop = Arc::new(AtomicBool::new(false));
+    spawn_input(tx.clone(), stop.clone());
+    spawn_signals(tx.clone());
+    let mut app = App::new(opts.theme.clone());
+    let scenario = opts.scenario.clone();
+
+    // The first frame comes at once; the lab starts behind it.
+    let mut starting = tokio::spawn({
+        let (s, t) = (opts.scenario.clone(), opts.target.clone());
+        async move { Lab::start(s, &t).await }
+    });
+    let lab = loop {
+        terminal.draw(|f| {
+            draw_starting(
+                f,
+                app.theme(),
+                &scenario,
+                "creating the stream and registering consumers",
+            )
+        })?;
+        tokio::select! {
+            started = &mut starting => break started??,
+            ev = rx.recv() => match ev {
+                Some(Event::Input(TermEvent::Key(k))) if is_quit(&k) => {
+                    starting.abort();
+                    stop.store(true, Ordering::Relaxed);
+                    anyhow::bail!("quit before the lab started");
+                }
+                Some(Event::Signal(name)) => {
+                    starting.abort();
+                    stop.store(true, Ordering::Relaxed);
+                    anyhow::bail!("{name} before the lab started");
+                }
+                _ => {}
+            },
+        }
+    };
+    let lab = Arc::new(lab);
+    let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
+    let ticker = tx.clone();
+    let tick_task = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tick.tick().await;
+            if ticker.send(Event::Tick).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut redraw = true;
+    loop {
+        if redraw {
+            let view = match &app.paused {
+                Some(v) => v.clone(),
+                None => View::of(&lab, app.window()),
+            };
+            terminal.draw(|f| ui::draw(f, &app, &view))?;
+            redraw = false;
+        }
+        let Some(ev) = rx.recv().await else { break };
+        let action = match ev {
+            Event::Tick => Action::Redraw,
+            Event::Input(TermEvent::Key(k)) => app.key(k, || View::of(&lab, 600)),
+            Event::Input(TermEvent::Mouse(m)) => app.mouse(m),
+            Event::Input(TermEvent::Resize(_, _)) => Action::Redraw,
+            Event::Input(_) => Action::None,
+            Event::Signal(_) => Action::Quit,
+            Event::Done(result) => {
+                match result {
+                    Ok(msg) => app.say(msg, false),
+                    Err(msg) => app.say(msg, true),
+                }
+                Action::Redraw
+            }
+        };
+        match action {
+            Action::None => {}
+            Action::Redraw => redraw = true,
+            Action::Quit => break,
+            Action::Lab(cmd) => {
+                // Applied off the UI loop, so a slow command never freezes the screen.
+                let (lab, tx) = (lab.clone(), tx.clone());
+                tokio::spawn(async move {
+                    let r = lab.apply(cmd).await.map_err(|e| format!("{e:#}"));
+                    let _ = tx.send(Event::Done(r)).await;
+                });
+                redraw = true;
+            }
+        }
+    }
+    tick_task.abort();
+    terminal.draw(|f| {
+        draw_starting(
+            f,
+            app.theme(),
+            &scenario,
+            "stopping: the producer has stopped; consumers are draining",
+        )
+    })?;
+    stop.store(true, Ordering::Relaxed);
+    let lab =
+        Arc::try_unwrap(lab).map_err(|_| anyhow::anyhow!("a command was still running at quit"));
+    let lab = match lab {
+        Ok(l) => l,
+        Err(e) => {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            return Err(e);
+        }
+    };
+    let (snap, problems) = lab.finish().await;
+    Ok(Report::new(&scenario, snap, true, problems))
+}
+
+/// q, Esc or Ctrl-C.
+fn is_quit(k: &crossterm::event::KeyEvent) -> bool {
+    use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
+    k.kind != KeyEventKind::Release
+        && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+            || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL)))
+}
+
+fn draw_starting(f: &mut ratatui::Frame, theme: &Theme, scenario: &Scenario, what: &str) {
+    let area = f.area();
+    f.render_widget(Block::default().style(theme.base_style()), area);
+    let [top, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(" latlab │ ", theme.strong(theme.header)),
+            Span::styled(
+                format!("{} │ {}", scenario.name, scenario.description),
+                theme.fg(theme.header),
+            ),
+        ]))
+        .style(if theme.monochrome {
+            ratatui::style::Style::default()
+        } else {
+            ratatui::style::Style::default().bg(theme.header_bg)
+        }),
+        top,
+    );
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from(""),
+            Line::from(Span::styled(format!("  {what} ..."), theme.fg(theme.text))),
+        ]),
+        body,
+    );
+}

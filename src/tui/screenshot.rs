@@ -1,0 +1,193 @@
+//! Screenshots: the lab run headless for a while, drawn into an in-memory terminal of the asked
+//! size, and written as SVG in the theme's colours: the same pixels a user would see, without a
+//! terminal.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+use super::app::App;
+use super::theme::{Theme, rgb};
+use super::ui;
+use super::view::View;
+use crate::lab::{Lab, TargetOptions};
+use crate::scenario::Scenario;
+
+/// Cell size in pixels at a 14 px monospace font.
+const CELL_W: f64 = 8.4;
+const CELL_H: f64 = 18.0;
+
+/// Parses `COLSxROWS`, e.g. `120x40`.
+pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
+    let bad = || {
+        format!(
+            "'{text}' is not a size: write COLSxROWS, e.g. 120x40 (at least {}x{})",
+            ui::MIN_SIZE.0,
+            ui::MIN_SIZE.1
+        )
+    };
+    let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (c, r): (u16, u16) = (
+        c.trim().parse().map_err(|_| bad())?,
+        r.trim().parse().map_err(|_| bad())?,
+    );
+    if c < ui::MIN_SIZE.0 || r < ui::MIN_SIZE.1 || c > 500 || r > 200 {
+        return Err(bad());
+    }
+    Ok((c, r))
+}
+
+/// Draws a view into a buffer of the given size.
+pub fn render(app: &App, view: &View, size: (u16, u16)) -> Buffer {
+    let mut terminal =
+        Terminal::new(TestBackend::new(size.0, size.1)).expect("an in-memory terminal");
+    terminal
+        .draw(|f| ui::draw(f, app, view))
+        .expect("drawing into memory cannot fail");
+    terminal.backend().buffer().clone()
+}
+
+/// Runs the lab for `after`, then draws it.
+pub async fn capture(
+    scenario: Scenario,
+    target: &TargetOptions,
+    theme: Theme,
+    after: Duration,
+    size: (u16, u16),
+) -> anyhow::Result<String> {
+    let lab = Lab::start(scenario, target).await?;
+    tokio::time::sleep(after).await;
+    let app = App::new(theme.clone());
+    let view = View::of(&lab, app.window());
+    let buffer = render(&app, &view, size);
+    let _ = lab.finish().await;
+    Ok(svg(&buffer, &theme))
+}
+
+fn hex((r, g, b): (u8, u8, u8)) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The buffer as an SVG document: a rectangle per run of background colour, a text span per run
+/// of style.
+pub fn svg(buffer: &Buffer, theme: &Theme) -> String {
+    let area = buffer.area;
+    let default_bg = if theme.monochrome {
+        (255, 255, 255)
+    } else {
+        rgb(theme.background, (15, 20, 25))
+    };
+    let default_fg = if theme.monochrome {
+        (0, 0, 0)
+    } else {
+        rgb(theme.text, (215, 218, 224))
+    };
+    let (w, h) = (area.width as f64 * CELL_W, area.height as f64 * CELL_H);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.1} {h:.1}" font-family="'DejaVu Sans Mono','Menlo','Consolas',monospace" font-size="14">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<rect width="100%" height="100%" fill="{}"/>"#,
+        hex(default_bg)
+    );
+    for y in 0..area.height {
+        let cells: Vec<_> = (0..area.width).map(|x| &buffer[(x, y)]).collect();
+        let resolve = |c: Color, fallback| {
+            if theme.monochrome {
+                fallback
+            } else {
+                rgb(c, fallback)
+            }
+        };
+        // Backgrounds (reversed cells swap colours).
+        let mut x = 0usize;
+        while x < cells.len() {
+            let c = cells[x];
+            let reversed = c.modifier.contains(Modifier::REVERSED);
+            let bg = if reversed {
+                resolve(c.fg, default_fg)
+            } else {
+                resolve(c.bg, default_bg)
+            };
+            let start = x;
+            while x < cells.len() {
+                let d = cells[x];
+                let r = d.modifier.contains(Modifier::REVERSED);
+                let b = if r {
+                    resolve(d.fg, default_fg)
+                } else {
+                    resolve(d.bg, default_bg)
+                };
+                if b != bg {
+                    break;
+                }
+                x += 1;
+            }
+            if bg != default_bg {
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{CELL_H}" fill="{}"/>"#,
+                    start as f64 * CELL_W,
+                    y as f64 * CELL_H,
+                    (x - start) as f64 * CELL_W,
+                    hex(bg)
+                );
+            }
+        }
+        // Text runs.
+        let baseline = y as f64 * CELL_H + CELL_H * 0.75;
+        let mut x = 0usize;
+        while x < cells.len() {
+            let c = cells[x];
+            let key = |d: &ratatui::buffer::Cell| (d.fg, d.bg, d.modifier);
+            let start = x;
+            let mut text = String::new();
+            while x < cells.len() && key(cells[x]) == key(c) {
+                text.push_str(cells[x].symbol());
+                x += 1;
+            }
+            if text.trim().is_empty() {
+                continue;
+            }
+            let reversed = c.modifier.contains(Modifier::REVERSED);
+            let fg = if reversed {
+                resolve(c.bg, default_bg)
+            } else {
+                resolve(c.fg, default_fg)
+            };
+            let mut attrs = String::new();
+            if c.modifier.contains(Modifier::BOLD) {
+                attrs.push_str(r#" font-weight="bold""#);
+            }
+            if c.modifier.contains(Modifier::DIM) {
+                attrs.push_str(r#" opacity="0.7""#);
+            }
+            if c.modifier.contains(Modifier::CROSSED_OUT) {
+                attrs.push_str(r#" text-decoration="line-through""#);
+            }
+            let _ = writeln!(
+                out,
+                r#"<text x="{:.1}" y="{baseline:.1}" fill="{}" xml:space="preserve" textLength="{:.1}" lengthAdjust="spacingAndGlyphs"{attrs}>{}</text>"#,
+                start as f64 * CELL_W,
+                hex(fg),
+                (x - start) as f64 * CELL_W,
+                escape(&text)
+            );
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}

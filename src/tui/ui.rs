@@ -1,0 +1,656 @@
+//! Drawing one frame from a [`View`]. Pure: the same view, size and theme always draw the same
+//! screen, which is what the snapshot tests and screenshots rely on.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Sparkline, Table};
+
+use super::app::{App, KEYS, window_label};
+use super::theme::Theme;
+use super::view::View;
+use crate::lab::snapshot::{ConsumerSnapshot, KinesisSnapshot};
+use crate::metrics::Point;
+use crate::report::table::{ms, thousands};
+use crate::scenario::ConsumerKind;
+
+/// The smallest screen the lab is drawn on.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
+
+/// The panes, one per consumer type, in screen order.
+const PANES: &[(ConsumerKind, &str)] = &[
+    (ConsumerKind::Efo, "Enhanced fan-out: SDK SubscribeToShard"),
+    (ConsumerKind::LambdaEfo, "Lambda on enhanced fan-out"),
+    (
+        ConsumerKind::Poller,
+        "Shared throughput: GetRecords pollers",
+    ),
+    (
+        ConsumerKind::LambdaStandard,
+        "Lambda on a standard iterator (polls GetRecords)",
+    ),
+];
+
+pub fn draw(f: &mut Frame, app: &App, view: &View) {
+    let theme = app.theme();
+    let area = f.area();
+    f.render_widget(Block::default().style(theme.base_style()), area);
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        let msg = format!(
+            "latlab needs at least {}x{}; this terminal is {}x{}. Enlarge it, or press q.",
+            MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
+        );
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(theme.base_style())
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let [header, body, status, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_header(f, theme, app, view, header);
+    if let Some(k) = &view.snapshot.kinesis {
+        draw_kinesis(f, theme, app, view, k, body);
+    }
+    draw_status(f, theme, app, view, status);
+    draw_footer(f, theme, footer);
+    if app.help {
+        draw_help(f, theme, area);
+    }
+}
+
+fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+    let s = &view.snapshot;
+    let style = if theme.monochrome {
+        Style::default().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::default().fg(theme.header).bg(theme.header_bg)
+    };
+    let sep = Span::styled(" │ ", style.add_modifier(Modifier::DIM));
+    let mut spans = vec![
+        Span::styled(" latlab", style.add_modifier(Modifier::BOLD)),
+        sep.clone(),
+        Span::styled(s.scenario.clone(), style),
+        sep.clone(),
+        Span::styled(s.backend.short(), style),
+        sep.clone(),
+        Span::styled(clock(s.elapsed_secs), style),
+    ];
+    if let Some(k) = &s.kinesis {
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!(
+                "{} · {} shard{}",
+                k.stream,
+                k.shards,
+                if k.shards == 1 { "" } else { "s" }
+            ),
+            style,
+        ));
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!(
+                "{} rec/s · {} payloads",
+                fmt_rate(k.producer.rate),
+                crate::units::format_bytes(k.producer.payload_bytes)
+            ),
+            style,
+        ));
+    }
+    if app.paused.is_some() {
+        spans.push(sep);
+        spans.push(Span::styled(
+            "PAUSED",
+            style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        ));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(style), area);
+}
+
+fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+    let line = match app.current_message() {
+        Some((text, true)) => {
+            Line::from(Span::styled(format!(" {text}"), theme.strong(theme.error)))
+        }
+        Some((text, false)) => Line::from(vec![
+            Span::styled(" ✓ ", theme.strong(theme.ok)),
+            Span::styled(text.to_string(), theme.fg(theme.text)),
+        ]),
+        None => {
+            let k = view.snapshot.kinesis.as_ref();
+            let retry = k.map(|k| k.retry.clone()).unwrap_or_default();
+            Line::from(Span::styled(format!(" SDK: {retry}"), theme.fg(theme.dim)))
+        }
+    };
+    f.render_widget(Paragraph::new(line), area);
+}
+
+fn draw_footer(f: &mut Frame, theme: &Theme, area: Rect) {
+    let keys = [
+        ("q", "quit"),
+        ("?", "help"),
+        ("+/-", "pollers"),
+        ("[/]", "payload"),
+        ("p", "pause"),
+        ("r", "reset"),
+        ("z/Z", "zoom"),
+        ("t", "theme"),
+    ];
+    let mut spans = vec![Span::raw(" ")];
+    for (k, what) in keys {
+        spans.push(Span::styled(k, theme.strong(theme.accent)));
+        spans.push(Span::styled(format!(" {what}   "), theme.fg(theme.dim)));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
+    let width = 64.min(area.width.saturating_sub(4));
+    let height = (KEYS.len() as u16 + 6).min(area.height.saturating_sub(2));
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    f.render_widget(Clear, popup);
+    let mut lines = vec![Line::from("")];
+    for (k, what) in KEYS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {k:<16}"), theme.strong(theme.accent)),
+            Span::styled(what.to_string(), theme.fg(theme.text)),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "  any key closes this help; the mouse wheel zooms too",
+        theme.fg(theme.dim),
+    )));
+    let bg = if theme.monochrome {
+        Style::default()
+    } else {
+        Style::default().bg(theme.popup_bg)
+    };
+    let block = Block::bordered()
+        .title(Span::styled(" latlab keys ", theme.strong(theme.title)))
+        .border_style(theme.fg(theme.accent))
+        .style(bg);
+    f.render_widget(Paragraph::new(lines).block(block).style(bg), popup);
+}
+
+/// Colour of a consumer kind's marks.
+fn kind_color(theme: &Theme, kind: ConsumerKind) -> Color {
+    match kind {
+        ConsumerKind::Efo => theme.fan_out,
+        ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard => theme.lambda,
+        ConsumerKind::Poller => theme.poller,
+    }
+}
+
+fn draw_kinesis(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    k: &KinesisSnapshot,
+    area: Rect,
+) {
+    let panes: Vec<(ConsumerKind, &str, Vec<usize>)> = PANES
+        .iter()
+        .map(|(kind, title)| {
+            let members = k
+                .consumers
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.kind == *kind)
+                .map(|(i, _)| i)
+                .collect();
+            (*kind, *title, members)
+        })
+        .filter(|(_, _, m): &(ConsumerKind, &str, Vec<usize>)| !m.is_empty())
+        .collect();
+    if panes.is_empty() {
+        return;
+    }
+    // Each pane needs its borders, a table header, a row per consumer and one extra line; what is
+    // left goes to the sparklines, shared evenly.
+    let fixed: Vec<u16> = panes
+        .iter()
+        .map(|(_, _, m)| 2 + 1 + m.len() as u16 + 1)
+        .collect();
+    let spare = area.height.saturating_sub(fixed.iter().sum());
+    let spark = (spare / panes.len() as u16).clamp(1, 8);
+    let mut constraints: Vec<Constraint> = fixed
+        .iter()
+        .map(|h| Constraint::Length(h + spark))
+        .collect();
+    constraints.push(Constraint::Min(0));
+    let rects = Layout::vertical(constraints).split(area);
+    for (i, (kind, title, members)) in panes.iter().enumerate() {
+        draw_pane(
+            f, theme, app, view, k, *kind, title, members, spark, rects[i],
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_pane(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    k: &KinesisSnapshot,
+    kind: ConsumerKind,
+    title: &str,
+    members: &[usize],
+    spark_height: u16,
+    area: Rect,
+) {
+    let color = kind_color(theme, kind);
+    let mut title_spans = vec![Span::styled(
+        format!(" {title} "),
+        theme.strong(theme.title),
+    )];
+    if kind == ConsumerKind::Poller || kind == ConsumerKind::LambdaStandard {
+        title_spans.push(read_rate_span(theme, k));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.fg(theme.border))
+        .title(Line::from(title_spans));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let [spark_area, table_area, extra_area] = Layout::vertical([
+        Constraint::Length(spark_height.min(inner.height)),
+        Constraint::Length(1 + members.len() as u16),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    draw_spark(f, theme, app, view, members, color, spark_area);
+    draw_table(f, theme, k, members, color, table_area);
+    let extra = extra_line(theme, view, k, kind, members);
+    f.render_widget(Paragraph::new(extra), extra_area);
+}
+
+/// "shard reads 5.6/s of 5": the cause of throttling, on screen when it happens.
+fn read_rate_span(theme: &Theme, k: &KinesisSnapshot) -> Span<'static> {
+    let rate = k.get_records_calls_per_sec;
+    let limit = k.get_records_limit_per_sec as f64;
+    let over = rate > limit;
+    let style = if over {
+        theme.strong(theme.gauge_over)
+    } else {
+        theme.fg(theme.gauge_ok)
+    };
+    let bar_len = 10usize;
+    let filled = ((rate / (limit * 2.0)) * bar_len as f64)
+        .round()
+        .clamp(0.0, bar_len as f64) as usize;
+    let mark = bar_len / 2;
+    let bar: String = (0..bar_len)
+        .map(|i| {
+            if i == mark {
+                '│'
+            } else if i < filled {
+                '█'
+            } else {
+                '░'
+            }
+        })
+        .collect();
+    Span::styled(
+        format!(
+            " GetRecords {rate:.1}/s of {} per shard {bar}{} ",
+            k.get_records_limit_per_sec,
+            if over { " OVER" } else { "" }
+        ),
+        style,
+    )
+}
+
+fn draw_spark(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    members: &[usize],
+    color: Color,
+    area: Rect,
+) {
+    if area.height == 0 || area.width < 20 {
+        return;
+    }
+    let label_w = 12u16;
+    let [labels, chart] =
+        Layout::horizontal([Constraint::Length(label_w), Constraint::Min(0)]).areas(area);
+    // Per second: the highest p99 among the pane's consumers.
+    let window = app.window() as usize;
+    let mut per_sec = vec![0u64; window];
+    for &i in members {
+        if let Some(points) = view.sparks.get(i) {
+            let pts: &[Point] = &points[points.len().saturating_sub(window)..];
+            let offset = window - pts.len();
+            for (j, p) in pts.iter().enumerate() {
+                per_sec[offset + j] = per_sec[offset + j].max(p.p99_us);
+            }
+        }
+    }
+    let cols = chart.width as usize;
+    let data = columns(&per_sec, cols);
+    let top = data.iter().copied().max().unwrap_or(0);
+    f.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .max(top.max(1))
+            .style(theme.fg(color)),
+        chart,
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        format!("{:>10}", short_ms(top)),
+        theme.fg(theme.text),
+    ))];
+    if labels.height >= 3 {
+        lines.push(Line::from(Span::styled(
+            format!("{:>10}", "p99/s"),
+            theme.fg(theme.dim),
+        )));
+    }
+    while (lines.len() as u16) < labels.height.saturating_sub(1) {
+        lines.push(Line::from(""));
+    }
+    if labels.height >= 2 {
+        lines.push(Line::from(Span::styled(
+            format!("{:>10}", window_label(app.window())),
+            theme.fg(theme.dim),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), labels);
+}
+
+/// Squeezes (or stretches) per-second values into `cols` columns, keeping each column's maximum.
+fn columns(values: &[u64], cols: usize) -> Vec<u64> {
+    if cols == 0 || values.is_empty() {
+        return Vec::new();
+    }
+    (0..cols)
+        .map(|c| {
+            let lo = c * values.len() / cols;
+            let hi = ((c + 1) * values.len() / cols)
+                .max(lo + 1)
+                .min(values.len());
+            values[lo..hi].iter().copied().max().unwrap_or(0)
+        })
+        .collect()
+}
+
+fn draw_table(
+    f: &mut Frame,
+    theme: &Theme,
+    k: &KinesisSnapshot,
+    members: &[usize],
+    color: Color,
+    area: Rect,
+) {
+    // One name width for every pane, so the columns line up down the screen.
+    let name_w = k
+        .consumers
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 28) as u16;
+    // What fits: the figures first, then the retry quota, then the status; p99.9 goes last.
+    let base = name_w + 5 * 12 + 10 + 6 + 5 + 10 + 8 + 8;
+    let quota = area.width >= base + 7;
+    let status = area.width >= base + 7 + 12;
+    let p999 = area.width >= base - 12;
+    let mut header = vec!["consumer", "p50", "p90", "p99"];
+    if p999 {
+        header.push("p99.9");
+    }
+    header.extend([
+        "max",
+        "received",
+        "lost",
+        "dup",
+        "throttled",
+        "retries",
+        "escaped",
+    ]);
+    if quota {
+        header.push("quota");
+    }
+    if status {
+        header.push("status");
+    }
+    let head = Row::new(header.iter().enumerate().map(|(i, h)| {
+        if i == 0 || *h == "status" {
+            Cell::from(*h)
+        } else {
+            right(Span::raw(*h))
+        }
+    }))
+    .style(theme.strong(theme.table_header));
+    let rows: Vec<Row> = members
+        .iter()
+        .map(|&i| consumer_row(theme, &k.consumers[i], color, (quota, status, p999)))
+        .collect();
+    let mut widths = vec![Constraint::Length(name_w)];
+    widths.extend(std::iter::repeat_n(
+        Constraint::Length(11),
+        if p999 { 5 } else { 4 },
+    ));
+    widths.extend([
+        Constraint::Length(9),
+        Constraint::Length(5),
+        Constraint::Length(4),
+        Constraint::Length(9),
+        Constraint::Length(7),
+        Constraint::Length(7),
+    ]);
+    if quota {
+        widths.push(Constraint::Length(6));
+    }
+    if status {
+        widths.push(Constraint::Fill(1));
+    }
+    f.render_widget(
+        Table::new(rows, widths).header(head).column_spacing(1),
+        area,
+    );
+}
+
+/// A consumer's row; `show` says whether the quota, status and p99.9 columns fit.
+fn consumer_row(
+    theme: &Theme,
+    c: &ConsumerSnapshot,
+    color: Color,
+    show: (bool, bool, bool),
+) -> Row<'static> {
+    let (show_quota, show_status, p999) = show;
+    let a = &c.arrival_to_receive;
+    let stopped = c.stopped_at_secs.is_some();
+    let name_style = if stopped {
+        theme.fg(theme.dim).add_modifier(Modifier::CROSSED_OUT)
+    } else {
+        theme.strong(color)
+    };
+    let num = |v: u64, bad: bool| {
+        let style = if bad {
+            theme.strong(theme.error)
+        } else {
+            theme.fg(theme.text)
+        };
+        right(Span::styled(thousands(v), style))
+    };
+    let lat = |us: u64| {
+        right(Span::styled(
+            if a.count == 0 {
+                "-".to_string()
+            } else {
+                ms(us)
+            },
+            theme.fg(theme.text),
+        ))
+    };
+    let sdk = &c.sdk.counters;
+    let mut cells = vec![
+        Cell::from(Span::styled(c.name.clone(), name_style)),
+        lat(a.p50_us),
+        lat(a.p90_us),
+        lat(a.p99_us),
+    ];
+    if p999 {
+        cells.push(lat(a.p999_us));
+    }
+    cells.extend([
+        lat(a.max_us),
+        num(c.counts.received, false),
+        num(c.counts.lost, c.counts.lost > 0),
+        num(c.counts.duplicates, c.counts.duplicates > 0),
+        right(Span::styled(
+            thousands(sdk.throttles),
+            if sdk.throttles > 0 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        )),
+        right(Span::styled(
+            thousands(sdk.retries),
+            if sdk.retries > 0 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        )),
+        num(sdk.escaped_total(), sdk.escaped_total() > 0),
+    ]);
+    if show_quota {
+        let quota = match sdk.quota_left {
+            Some(q) => Span::styled(
+                thousands(q),
+                if q < 100 {
+                    theme.strong(theme.error)
+                } else {
+                    theme.fg(theme.dim)
+                },
+            ),
+            None => Span::styled("none", theme.fg(theme.dim)),
+        };
+        cells.push(right(quota));
+    }
+    if show_status {
+        let status = if stopped {
+            "stopped".to_string()
+        } else {
+            c.status.clone()
+        };
+        cells.push(Cell::from(Span::styled(status, theme.fg(theme.dim))));
+    }
+    Row::new(cells)
+}
+
+/// A right-aligned cell, for figures.
+fn right(span: Span<'static>) -> Cell<'static> {
+    Cell::from(Line::from(span).alignment(ratatui::layout::Alignment::Right))
+}
+
+fn extra_line(
+    theme: &Theme,
+    view: &View,
+    k: &KinesisSnapshot,
+    kind: ConsumerKind,
+    members: &[usize],
+) -> Line<'static> {
+    let dim = theme.fg(theme.dim);
+    match kind {
+        ConsumerKind::Poller => {
+            let recent: Vec<u64> = view
+                .read_rate
+                .iter()
+                .rev()
+                .take(30)
+                .rev()
+                .map(|r| (r * 10.0) as u64)
+                .collect();
+            let over = recent
+                .iter()
+                .filter(|r| **r > k.get_records_limit_per_sec as u64 * 10)
+                .count();
+            let first = &k.consumers[members[0]];
+            Line::from(vec![
+                Span::styled(format!(" {}", first.detail), dim),
+                Span::styled(
+                    format!(
+                        " · shard over {} calls/s in {over} of the last {} s",
+                        k.get_records_limit_per_sec,
+                        recent.len()
+                    ),
+                    if over > 0 { theme.fg(theme.warn) } else { dim },
+                ),
+            ])
+        }
+        ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo => {
+            let c = &k.consumers[members[0]];
+            Line::from(Span::styled(
+                format!(" {} · batches {}", c.detail, crate::report::batch_line(c)),
+                dim,
+            ))
+        }
+        ConsumerKind::Efo => {
+            let c = &k.consumers[members[0]];
+            let subs = c.events.get("subscriptions").copied().unwrap_or(0);
+            Line::from(Span::styled(
+                format!(" {} · {subs} subscription(s) · {}", c.detail, c.status),
+                dim,
+            ))
+        }
+    }
+}
+
+fn clock(secs: f64) -> String {
+    let s = secs as u64;
+    format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+}
+
+fn fmt_rate(r: f64) -> String {
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// Compact milliseconds for axis labels: `850 ms`, `12.3 s`.
+fn short_ms(us: u64) -> String {
+    if us >= 10_000_000 {
+        format!("{:.1} s", us as f64 / 1e6)
+    } else {
+        format!("{} ms", thousands((us as f64 / 1000.0).round() as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_keep_maxima() {
+        assert_eq!(columns(&[1, 5, 2, 2], 2), vec![5, 2]);
+        assert_eq!(columns(&[3, 1], 4), vec![3, 3, 1, 1]);
+        assert_eq!(short_ms(1_234_000), "1,234 ms");
+        assert_eq!(short_ms(12_340_000), "12.3 s");
+    }
+}

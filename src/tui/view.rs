@@ -1,0 +1,51 @@
+//! What one frame shows: a snapshot of the lab and the sparkline points of each consumer, taken
+//! together so the whole frame describes one instant.
+
+use crate::lab::Lab;
+use crate::lab::snapshot::Snapshot;
+use crate::metrics::Point;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub snapshot: Snapshot,
+    /// Per consumer (in snapshot order): one point per second, oldest first.
+    pub sparks: Vec<Vec<Point>>,
+    /// GetRecords attempts per second per shard, one value per second, oldest first.
+    pub read_rate: Vec<f64>,
+}
+
+impl View {
+    /// The lab right now, with `window` seconds of sparkline history.
+    pub fn of(lab: &Lab, window: u64) -> View {
+        let snapshot = lab.snapshot(false);
+        let shared = &lab.shared;
+        let now = shared.second();
+        let consumers = shared.consumers.read().clone();
+        let sparks = consumers
+            .iter()
+            .map(|c| {
+                c.metrics
+                    .lock()
+                    .arrival_to_receive
+                    .points(now, window as usize)
+            })
+            .collect();
+        let shards = snapshot.kinesis.as_ref().map_or(1, |k| k.shards.max(1));
+        let mut read_rate = vec![0.0; window as usize];
+        for c in consumers.iter().filter(|c| !c.kind.is_fan_out()) {
+            let pts = c
+                .sdk
+                .attempt_latency
+                .lock()
+                .points(now.saturating_sub(1), window as usize);
+            for (slot, p) in read_rate.iter_mut().zip(pts.iter()) {
+                *slot += p.count as f64 / shards as f64;
+            }
+        }
+        View {
+            snapshot,
+            sparks,
+            read_rate,
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! `latlab run` and `latlab scenarios` as a user meets them: the binary, its output and its errors,
+//! against the embedded emulator and against another endpoint.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn latlab() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_latlab"));
+    c.env_remove("LATLAB_ENDPOINT_URL");
+    c
+}
+
+fn output(c: &mut Command) -> (bool, String, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn scenarios_are_listed_a_line_each() {
+    let (ok, out, _) = output(latlab().arg("scenarios"));
+    assert!(ok);
+    let names: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["demo", "seed-kinesis-round1", "seed-kinesis-round2"]
+    );
+    assert!(out.contains("three GetRecords pollers"));
+}
+
+#[test]
+fn bad_scenarios_and_flags_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[kinesis]\nstream = \"s\"\n\
+         [kinesis.producer]\nrate = 5\npayload = \"128B\"\n[[kinesis.consumers]]\nkind = \"efo\"\nbatch_size = 10\n",
+    )
+    .unwrap();
+    let (ok, _, err) = output(latlab().args(["run", bad.to_str().unwrap()]));
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "latlab: error: scenario file {}: line 9, kinesis.consumers[0]: batch_size does not apply to kind = \"efo\"; it applies to lambda-standard and lambda-efo",
+            bad.display()
+        )
+    );
+    let (ok, _, err) = output(latlab().args(["run", "seed-kinesis-round3"]));
+    assert!(!ok);
+    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2"), "{err}");
+    let (ok, _, err) = output(latlab().args(["run", "demo", "--duration", "soon"]));
+    assert!(!ok);
+    assert!(err.contains("'soon' is not a duration"), "{err}");
+    let (ok, _, err) = output(latlab().args(["run", "demo", "--format", "xml"]));
+    assert!(!ok);
+    assert!(
+        err.contains("possible values: text, markdown, json, csv"),
+        "{err}"
+    );
+    let (ok, _, err) =
+        output(latlab().args(["run", "demo", "--output", "/nonexistent/dir/report.txt"]));
+    assert!(!ok);
+    assert!(
+        err.contains("cannot write --output /nonexistent/dir/report.txt"),
+        "{err}"
+    );
+    let (ok, _, err) = output(latlab().args(["run", "demo", "--endpoint-url", "ftp://example"]));
+    assert!(!ok);
+    assert!(err.contains("must start with http:// or https://"), "{err}");
+    let (ok, _, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--endpoint-url",
+        "http://127.0.0.1:9",
+        "--latency-profile",
+        "zero",
+    ]));
+    assert!(!ok);
+    assert!(err.contains("shape the embedded emulator"), "{err}");
+}
+
+#[test]
+fn a_run_writes_json_that_follows_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let (ok, stdout, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--duration",
+        "3s",
+        "--format",
+        "json",
+        "--quiet",
+        "--limit",
+        "consumer_activation=0s",
+        "--output",
+        out.to_str().unwrap(),
+    ]));
+    assert!(ok, "{err}");
+    assert!(stdout.is_empty(), "the report went to the file");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(&json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(json["scenario"]["name"], "demo");
+    assert_eq!(json["snapshot"]["backend"]["kind"], "emulator");
+    assert!(
+        json["snapshot"]["kinesis"]["producer"]["acked"]
+            .as_u64()
+            .unwrap()
+            >= 10
+    );
+}
+
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
+    let child = latlab()
+        .args([
+            "run",
+            "demo",
+            "--duration",
+            "10m",
+            "--quiet",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Kill(child);
+    std::thread::sleep(Duration::from_secs(6));
+    let pid = guard.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
+        .wait_with_output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("(stopped early; 10m requested)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Kinesis: arrival -> receive"));
+}
+
+/// `latlab emulate` on an ephemeral port, as the "other endpoint".
+fn emulator() -> (Kill, String) {
+    let mut child = latlab()
+        .args([
+            "emulate",
+            "--listen",
+            "127.0.0.1:0",
+            "--limit",
+            "stream_activation=0s",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    (Kill(child), url)
+}
+
+fn with_credentials(c: &mut Command) -> &mut Command {
+    c.env("AWS_ACCESS_KEY_ID", "AKIDTEST")
+        .env("AWS_SECRET_ACCESS_KEY", "secret")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+#[test]
+fn another_endpoint_is_measured_and_left_as_found() {
+    let (_emu, url) = emulator();
+    let (ok, stdout, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "3s",
+        "--quiet",
+        "--endpoint-url",
+        &url,
+        "--region",
+        "eu-west-1",
+    ]));
+    assert!(ok, "{err}");
+    assert!(
+        stdout.contains(&format!("backend  endpoint {url} (eu-west-1) (measured)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("latlab-demo-latlab-"),
+        "the stream latlab created carries the run id: {stdout}"
+    );
+    // Everything latlab created is gone again.
+    let c = latlab::aws::emulator_kinesis_client(
+        &url,
+        aws_smithy_types::retry::RetryConfig::disabled(),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let streams = rt.block_on(c.list_streams().send()).unwrap();
+    assert!(
+        streams.stream_names().is_empty(),
+        "left behind: {:?}",
+        streams.stream_names()
+    );
+
+    // An existing stream is used, and never deleted.
+    rt.block_on(
+        c.create_stream()
+            .stream_name("theirs")
+            .shard_count(1)
+            .send(),
+    )
+    .unwrap();
+    let (ok, stdout, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--endpoint-url",
+        &url,
+        "--region",
+        "eu-west-1",
+        "--stream",
+        "theirs",
+    ]));
+    assert!(ok, "{err}");
+    assert!(stdout.contains("stream   theirs, 1 shard"), "{stdout}");
+    let streams = rt.block_on(c.list_streams().send()).unwrap();
+    assert_eq!(streams.stream_names(), ["theirs"]);
+    let consumers = rt
+        .block_on(
+            c.list_stream_consumers()
+                .stream_arn("arn:aws:kinesis:us-east-1:000000000000:stream/theirs")
+                .send(),
+        )
+        .unwrap();
+    assert!(
+        consumers.consumers().is_empty(),
+        "the consumers latlab registered are deregistered"
+    );
+}
+
+#[test]
+fn endpoint_errors_are_one_clear_line() {
+    let (_emu, url) = emulator();
+    let (ok, _, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--endpoint-url",
+        &url,
+        "--region",
+        "eu-west-1",
+        "--stream",
+        "nope",
+    ]));
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("latlab: error: stream nope not found: ResourceNotFoundException: Stream nope under account"), "{err}");
+
+    let (ok, _, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--endpoint-url",
+        "http://127.0.0.1:9",
+        "--region",
+        "eu-west-1",
+    ]));
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot create stream") && err.contains("127.0.0.1:9"),
+        "{err}"
+    );
+
+    // A service that denies everything, as real AWS does without the right IAM policy.
+    let deny = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let deny_url = format!("http://{}", deny.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in deny.incoming().take(8) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 65536];
+            let _ = s.read(&mut buf);
+            let body = r#"{"__type":"AccessDeniedException","message":"User: arn:aws:iam::123456789012:user/dev is not authorized to perform: kinesis:CreateStream"}"#;
+            let _ = write!(
+                s,
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: application/x-amz-json-1.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let (ok, _, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--endpoint-url",
+        &deny_url,
+        "--region",
+        "eu-west-1",
+    ]));
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot create stream latlab-demo-latlab-"),
+        "{err}"
+    );
+    assert!(err.contains(": AccessDeniedException: User: arn:aws:iam::123456789012:user/dev is not authorized to perform: kinesis:CreateStream"), "{err}");
+
+    let home = tempfile::tempdir().unwrap();
+    let (ok, _, err) = output(
+        latlab()
+            .args([
+                "run",
+                "demo",
+                "--duration",
+                "2s",
+                "--quiet",
+                "--endpoint-url",
+                &url,
+                "--region",
+                "eu-west-1",
+            ])
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env_remove("AWS_PROFILE")
+            .env("HOME", home.path())
+            .env("AWS_CONFIG_FILE", home.path().join("none"))
+            .env("AWS_SHARED_CREDENTIALS_FILE", home.path().join("none"))
+            .env("AWS_EC2_METADATA_DISABLED", "true"),
+    );
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no AWS credentials"), "{err}");
+
+    let (ok, _, err) = output(with_credentials(&mut latlab()).args([
+        "run",
+        "demo",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--endpoint-url",
+        &url,
+        "--region",
+        "Mars 1",
+    ]));
+    assert!(!ok);
+    assert!(err.contains("'Mars 1' is not a region name"), "{err}");
+}

@@ -1,0 +1,281 @@
+//! The Kinesis lab end to end on the embedded emulator: measured figures against injected ground
+//! truth, record accounting, throttling on pollers and none on fan-out, and the report formats.
+
+use std::time::Duration;
+
+use latlab::emulator::stats::Api;
+use latlab::lab::{Command, Lab, TargetOptions};
+use latlab::report::{Format, Report};
+use latlab::scenario::{ConsumerKind, Scenario};
+
+fn scenario(body: &str) -> Scenario {
+    let text = format!(
+        "name = \"test\"\ndescription = \"test\"\nduration = \"10s\"\nlatency_profile = \"zero\"\n\
+         [emulator]\nlimits = {{ stream_activation = \"0s\", consumer_activation = \"0s\" }}\n{body}"
+    );
+    Scenario::parse(&text, "test").unwrap()
+}
+
+async fn run_for(
+    s: &Scenario,
+    opts: &TargetOptions,
+    d: Duration,
+) -> latlab::lab::snapshot::Snapshot {
+    let lab = Lab::start(s.clone(), opts).await.expect("the lab starts");
+    tokio::time::sleep(d).await;
+    let (snap, problems) = lab.finish().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    snap
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fixed_fan_out_delay_is_measured_as_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("fixed.toml");
+    std::fs::write(
+        &profile,
+        "name = \"fixed-50ms\"\n[kinesis]\nefo_push = { fixed_ms = 50 }\nread_visibility = { fixed_ms = 0 }\n",
+    )
+    .unwrap();
+    let s = scenario(
+        "[kinesis]\nstream = \"truth\"\n[kinesis.producer]\nrate = 20\npayload = \"128B\"\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n\
+         [[kinesis.consumers]]\nkind = \"lambda-efo\"\nname = \"lambda-efo\"\n\
+         [[kinesis.consumers]]\nkind = \"poller\"\nname = \"poller\"\ninterval = \"250ms\"\n",
+    );
+    let opts = TargetOptions {
+        latency_profile: Some(profile.display().to_string()),
+        ..Default::default()
+    };
+    let snap = run_for(&s, &opts, Duration::from_secs(8)).await;
+    let k = snap.kinesis.as_ref().unwrap();
+    assert!(
+        k.producer.acked >= 120,
+        "{} records acknowledged",
+        k.producer.acked
+    );
+    for c in &k.consumers {
+        assert_eq!(
+            c.counts.received, k.producer.acked,
+            "{}: every record received",
+            c.name
+        );
+        assert_eq!(
+            (c.counts.lost, c.counts.duplicates, c.counts.late),
+            (0, 0, 0),
+            "{}",
+            c.name
+        );
+        assert_eq!(c.arrival_to_receive.count, k.producer.acked);
+        let p50 = c.arrival_to_receive.p50_us as f64 / 1000.0;
+        match c.kind {
+            ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
+                assert!(
+                    (49.0..=51.0).contains(&p50),
+                    "{}: p50 {p50} ms, injected 50 ms",
+                    c.name
+                );
+                assert!(
+                    c.arrival_to_receive.min_us >= 50_000,
+                    "{}: never before the injected delay",
+                    c.name
+                );
+            }
+            _ => assert!(
+                p50 < 250.0,
+                "{}: a 250 ms poller (within the shard's 5 calls/s) with no propagation delay: p50 {p50}",
+                c.name
+            ),
+        }
+    }
+    assert_eq!(
+        snap.backend.latency_profile.as_deref(),
+        Some(profile.display().to_string().as_str())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_pollers_are_throttled_while_fan_out_is_not() {
+    let mut s = Scenario::resolve("seed-kinesis-round2").unwrap();
+    s.emulator_limits
+        .push("kinesis.consumer_activation=0s".into());
+    let lab = Lab::start(s.clone(), &TargetOptions::default())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(25)).await;
+    // The emulator counted the same story from its side.
+    let stats = lab.emulator().unwrap().stats();
+    assert!(stats.total(Api::GetRecords).throttled > 0);
+    assert_eq!(stats.total(Api::SubscribeToShard).throttled, 0);
+    let (snap, _) = lab.finish().await;
+    let k = snap.kinesis.as_ref().unwrap();
+    assert_eq!(
+        snap.backend.label,
+        "embedded emulator, latency profile seed-tokyo"
+    );
+    let mut poller_throttles = 0;
+    for c in &k.consumers {
+        let t = c.sdk.counters.throttles;
+        match c.kind {
+            ConsumerKind::Poller => {
+                assert!(
+                    t > 0,
+                    "{}: three pollers and Lambda overrun 5 calls/s",
+                    c.name
+                );
+                assert!(c.sdk.counters.retries > 0, "{}: the SDK retried", c.name);
+                assert!(
+                    c.sdk.retry_wait.count > 0 && c.sdk.retry_wait.max_us > 0,
+                    "{}: back-off was waited",
+                    c.name
+                );
+                poller_throttles += t;
+            }
+            ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
+                assert_eq!(t, 0, "{}: fan-out has dedicated throughput", c.name);
+                assert_eq!(c.sdk.counters.escaped_total(), 0, "{}", c.name);
+            }
+            ConsumerKind::LambdaStandard => {}
+        }
+        assert_eq!(c.counts.lost, 0, "{}: nothing lost", c.name);
+        assert_eq!(c.counts.received, k.producer.acked, "{}", c.name);
+    }
+    assert!(
+        poller_throttles >= 20,
+        "{poller_throttles} throttles in 25 s"
+    );
+    let report = Report::new(&s, snap.clone(), false, vec![]);
+    let text = report.render(Format::Text);
+    assert!(text.contains("get_records 3"), "{text}");
+    assert!(
+        text.contains("seed escaped"),
+        "round 2's seed figures include escaped throttles"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_add_and_remove_pollers_without_losing_data() {
+    let s = scenario(
+        "[kinesis]\nstream = \"keys\"\n[kinesis.producer]\nrate = 20\npayload = \"128B\"\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n\
+         [[kinesis.consumers]]\nkind = \"poller\"\nname = \"get_records\"\ninterval = \"200ms\"\n",
+    );
+    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        lab.apply(Command::AddPoller).await.unwrap(),
+        "added poller get_records 2"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = lab.snapshot(false);
+    let efo_before = before.kinesis.as_ref().unwrap().consumers[0]
+        .counts
+        .received;
+    assert_eq!(
+        lab.apply(Command::RemovePoller).await.unwrap(),
+        "removed poller get_records 2"
+    );
+    assert_eq!(
+        lab.apply(Command::PayloadUp).await.unwrap(),
+        "payload size 256 B"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (snap, _) = lab.finish().await;
+    let k = snap.kinesis.unwrap();
+    let names: Vec<&str> = k.consumers.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["efo", "get_records", "get_records 2"]);
+    let efo = &k.consumers[0];
+    assert!(
+        efo.counts.received > efo_before,
+        "the other consumers kept measuring"
+    );
+    assert_eq!(efo.counts.received, k.producer.acked);
+    let second = &k.consumers[2];
+    assert!(second.stopped_at_secs.is_some());
+    assert!(
+        second.counts.received > 0,
+        "the removed poller's figures stay"
+    );
+    assert_eq!(
+        second.counts.lost, 0,
+        "records sent after it stopped are not held against it"
+    );
+    assert_eq!(k.producer.payload_bytes, 256);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_render_in_every_format() {
+    let s = scenario(
+        "[kinesis]\nstream = \"fmt\"\n[kinesis.producer]\nrate = 10\npayload = \"128B\"\n\
+         [[kinesis.consumers]]\nkind = \"lambda-standard\"\nname = \"lambda, standard\"\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
+    );
+    let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(3)).await;
+    let report = Report::new(&s, snap, false, vec![]);
+    let text = report.render(Format::Text);
+    assert!(
+        text.starts_with("latlab: test - test\nbackend  embedded emulator, latency profile zero"),
+        "{text}"
+    );
+    assert!(text.contains("Kinesis: arrival -> receive"));
+    assert!(
+        text.contains("lambda, standard:"),
+        "Lambda batch sizes are listed"
+    );
+    let md = report.render(Format::Markdown);
+    assert!(
+        md.contains("| consumer | p50 | p90 | p99 | p99.9 | max | records |\n|---|---:|"),
+        "{md}"
+    );
+    let csv = report.render(Format::Csv);
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("scenario,backend,consumer,kind,series,count,p50_ms"));
+    let row = lines
+        .find(|l| l.contains("\"lambda, standard\""))
+        .expect("a name with a comma is quoted");
+    assert_eq!(csv_fields(row).len(), header.split(',').count(), "{row}");
+    assert_eq!(csv_fields(row)[2], "lambda, standard");
+    let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
+    assert_eq!(json["schema"], "latlab-run-report/1");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the JSON report follows its schema: {errors:?}"
+    );
+    // The schema is strict: a missing or unknown field fails it.
+    let mut broken = json.clone();
+    broken["snapshot"]["kinesis"]["consumers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("counts");
+    assert!(!validator.is_valid(&broken));
+    let mut extra = json.clone();
+    extra["snapshot"]["surprise"] = 1.into();
+    assert!(!validator.is_valid(&extra));
+}
+
+/// The fields of a CSV line, quotes honoured.
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}

@@ -1,0 +1,143 @@
+//! Keys change the running experiment: `+` gives the supervisor a second poller and the screen a new
+//! row; `-` stops it without losing the other consumers' figures.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use latlab::lab::{Command, Lab, TargetOptions};
+use latlab::scenario::{ConsumerKind, Scenario};
+use latlab::tui::app::{Action, App};
+use latlab::tui::screenshot::render;
+use latlab::tui::theme::Theme;
+use latlab::tui::view::View;
+
+fn text(buf: &ratatui::buffer::Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// What the event loop does with a key: the app decides, the lab applies, the screen confirms.
+async fn press(app: &mut App, lab: &Lab, key: char) -> Action {
+    let action = app.key(KeyEvent::from(KeyCode::Char(key)), || View::of(lab, 60));
+    if let Action::Lab(cmd) = action {
+        match lab.apply(cmd).await {
+            Ok(msg) => app.say(msg, false),
+            Err(e) => app.say(format!("{e:#}"), true),
+        }
+    }
+    action
+}
+
+fn running_pollers(lab: &Lab) -> Vec<String> {
+    lab.shared
+        .consumers
+        .read()
+        .iter()
+        .filter(|c| c.kind == ConsumerKind::Poller && !c.is_stopped())
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plus_adds_a_poller_and_minus_removes_it() {
+    let mut scenario = Scenario::resolve("demo").unwrap();
+    scenario
+        .emulator_limits
+        .push("kinesis.consumer_activation=0s".into());
+    let opts = TargetOptions {
+        latency_profile: Some("zero".into()),
+        ..Default::default()
+    };
+    let lab = Lab::start(scenario, &opts).await.unwrap();
+    let mut app = App::new(Theme::dark());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(running_pollers(&lab), ["get_records"]);
+
+    assert_eq!(
+        press(&mut app, &lab, '+').await,
+        Action::Lab(Command::AddPoller)
+    );
+    assert_eq!(
+        running_pollers(&lab),
+        ["get_records", "get_records 2"],
+        "the supervisor runs a second poller"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let screen = text(&render(&app, &View::of(&lab, 60), (140, 44)));
+    assert!(
+        screen.contains("✓ added poller get_records 2"),
+        "the screen confirms: {screen}"
+    );
+    let row = screen
+        .lines()
+        .find(|l| l.contains("get_records 2") && !l.contains("added"))
+        .expect("a row for the new poller");
+    assert!(
+        row.contains(" ms"),
+        "the new poller has its own figures: {row}"
+    );
+
+    let efo_before = lab.snapshot(false).kinesis.unwrap().consumers[0]
+        .counts
+        .received;
+    assert_eq!(
+        press(&mut app, &lab, '-').await,
+        Action::Lab(Command::RemovePoller)
+    );
+    assert_eq!(running_pollers(&lab), ["get_records"]);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let snap = lab.snapshot(false);
+    let k = snap.kinesis.as_ref().unwrap();
+    assert!(
+        k.consumers[0].counts.received > efo_before,
+        "the other consumers kept measuring"
+    );
+    let screen = text(&render(&app, &View::of(&lab, 60), (140, 44)));
+    assert!(
+        screen.contains("✓ removed poller get_records 2"),
+        "{screen}"
+    );
+
+    // `[`/`]` step the payload; `r` resets the figures.
+    press(&mut app, &lab, ']').await;
+    assert_eq!(lab.shared.settings.lock().payload, 256);
+    press(&mut app, &lab, 'r').await;
+    let k = lab.snapshot(false).kinesis.unwrap();
+    assert!(
+        k.consumers.iter().all(|c| c.counts.received < 10),
+        "counts start again after r"
+    );
+    let _ = lab.finish().await;
+}
+
+#[test]
+fn display_keys_change_only_the_display() {
+    let mut app = App::new(Theme::dark());
+    let view = latlab::tui::fixture::sample_view();
+    let k = |c| KeyEvent::from(KeyCode::Char(c));
+    assert_eq!(app.key(k('z'), || view.clone()), Action::Redraw);
+    assert_eq!(app.window(), 30);
+    assert_eq!(app.key(k('Z'), || view.clone()), Action::Redraw);
+    assert_eq!(app.key(k('Z'), || view.clone()), Action::Redraw);
+    assert_eq!(app.window(), 120);
+    let before = app.theme().name.clone();
+    app.key(k('t'), || view.clone());
+    assert_ne!(app.theme().name, before);
+    app.key(k('p'), || view.clone());
+    assert!(app.paused.is_some());
+    app.key(k('p'), || view.clone());
+    assert!(app.paused.is_none());
+    assert_eq!(app.key(k('q'), || view.clone()), Action::Quit);
+    assert_eq!(
+        app.key(KeyEvent::from(KeyCode::Esc), || view.clone()),
+        Action::Quit
+    );
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), crossterm::event::KeyModifiers::CONTROL);
+    assert_eq!(app.key(ctrl_c, || view.clone()), Action::Quit);
+}

@@ -1,0 +1,60 @@
+//! The screen as a user sees it, drawn from fixed figures on ratatui's TestBackend and pinned with
+//! insta snapshots: the main screen, the help overlay, each theme, a narrow terminal.
+
+use latlab::tui::app::App;
+use latlab::tui::fixture::sample_view as fixture;
+use latlab::tui::screenshot::{render, svg};
+use latlab::tui::theme::Theme;
+
+fn screen(app: &App, size: (u16, u16)) -> String {
+    let buf = render(app, &fixture(), size);
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_main_screen() {
+    let app = App::new(Theme::dark());
+    let s = screen(&app, (140, 44));
+    insta::assert_snapshot!("main_140x44", s);
+    assert!(
+        s.contains("GetRecords 9.0/s of 5 per shard"),
+        "the cause of throttling is on screen"
+    );
+    assert!(s.contains("get_records 3"), "every poller has its own row");
+}
+
+#[test]
+fn the_help_overlay() {
+    let mut app = App::new(Theme::dark());
+    app.help = true;
+    insta::assert_snapshot!("help_120x40", screen(&app, (120, 40)));
+}
+
+#[test]
+fn a_small_terminal_says_so() {
+    let app = App::new(Theme::dark());
+    let s = screen(&app, (60, 20));
+    assert!(
+        s.contains("latlab needs at least 80x24; this terminal is 60x20"),
+        "{s}"
+    );
+}
+
+#[test]
+fn every_theme_colours_the_screen() {
+    for name in ["dark", "light", "mono"] {
+        let theme = Theme::resolve(name).unwrap();
+        let app = App::new(theme.clone());
+        let buf = render(&app, &fixture(), (120, 40));
+        let doc = svg(&buf, &theme);
+        insta::assert_snapshot!(format!("theme_{name}"), doc);
+        assert!(doc.starts_with("<svg"));
+    }
+}

@@ -1,0 +1,133 @@
+//! The real binary in a real terminal: `latlab tui` inside tmux, driven with keys as a person
+//! would, the screen read back with capture-pane.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn capture(s: &Session) -> String {
+    let out = Command::new("tmux")
+        .args(["capture-pane", "-p", "-t", &s.0])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn wait_for(s: &Session, what: &str, timeout: Duration) -> String {
+    let t = Instant::now();
+    loop {
+        let screen = capture(s);
+        if screen.contains(what) {
+            return screen;
+        }
+        if t.elapsed() > timeout {
+            panic!("'{what}' did not appear within {timeout:?}; the screen:\n{screen}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn keys(s: &Session, k: &str) {
+    assert!(
+        Command::new("tmux")
+            .args(["send-keys", "-t", &s.0, k])
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+#[test]
+fn the_tui_runs_in_a_terminal_and_answers_keys() {
+    let tmux = Command::new("tmux").arg("-V").output();
+    assert!(
+        tmux.is_ok_and(|o| o.status.success()),
+        "tmux is required for this test: install it (apt-get install -y tmux; .ci/run does)"
+    );
+    let name = format!("latlab-test-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let log = std::env::temp_dir().join(format!("{name}.log"));
+    let cmd = format!(
+        "{bin} tui demo --limit consumer_activation=0s --log {}; echo \"[exit $?]\"; sleep 120",
+        log.display()
+    );
+    let ok = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "140",
+            "-y",
+            "44",
+            &cmd,
+        ])
+        .env_remove("NO_COLOR")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tmux starts a session");
+    let s = Session(name);
+    let first = wait_for(&s, "latlab │ demo", Duration::from_secs(10));
+    assert!(
+        first.contains("latlab │ demo"),
+        "the first frame names the scenario"
+    );
+    let screen = wait_for(
+        &s,
+        "Shared throughput: GetRecords pollers",
+        Duration::from_secs(30),
+    );
+    assert!(screen.contains("emulator · seed-tokyo profile"), "{screen}");
+    assert!(
+        screen.contains("GetRecords") && screen.contains("of 5 per shard"),
+        "{screen}"
+    );
+
+    keys(&s, "+");
+    let screen = wait_for(&s, "added poller get_records 2", Duration::from_secs(10));
+    assert!(
+        screen.contains("get_records 2"),
+        "a second poller row: {screen}"
+    );
+
+    keys(&s, "?");
+    let screen = wait_for(&s, "latlab keys", Duration::from_secs(5));
+    assert!(
+        screen.contains("add / remove a GetRecords poller"),
+        "{screen}"
+    );
+    keys(&s, "x");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !capture(&s).contains("latlab keys"),
+        "any key closes the help"
+    );
+
+    keys(&s, "p");
+    wait_for(&s, "PAUSED", Duration::from_secs(5));
+    keys(&s, "p");
+
+    keys(&s, "q");
+    let screen = wait_for(&s, "[exit 0]", Duration::from_secs(40));
+    assert!(
+        screen.contains("producer:") || screen.contains("Lambda"),
+        "the summary tables are printed after quit: {screen}"
+    );
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        log_text.contains("added poller get_records 2"),
+        "logs went to the file: {log_text}"
+    );
+    let _ = std::fs::remove_file(&log);
+}
