@@ -57,6 +57,20 @@ pub fn emulator_kinesis_client(endpoint_url: &str, retry: RetryConfig) -> aws_sd
     aws_sdk_kinesis::Client::from_conf(config)
 }
 
+/// An S3 client for an emulator endpoint (path-style; directory buckets use CreateSession as on
+/// AWS).
+pub fn emulator_s3_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_s3::Client {
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
+        .region(Region::new(EMULATOR_REGION))
+        .credentials_provider(emulator_credentials())
+        .endpoint_url(endpoint_url)
+        .force_path_style(true)
+        .retry_config(retry)
+        .build();
+    aws_sdk_s3::Client::from_conf(config)
+}
+
 /// The SDK's retry settings, as a scenario writes them. Defaults are the SDK's standard mode.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -270,6 +284,28 @@ impl Clients {
             .map_or_else(|| EMULATOR_REGION.into(), |r| r.to_string())
     }
 
+    /// An S3 client: path-style addressing against an endpoint URL (directory buckets then need an
+    /// IP-literal host), the SDK's defaults against AWS.
+    pub fn s3(
+        &self,
+        retry: &RetrySettings,
+        quota: &QuotaPartition,
+        stats: Arc<SdkStats>,
+    ) -> aws_sdk_s3::Client {
+        let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
+        let path_style = match &self.target {
+            Target::Emulator { .. } => true,
+            Target::Aws { endpoint_url, .. } => endpoint_url.is_some(),
+        };
+        let config = aws_sdk_s3::config::Builder::from(&self.config)
+            .force_path_style(path_style)
+            .retry_config(retry.config())
+            .retry_partition(quota.partition.clone())
+            .interceptor(observer)
+            .build();
+        aws_sdk_s3::Client::from_conf(config)
+    }
+
     /// A Kinesis client with its own retry settings and quota partition, whose attempts are
     /// recorded in `stats`.
     pub fn kinesis(
@@ -402,7 +438,15 @@ impl Intercept for Observer {
         _context: &BeforeSerializationInterceptorContextRef<'_>,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        self.stats.counters.lock().calls += 1;
+        let op = cfg
+            .load::<aws_smithy_runtime_api::client::orchestrator::Metadata>()
+            .map(|m| m.name().to_string())
+            .unwrap_or_default();
+        {
+            let mut c = self.stats.counters.lock();
+            c.calls += 1;
+            *c.operations.entry(op).or_default() += 1;
+        }
         cfg.interceptor_state().store_put(AttemptState {
             attempt: 0,
             started: Instant::now(),

@@ -62,6 +62,12 @@ pub struct TargetArgs {
     /// Use this existing stream instead of creating one (it is never deleted)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
+    /// S3 lab on another endpoint: the S3 Standard bucket (objects go under latlab/)
+    #[arg(long, value_name = "NAME")]
+    pub s3_bucket: Option<String>,
+    /// S3 lab on another endpoint: the S3 Express One Zone directory bucket (NAME--AZID--x-s3)
+    #[arg(long, value_name = "NAME")]
+    pub s3_express_bucket: Option<String>,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
 }
@@ -76,6 +82,8 @@ impl TargetArgs {
             latency_profile: self.emulator.latency_profile.clone(),
             limits_file: self.emulator.limits.clone(),
             limit_overrides: self.emulator.limit_overrides.clone(),
+            s3_bucket: self.s3_bucket.clone(),
+            s3_express_bucket: self.s3_express_bucket.clone(),
         }
     }
 
@@ -167,6 +175,9 @@ pub struct RunArgs {
     /// No progress bar on standard error
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run the scenario's scaled-down S3 matrix (under a minute) instead of the full one
+    #[arg(long)]
+    pub quick: bool,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -351,17 +362,42 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     let report = runtime()?.block_on(async move {
         let lab = Lab::start(scenario.clone(), &opts).await?;
         let progress = (!args.quiet).then(|| progress_bar(&scenario));
+        let matrix = lab
+            .s3
+            .as_ref()
+            .is_some_and(|s| !s.scenario.matrix.is_empty());
         let deadline = tokio::time::Instant::now() + scenario.duration;
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
         let signal = shutdown_signal();
         tokio::pin!(signal);
-        let stopped_early = loop {
+        let stopped_early = if matrix {
+            // The S3 matrix runs to its end (the duration does not apply to it).
+            let s3 = lab.s3.as_ref().expect("checked above");
+            let pb = progress.clone();
+            let say = move |m: String| {
+                if let Some(pb) = &pb {
+                    pb.set_message(m);
+                }
+            };
+            if let Some(pb) = &progress {
+                pb.set_length(0);
+            }
             tokio::select! {
-                _ = tokio::time::sleep_until(deadline) => break false,
-                _ = &mut signal => break true,
-                _ = tick.tick() => {
-                    if let Some(pb) = &progress {
-                        update_progress(pb, &lab);
+                r = s3.run_matrix(args.quick, &say) => { r?; false }
+                _ = &mut signal => true,
+            }
+        } else {
+            if scenario.s3.is_some() {
+                lab.s3.as_ref().expect("an S3 lab").start_live();
+            }
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(deadline) => break false,
+                    _ = &mut signal => break true,
+                    _ = tick.tick() => {
+                        if let Some(pb) = &progress {
+                            update_progress(pb, &lab);
+                        }
                     }
                 }
             }
@@ -435,6 +471,10 @@ fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     if args.print_limits {
         println!("[kinesis]");
         for (key, value) in config.limits.kinesis.describe() {
+            println!("{key} = {value}");
+        }
+        println!("\n[s3]");
+        for (key, value) in config.limits.s3.describe() {
             println!("{key} = {value}");
         }
         return Ok(ExitCode::SUCCESS);

@@ -26,6 +26,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "seed-kinesis-round2",
         include_str!("../scenarios/seed-kinesis-round2.toml"),
     ),
+    ("seed-s3", include_str!("../scenarios/seed-s3.toml")),
+    ("s3-demo", include_str!("../scenarios/s3-demo.toml")),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +192,37 @@ pub struct SeedCount {
 #[serde(deny_unknown_fields)]
 pub struct Seed {
     pub kinesis: Option<KinesisSeed>,
+    pub s3: Option<S3Seed>,
+}
+
+/// The seed's S3 tables: seconds per whole set, in the order of the scenario's matrix.
+#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct S3Seed {
+    pub source: String,
+    pub upload: Vec<S3SeedRow>,
+    pub download: Vec<S3SeedRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct S3SeedRow {
+    pub case: String,
+    pub express_s: f64,
+    pub standard_s: f64,
+}
+
+/// The S3 lab: a live PUT/GET loop, and the seed's matrix for headless runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct S3Scenario {
+    pub class: crate::emulator::s3::Class,
+    pub payload: u64,
+    pub concurrency: usize,
+    pub transfer: crate::lab::s3::Transfer,
+    pub matrix: Vec<crate::lab::s3::Case>,
+    /// The matrix scaled down for `--quick`.
+    pub quick: Vec<crate::lab::s3::Case>,
+    pub repetitions: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -203,6 +236,7 @@ pub struct Scenario {
     /// `--limit`-style overrides for the embedded emulator.
     pub emulator_limits: Vec<String>,
     pub kinesis: Option<KinesisScenario>,
+    pub s3: Option<S3Scenario>,
     pub seed: Option<Seed>,
     /// Where it came from: `built-in` or the file's path.
     pub origin: String,
@@ -221,7 +255,44 @@ struct File {
     #[serde(default)]
     emulator: EmulatorSection,
     kinesis: Option<KinesisFile>,
+    s3: Option<S3File>,
     seed: Option<Seed>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct S3File {
+    class: Option<ClassName>,
+    payload: Option<Bytes>,
+    concurrency: Option<usize>,
+    transfer: Option<TransferFile>,
+    #[serde(default)]
+    matrix: Vec<CaseFile>,
+    #[serde(default)]
+    quick: Vec<CaseFile>,
+    repetitions: Option<u32>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum ClassName {
+    Express,
+    Standard,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TransferFile {
+    threshold: Option<Bytes>,
+    part_size: Option<Bytes>,
+    concurrency: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    objects: u64,
+    size: Bytes,
 }
 
 fn default_profile() -> String {
@@ -333,6 +404,10 @@ impl Scenario {
         crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
             .context("latency_profile")?;
         let kinesis = file.kinesis.map(|k| kinesis(k, text)).transpose()?;
+        let s3 = file.s3.map(s3).transpose()?;
+        if kinesis.is_none() && s3.is_none() {
+            bail!("the scenario has neither a [kinesis] nor an [s3] section: nothing to run");
+        }
         if let (Some(seed), Some(k)) = (
             file.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
             kinesis.as_ref(),
@@ -354,6 +429,7 @@ impl Scenario {
             latency_profile: file.latency_profile,
             emulator_limits,
             kinesis,
+            s3,
             seed: file.seed,
             origin: origin.to_string(),
         })
@@ -426,6 +502,66 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
         },
         consumers,
         drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),
+    })
+}
+
+fn s3(f: S3File) -> anyhow::Result<S3Scenario> {
+    use crate::emulator::s3::Class;
+    let default = crate::lab::s3::Transfer::default();
+    let transfer = match f.transfer {
+        Some(t) => crate::lab::s3::Transfer {
+            threshold: t.threshold.map_or(default.threshold, |b| b.0),
+            part_size: t.part_size.map_or(default.part_size, |b| b.0),
+            concurrency: t.concurrency.unwrap_or(default.concurrency),
+        },
+        None => default,
+    };
+    if transfer.part_size < 5 * 1024 * 1024 {
+        bail!("s3.transfer.part_size must be at least 5MiB (S3's smallest part)");
+    }
+    if !(1..=64).contains(&transfer.concurrency) {
+        bail!("s3.transfer.concurrency must be between 1 and 64");
+    }
+    let cases = |v: Vec<CaseFile>, field: &str| -> anyhow::Result<Vec<crate::lab::s3::Case>> {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if c.objects == 0 || c.size.0 == 0 {
+                    bail!("s3.{field}[{i}]: objects and size must be greater than 0");
+                }
+                if c.size.0 > 5 * 1024 * 1024 * 1024 {
+                    bail!("s3.{field}[{i}]: size must be at most 5 GiB");
+                }
+                Ok(crate::lab::s3::Case {
+                    objects: c.objects,
+                    size: c.size.0,
+                })
+            })
+            .collect()
+    };
+    let payload = f.payload.map_or(100_000, |b| b.0);
+    if payload == 0 || payload > 1024 * 1024 * 1024 {
+        bail!("s3.payload must be between 1 B and 1 GiB");
+    }
+    let concurrency = f.concurrency.unwrap_or(1);
+    if !(1..=64).contains(&concurrency) {
+        bail!("s3.concurrency must be between 1 and 64");
+    }
+    let repetitions = f.repetitions.unwrap_or(1);
+    if !(1..=100).contains(&repetitions) {
+        bail!("s3.repetitions must be between 1 and 100");
+    }
+    Ok(S3Scenario {
+        class: match f.class {
+            Some(ClassName::Standard) => Class::Standard,
+            _ => Class::ExpressOneZone,
+        },
+        payload,
+        concurrency,
+        transfer,
+        matrix: cases(f.matrix, "matrix")?,
+        quick: cases(f.quick, "quick")?,
+        repetitions,
     })
 }
 
@@ -554,7 +690,7 @@ mod tests {
         for (name, _) in BUILTIN {
             let s = Scenario::resolve(name).unwrap();
             assert_eq!(&s.name, name);
-            assert!(s.kinesis.is_some());
+            assert!(s.kinesis.is_some() || s.s3.is_some());
         }
         let r2 = Scenario::resolve("seed-kinesis-round2").unwrap();
         let names = r2.kinesis.unwrap().consumer_names();

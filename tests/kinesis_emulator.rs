@@ -491,9 +491,10 @@ async fn bad_requests_get_the_real_error_types_naming_the_field() {
             assert!(v["__type"].is_string(), "{op} {body:?}: {v}");
         }
     }
+    // Without x-amz-target a request is S3's: an unknown bucket is NoSuchBucket, in XML.
     let (status, body) = raw(&emu, "GET", "/favicon.ico", &[], b"").await;
-    assert_eq!(status, 400);
-    assert!(body.contains("x-amz-target"));
+    assert_eq!(status, 404);
+    assert!(body.contains("<Code>NoSuchBucket</Code>"), "{body}");
 }
 
 #[tokio::test]

@@ -68,7 +68,21 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
         ["get_records", "get_records 2"],
         "the supervisor runs a second poller"
     );
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The shard is now asked for more than 5 calls/s, so the new poller may first back off:
+    // wait (bounded) until it has received something.
+    for _ in 0..150 {
+        let got = lab
+            .snapshot(false)
+            .kinesis
+            .unwrap()
+            .consumers
+            .iter()
+            .any(|c| c.name == "get_records 2" && c.counts.received > 0);
+        if got {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let screen = text(&render(&app, &View::of(&lab, 60), (140, 44)));
     assert!(
         screen.contains("✓ added poller get_records 2"),

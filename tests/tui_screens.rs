@@ -58,3 +58,24 @@ fn every_theme_colours_the_screen() {
         assert!(doc.starts_with("<svg"));
     }
 }
+
+#[test]
+fn the_s3_pane() {
+    let mut app = App::new(Theme::dark());
+    let view = latlab::tui::fixture::sample_s3_view();
+    app.sync_labs(false, true);
+    let buf = render(&app, &view, (120, 40));
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    insta::assert_snapshot!("s3_120x40", s);
+    assert!(s.contains("writing to STANDARD"));
+    assert!(
+        s.contains("▶ STANDARD") && s.contains("  EXPRESS_ONEZONE"),
+        "both classes have rows, the active one marked"
+    );
+}

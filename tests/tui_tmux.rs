@@ -131,3 +131,71 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
     );
     let _ = std::fs::remove_file(&log);
 }
+
+#[test]
+fn sigterm_restores_the_terminal_and_prints_the_summary() {
+    let name = format!("latlab-term-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let log = std::env::temp_dir().join(format!("{name}.log"));
+    let cmd = format!(
+        "{bin} tui demo --limit consumer_activation=0s --log {}; echo \"[exit $?]\"; sleep 120",
+        log.display()
+    );
+    assert!(
+        Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                &cmd
+            ])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let s = Session(name);
+    wait_for(
+        &s,
+        "Shared throughput: GetRecords pollers",
+        Duration::from_secs(30),
+    );
+    let pid = Command::new("pgrep")
+        .args([
+            "-f",
+            &format!(
+                "tui demo --limit consumer_activation=0s --log {}",
+                log.display()
+            ),
+        ])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&pid.stdout).to_string();
+    // The newest match is latlab itself (tmux's own command line also mentions it).
+    let pid = pids
+        .lines()
+        .filter_map(|l| l.trim().parse::<u32>().ok())
+        .max()
+        .expect("latlab runs");
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let screen = wait_for(&s, "[exit 0]", Duration::from_secs(40));
+    assert!(
+        !screen.contains("Shared throughput: GetRecords pollers"),
+        "the alternate screen is gone: {screen}"
+    );
+    assert!(
+        screen.contains("producer:"),
+        "the summary is printed: {screen}"
+    );
+    let _ = std::fs::remove_file(&log);
+}

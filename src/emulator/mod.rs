@@ -8,6 +8,7 @@ pub mod kinesis;
 pub mod limits;
 pub mod profile;
 pub mod rate;
+pub mod s3;
 pub mod stats;
 
 use std::convert::Infallible;
@@ -28,6 +29,7 @@ use kinesis::Kinesis;
 use kinesis::error::ApiError;
 use limits::Limits;
 use profile::LatencyProfile;
+use s3::S3;
 use stats::StatsSnapshot;
 
 /// Every response body the emulator sends: whole documents and event streams alike.
@@ -61,12 +63,14 @@ impl Default for EmulatorConfig {
 pub struct Emulator {
     addr: SocketAddr,
     kinesis: Arc<Kinesis>,
+    s3: Arc<S3>,
     profile_name: String,
     task: tokio::task::JoinHandle<()>,
 }
 
 struct App {
     kinesis: Arc<Kinesis>,
+    s3: Arc<S3>,
 }
 
 impl Emulator {
@@ -77,13 +81,16 @@ impl Emulator {
             .with_context(|| format!("cannot listen on {}", config.listen))?;
         let addr = listener.local_addr()?;
         let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
+        let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
         let app = Arc::new(App {
             kinesis: kinesis.clone(),
+            s3: s3.clone(),
         });
         let task = tokio::spawn(serve(listener, app));
         Ok(Emulator {
             addr,
             kinesis,
+            s3,
             profile_name: config.profile.name,
             task,
         })
@@ -105,6 +112,10 @@ impl Emulator {
 
     pub fn kinesis(&self) -> &Arc<Kinesis> {
         &self.kinesis
+    }
+
+    pub fn s3(&self) -> &Arc<S3> {
+        &self.s3
     }
 
     /// Calls and throttles per shard and API so far.
@@ -160,28 +171,23 @@ async fn serve(listener: TcpListener, app: Arc<App>) {
 
 async fn route(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     if req.method() == Method::GET && req.uri().path() == STATS_PATH {
-        let body = serde_json::to_vec_pretty(&app.kinesis.stats.snapshot()).unwrap_or_default();
+        let mut doc = serde_json::to_value(app.kinesis.stats.snapshot()).unwrap_or_default();
+        doc["s3"] = serde_json::to_value(app.s3.stats()).unwrap_or_default();
+        let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
         return Ok(respond(
             StatusCode::OK,
             "application/json",
             Bytes::from(body),
         ));
     }
+    // Kinesis names its operation in a header; everything else is S3's path-style REST.
     let target = req
         .headers()
         .get("x-amz-target")
         .map(|v| v.to_str().unwrap_or("").to_string());
     match target {
         Some(target) => Ok(kinesis_request(&app, target, req).await),
-        None => Ok(kinesis_error(&ApiError::new(
-            "UnknownOperationException",
-            format!(
-                "{} {} is not an operation of this endpoint: Kinesis requests are POST / with an \
-                 x-amz-target header of Kinesis_20131202.<Operation>; stats are at GET {STATS_PATH}",
-                req.method(),
-                req.uri().path()
-            ),
-        ))),
+        None => Ok(app.s3.handle(req).await),
     }
 }
 

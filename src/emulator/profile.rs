@@ -176,15 +176,33 @@ impl KinesisProfile {
     }
 }
 
-/// Delays and bandwidth the S3 emulator applies, per storage class.
+/// Delays and bandwidth the S3 emulator applies, per storage class. Bandwidths are bytes/s,
+/// 0 = unlimited.
 #[derive(Clone, Debug, PartialEq)]
 pub struct S3ClassProfile {
     /// Time to first byte of a PUT answer (after the body was received).
     pub put_first_byte: Dist,
     /// Time to first byte of a GET answer.
     pub get_first_byte: Dist,
-    /// Per-connection bandwidth in bytes/s for bodies in either direction (0 = unlimited).
-    pub connection_bandwidth: f64,
+    /// One connection's upload and download bandwidth.
+    pub connection_upload: f64,
+    pub connection_download: f64,
+    /// All of a client's connections to this class together, up and down.
+    pub aggregate_upload: f64,
+    pub aggregate_download: f64,
+}
+
+impl S3ClassProfile {
+    pub fn zero() -> Self {
+        S3ClassProfile {
+            put_first_byte: Dist::ZERO,
+            get_first_byte: Dist::ZERO,
+            connection_upload: 0.0,
+            connection_download: 0.0,
+            aggregate_upload: 0.0,
+            aggregate_download: 0.0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -199,14 +217,9 @@ pub struct S3Profile {
 
 impl S3Profile {
     pub fn zero() -> Self {
-        let class = S3ClassProfile {
-            put_first_byte: Dist::ZERO,
-            get_first_byte: Dist::ZERO,
-            connection_bandwidth: 0.0,
-        };
         S3Profile {
-            standard: class.clone(),
-            express: class,
+            standard: S3ClassProfile::zero(),
+            express: S3ClassProfile::zero(),
             nic_bandwidth: 0.0,
             create_session: Dist::ZERO,
         }
@@ -254,12 +267,18 @@ impl LatencyProfile {
                 standard: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(10.0, 30.0, 120.0),
                     get_first_byte: Dist::lognormal_ms(8.0, 22.0, 90.0),
-                    connection_bandwidth: 90.0 * MB,
+                    connection_upload: 90.0 * MB,
+                    connection_download: 90.0 * MB,
+                    aggregate_upload: 0.0,
+                    aggregate_download: 0.0,
                 },
                 express: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(2.0, 6.0, 15.0),
                     get_first_byte: Dist::lognormal_ms(2.0, 5.0, 12.0),
-                    connection_bandwidth: 150.0 * MB,
+                    connection_upload: 150.0 * MB,
+                    connection_download: 150.0 * MB,
+                    aggregate_upload: 0.0,
+                    aggregate_download: 0.0,
                 },
                 nic_bandwidth: 625.0 * MB,
                 create_session: Dist::lognormal_ms(2.0, 6.0, 15.0),
@@ -281,16 +300,22 @@ impl LatencyProfile {
             },
             s3: S3Profile {
                 standard: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(20.0, 55.0, 180.0),
-                    get_first_byte: Dist::lognormal_ms(30.0, 95.0, 300.0),
-                    connection_bandwidth: 36.0 * MB,
+                    put_first_byte: Dist::lognormal_ms(20.0, 52.0, 180.0),
+                    get_first_byte: Dist::lognormal_ms(30.0, 90.0, 300.0),
+                    connection_upload: 36.0 * MB,
+                    connection_download: 36.0 * MB,
+                    aggregate_upload: 36.0 * MB,
+                    aggregate_download: 90.0 * MB,
                 },
                 express: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(4.0, 9.0, 25.0),
-                    get_first_byte: Dist::lognormal_ms(4.0, 10.0, 28.0),
-                    connection_bandwidth: 100.0 * MB,
+                    put_first_byte: Dist::lognormal_ms(4.0, 8.0, 25.0),
+                    get_first_byte: Dist::lognormal_ms(4.0, 9.0, 28.0),
+                    connection_upload: 91.0 * MB,
+                    connection_download: 120.0 * MB,
+                    aggregate_upload: 100.0 * MB,
+                    aggregate_download: 145.0 * MB,
                 },
-                nic_bandwidth: 150.0 * MB,
+                nic_bandwidth: 625.0 * MB,
                 create_session: Dist::lognormal_ms(4.0, 9.0, 25.0),
             },
         }
@@ -331,7 +356,10 @@ impl LatencyProfile {
         struct S3ClassSpec {
             put_first_byte: Option<DistSpec>,
             get_first_byte: Option<DistSpec>,
-            connection_bandwidth_mb_s: Option<f64>,
+            connection_upload_mb_s: Option<f64>,
+            connection_download_mb_s: Option<f64>,
+            aggregate_upload_mb_s: Option<f64>,
+            aggregate_download_mb_s: Option<f64>,
         }
         #[derive(Deserialize, Default)]
         #[serde(deny_unknown_fields)]
@@ -405,11 +433,30 @@ impl LatencyProfile {
                         c.get_first_byte,
                         &format!("{name}.get_first_byte"),
                     )?;
-                    bandwidth(
-                        &mut class.connection_bandwidth,
-                        c.connection_bandwidth_mb_s,
-                        &format!("{name}.connection_bandwidth_mb_s"),
-                    )?;
+                    for (slot, v, key) in [
+                        (
+                            &mut class.connection_upload,
+                            c.connection_upload_mb_s,
+                            "connection_upload_mb_s",
+                        ),
+                        (
+                            &mut class.connection_download,
+                            c.connection_download_mb_s,
+                            "connection_download_mb_s",
+                        ),
+                        (
+                            &mut class.aggregate_upload,
+                            c.aggregate_upload_mb_s,
+                            "aggregate_upload_mb_s",
+                        ),
+                        (
+                            &mut class.aggregate_download,
+                            c.aggregate_download_mb_s,
+                            "aggregate_download_mb_s",
+                        ),
+                    ] {
+                        bandwidth(slot, v, &format!("{name}.{key}"))?;
+                    }
                 }
             }
             bandwidth(

@@ -90,16 +90,25 @@ impl CallRate {
 #[derive(Debug)]
 pub struct Bucket {
     rate: f64,
+    capacity: f64,
     tokens: f64,
     last: Option<Instant>,
     allow_debt: bool,
 }
 
 impl Bucket {
+    /// A bucket holding one second of `rate`, full.
     pub fn new(rate: u64, allow_debt: bool) -> Self {
+        Bucket::with_capacity(rate, rate, allow_debt)
+    }
+
+    /// A bucket refilled at `rate` that holds at most `capacity` (and starts full): a small
+    /// capacity paces bytes evenly instead of letting a burst through.
+    pub fn with_capacity(rate: u64, capacity: u64, allow_debt: bool) -> Self {
         Bucket {
             rate: rate as f64,
-            tokens: rate as f64,
+            capacity: capacity as f64,
+            tokens: capacity as f64,
             last: None,
             allow_debt,
         }
@@ -108,7 +117,7 @@ impl Bucket {
     fn refill(&mut self, now: Instant) {
         if let Some(last) = self.last {
             let dt = now.saturating_duration_since(last).as_secs_f64();
-            self.tokens = (self.tokens + dt * self.rate).min(self.rate);
+            self.tokens = (self.tokens + dt * self.rate).min(self.capacity);
         }
         self.last = Some(now);
     }
@@ -119,7 +128,7 @@ impl Bucket {
         if self.allow_debt {
             self.tokens > 0.0
         } else {
-            self.tokens >= (amount as f64).min(self.rate)
+            self.tokens >= (amount as f64).min(self.capacity)
         }
     }
 
@@ -138,7 +147,7 @@ impl Bucket {
         let need = if self.allow_debt {
             f64::MIN_POSITIVE
         } else {
-            (amount as f64).min(self.rate)
+            (amount as f64).min(self.capacity)
         };
         if self.tokens >= need {
             Duration::ZERO

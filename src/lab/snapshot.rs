@@ -97,6 +97,25 @@ pub struct Snapshot {
     /// Taken after the run ended and the consumers drained: lost counts are final.
     pub complete: bool,
     pub kinesis: Option<KinesisSnapshot>,
+    pub s3: Option<S3Snapshot>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct S3Snapshot {
+    /// The class the live loop writes to now.
+    pub class: crate::emulator::s3::Class,
+    pub payload_bytes: u64,
+    pub concurrency: usize,
+    pub standard_bucket: String,
+    pub express_bucket: String,
+    /// Per class and operation (PUT, GET).
+    pub ops: Vec<crate::lab::s3::OpSnapshot>,
+    /// CreateSession calls (S3 Express sessions), counted by the embedded emulator. The SDK makes
+    /// them from an inner client no interceptor sees, so on other endpoints this is None.
+    pub create_sessions: Option<u64>,
+    pub sdk: SdkSnapshot,
+    /// The seed's matrix, when the run made it.
+    pub matrix: Option<Vec<crate::lab::s3::MatrixRow>>,
 }
 
 /// How long after its acknowledgement a record may be in flight before a live view calls it lost.

@@ -25,6 +25,8 @@ pub struct SdkCounters {
     pub quota_left: Option<u64>,
     /// Retries the quota refused (an error was retryable but the bucket was empty).
     pub quota_refusals: u64,
+    /// Calls by operation name (CreateSession shows here when the SDK renews S3 Express sessions).
+    pub operations: BTreeMap<String, u64>,
 }
 
 impl SdkCounters {

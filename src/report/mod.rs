@@ -47,6 +47,21 @@ pub struct Comparison {
     pub ratio_p99: f64,
 }
 
+/// One row of the seed's S3 tables against ours: seconds per whole set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct S3Comparison {
+    pub direction: String,
+    pub case: String,
+    pub ours_express_s: f64,
+    pub ours_standard_s: f64,
+    /// Standard / Express, as the seed reports it.
+    pub ours_ratio: f64,
+    pub seed_case: String,
+    pub seed_express_s: f64,
+    pub seed_standard_s: f64,
+    pub seed_ratio: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub schema: String,
@@ -56,6 +71,7 @@ pub struct Report {
     pub snapshot: Snapshot,
     pub seed: Option<Seed>,
     pub comparisons: Vec<Comparison>,
+    pub s3_comparisons: Vec<S3Comparison>,
     /// Resources latlab could not clean up, and other things a reader must know.
     pub problems: Vec<String>,
 }
@@ -108,6 +124,32 @@ impl Report {
                 comparisons.push(compare("send_to_arrival", "all", &k.send_to_arrival, row));
             }
         }
+        let mut s3_comparisons = Vec::new();
+        if let (Some(seed), Some(rows)) = (
+            scenario.seed.as_ref().and_then(|s| s.s3.as_ref()),
+            snapshot.s3.as_ref().and_then(|s| s.matrix.as_ref()),
+        ) {
+            for (dir, seed_rows) in [("upload", &seed.upload), ("download", &seed.download)] {
+                for (row, seed_row) in rows.iter().zip(seed_rows.iter()) {
+                    let (e, st) = if dir == "upload" {
+                        (row.upload_express_s, row.upload_standard_s)
+                    } else {
+                        (row.download_express_s, row.download_standard_s)
+                    };
+                    s3_comparisons.push(S3Comparison {
+                        direction: dir.into(),
+                        case: row.case.label(),
+                        ours_express_s: e,
+                        ours_standard_s: st,
+                        ours_ratio: if e > 0.0 { st / e } else { 0.0 },
+                        seed_case: seed_row.case.clone(),
+                        seed_express_s: seed_row.express_s,
+                        seed_standard_s: seed_row.standard_s,
+                        seed_ratio: seed_row.standard_s / seed_row.express_s,
+                    });
+                }
+            }
+        }
         Report {
             schema: SCHEMA.into(),
             latlab_version: env!("CARGO_PKG_VERSION").into(),
@@ -121,6 +163,7 @@ impl Report {
             snapshot,
             seed: scenario.seed.clone(),
             comparisons,
+            s3_comparisons,
             problems,
         }
     }
@@ -158,7 +201,6 @@ impl Report {
                 out.push_str(&format!("\n{text}\n"));
             }
         };
-        let table = |t: &Table| if md { t.markdown() } else { t.text() };
         if md {
             out.push_str(&format!(
                 "## latlab: {}\n\n{}\n\n",
@@ -170,15 +212,20 @@ impl Report {
                 self.scenario.name, self.scenario.description
             ));
         }
-        let ran = format!(
-            "{} of records produced ({} with set-up and drain)",
-            crate::units::format_duration(std::time::Duration::from_secs_f64(
-                s.producing_secs.round()
+        let ran = match &s.kinesis {
+            Some(_) => format!(
+                "{} of records produced ({} with set-up and drain)",
+                crate::units::format_duration(std::time::Duration::from_secs_f64(
+                    s.producing_secs.round()
+                )),
+                crate::units::format_duration(std::time::Duration::from_secs_f64(
+                    s.elapsed_secs.round()
+                ))
+            ),
+            None => crate::units::format_duration(std::time::Duration::from_secs_f64(
+                s.elapsed_secs.round(),
             )),
-            crate::units::format_duration(std::time::Duration::from_secs_f64(
-                s.elapsed_secs.round()
-            ))
-        );
+        };
         let mut facts = vec![
             (
                 "backend",
@@ -228,10 +275,136 @@ impl Report {
                 out.push_str(&format!("{k:<8} {v}\n"));
             }
         }
-        let Some(k) = &s.kinesis else { return out };
+        if let Some(k) = &s.kinesis {
+            self.kinesis_sections(&mut out, md, k);
+        }
+        if let Some(s3) = &s.s3 {
+            self.s3_sections(&mut out, md, s3);
+        }
+        if !self.problems.is_empty() {
+            heading(&mut out, "Problems");
+            for p in &self.problems {
+                out.push_str(&format!("- {p}\n"));
+            }
+        }
+        out
+    }
+
+    fn s3_sections(&self, out: &mut String, md: bool, s3: &crate::lab::snapshot::S3Snapshot) {
+        let heading = section_heading(md);
+        let table = |t: &Table| if md { t.markdown() } else { t.text() };
+        let secs = |v: f64| format!("{v:.3}");
+        for dir in ["upload", "download"] {
+            let rows: Vec<&S3Comparison> = self
+                .s3_comparisons
+                .iter()
+                .filter(|c| c.direction == dir)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            heading(
+                out,
+                &format!("S3: {dir}, seconds per whole set (one object after another)"),
+            );
+            let mut t = Table::new(&[
+                "set",
+                "Express One Zone",
+                "Standard",
+                "ratio",
+                "seed set",
+                "seed Express",
+                "seed Standard",
+                "seed ratio",
+                "ratio / seed",
+            ]);
+            for c in rows {
+                t.row(vec![
+                    c.case.clone(),
+                    secs(c.ours_express_s),
+                    secs(c.ours_standard_s),
+                    format!("x{:.2}", c.ours_ratio),
+                    c.seed_case.clone(),
+                    secs(c.seed_express_s),
+                    secs(c.seed_standard_s),
+                    format!("x{:.2}", c.seed_ratio),
+                    ratio(c.ours_ratio, c.seed_ratio),
+                ]);
+            }
+            out.push_str(&table(&t));
+        }
+        if let (Some(rows), true) = (&s3.matrix, self.s3_comparisons.is_empty()) {
+            heading(out, "S3: seconds per whole set (one object after another)");
+            let mut t = Table::new(&[
+                "set",
+                "upload Express",
+                "upload Standard",
+                "download Express",
+                "download Standard",
+            ]);
+            for r in rows {
+                t.row(vec![
+                    r.case.label(),
+                    secs(r.upload_express_s),
+                    secs(r.upload_standard_s),
+                    secs(r.download_express_s),
+                    secs(r.download_standard_s),
+                ]);
+            }
+            out.push_str(&table(&t));
+        }
+        heading(out, "S3: per request");
+        let mut t = Table::new(&[
+            "class",
+            "op",
+            "requests",
+            "first byte p50",
+            "p99",
+            "total p50",
+            "p99",
+            "max",
+            "MB/s",
+            "SlowDown",
+            "errors",
+        ]);
+        for o in &s3.ops {
+            t.row(vec![
+                o.class.storage_class().to_string(),
+                o.op.clone(),
+                thousands(o.requests),
+                ms(o.first_byte.p50_us),
+                ms(o.first_byte.p99_us),
+                ms(o.total.p50_us),
+                ms(o.total.p99_us),
+                ms(o.total.max_us),
+                format!("{:.1}", o.mb_per_sec),
+                thousands(o.slow_downs),
+                thousands(o.errors),
+            ]);
+        }
+        out.push_str(&table(&t));
+        out.push_str(&format!(
+            "buckets: {} (Standard), {} (Express One Zone); CreateSession calls: {}; live payload {}, {} loop(s)\n",
+            s3.standard_bucket,
+            s3.express_bucket,
+            s3.create_sessions.map_or("not observable on this endpoint".to_string(), thousands),
+            crate::units::format_bytes(s3.payload_bytes),
+            s3.concurrency
+        ));
+    }
+
+    fn kinesis_sections(
+        &self,
+        out: &mut String,
+        md: bool,
+        k: &crate::lab::snapshot::KinesisSnapshot,
+    ) {
+        let s = &self.snapshot;
+        let heading = section_heading(md);
+        let table = |t: &Table| if md { t.markdown() } else { t.text() };
 
         heading(
-            &mut out,
+            out,
             "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
         );
         let mut t = Table::new(&["consumer", "p50", "p90", "p99", "p99.9", "max", "records"]);
@@ -277,7 +450,7 @@ impl Report {
         out.push_str(&table(&t));
 
         heading(
-            &mut out,
+            out,
             "Kinesis: send -> arrival (each record once) and send -> receive",
         );
         let mut t = Table::new(&["series", "p50", "p90", "p99", "max", "records"]);
@@ -330,7 +503,7 @@ impl Report {
         ]);
         out.push_str(&table(&t));
 
-        heading(&mut out, "Kinesis: records by seq, and what the SDK did");
+        heading(out, "Kinesis: records by seq, and what the SDK did");
         let has_seed_escaped = k
             .consumers
             .iter()
@@ -399,18 +572,11 @@ impl Report {
             })
             .collect();
         if !lambdas.is_empty() {
-            heading(&mut out, "Lambda: records by batch size");
+            heading(out, "Lambda: records by batch size");
             for c in lambdas {
                 out.push_str(&format!("{}: {}\n", c.name, batch_line(c)));
             }
         }
-        if !self.problems.is_empty() {
-            heading(&mut out, "Problems");
-            for p in &self.problems {
-                out.push_str(&format!("- {p}\n"));
-            }
-        }
-        out
     }
 
     fn csv(&self) -> String {
@@ -515,6 +681,17 @@ impl Report {
             None,
         );
         out
+    }
+}
+
+/// A section heading in text or Markdown.
+fn section_heading(md: bool) -> impl Fn(&mut String, &str) {
+    move |out: &mut String, text: &str| {
+        if md {
+            out.push_str(&format!("\n### {text}\n\n"));
+        } else {
+            out.push_str(&format!("\n{text}\n"));
+        }
     }
 }
 

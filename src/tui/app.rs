@@ -24,8 +24,12 @@ pub enum Action {
 /// Every key, for the help overlay and the footer: (keys, what they do).
 pub const KEYS: &[(&str, &str)] = &[
     ("+ / -", "add / remove a GetRecords poller"),
-    ("[ / ]", "payload size down / up"),
-    ("s", "toggle S3 storage class (S3 lab)"),
+    ("[ / ]", "payload size down / up (of the tab shown)"),
+    (
+        "s",
+        "toggle the S3 storage class: Express One Zone / Standard",
+    ),
+    ("Tab, 1, 2", "switch between the Kinesis and S3 tabs"),
     ("p", "pause the display (probes keep running)"),
     ("r", "reset histograms and counts"),
     ("z / Z", "zoom the sparklines' time window in / out"),
@@ -34,7 +38,17 @@ pub const KEYS: &[(&str, &str)] = &[
     ("q, Esc, Ctrl-C", "quit and print the summary tables"),
 ];
 
+/// The labs a scenario runs, one tab each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Kinesis,
+    S3,
+}
+
 pub struct App {
+    pub tab: Tab,
+    /// Which labs the running scenario has (Kinesis, S3): the tabs that exist.
+    pub labs: (bool, bool),
     pub themes: Vec<Theme>,
     pub theme: usize,
     pub zoom: usize,
@@ -55,6 +69,8 @@ impl App {
             }
         }
         App {
+            tab: Tab::Kinesis,
+            labs: (true, false),
             themes,
             theme: 0,
             zoom: 1,
@@ -66,6 +82,36 @@ impl App {
 
     pub fn theme(&self) -> &Theme {
         &self.themes[self.theme]
+    }
+
+    /// Follows the labs the view shows: a scenario with only S3 opens on the S3 tab.
+    pub fn sync_labs(&mut self, kinesis: bool, s3: bool) {
+        self.labs = (kinesis, s3);
+        if self.tab == Tab::Kinesis && !kinesis && s3 {
+            self.tab = Tab::S3;
+        }
+        if self.tab == Tab::S3 && !s3 && kinesis {
+            self.tab = Tab::Kinesis;
+        }
+    }
+
+    fn switch(&mut self, tab: Tab) -> Action {
+        let has = match tab {
+            Tab::Kinesis => self.labs.0,
+            Tab::S3 => self.labs.1,
+        };
+        if has {
+            self.tab = tab;
+        } else {
+            self.say(
+                format!(
+                    "this scenario has no {} lab",
+                    if tab == Tab::S3 { "S3" } else { "Kinesis" }
+                ),
+                true,
+            );
+        }
+        Action::Redraw
     }
 
     pub fn window(&self) -> u64 {
@@ -99,16 +145,33 @@ impl App {
             (KeyCode::Char('q'), _) | (KeyCode::Esc, _) => Action::Quit,
             (KeyCode::Char('+'), _) | (KeyCode::Char('='), _) => Action::Lab(Command::AddPoller),
             (KeyCode::Char('-'), _) | (KeyCode::Char('_'), _) => Action::Lab(Command::RemovePoller),
+            (KeyCode::Char(']'), _) if self.tab == Tab::S3 => Action::Lab(Command::S3PayloadUp),
+            (KeyCode::Char('['), _) if self.tab == Tab::S3 => Action::Lab(Command::S3PayloadDown),
             (KeyCode::Char(']'), _) => Action::Lab(Command::PayloadUp),
             (KeyCode::Char('['), _) => Action::Lab(Command::PayloadDown),
             (KeyCode::Char('r'), _) => Action::Lab(Command::Reset),
             (KeyCode::Char('s'), _) => {
-                self.say(
-                    "no S3 lab in this scenario: the S3 storage class applies to the S3 pane",
-                    true,
-                );
-                Action::Redraw
+                if self.labs.1 {
+                    self.tab = Tab::S3;
+                    Action::Lab(Command::ToggleS3Class)
+                } else {
+                    self.say(
+                        "this scenario has no S3 lab: try `latlab tui s3-demo`",
+                        true,
+                    );
+                    Action::Redraw
+                }
             }
+            (KeyCode::Tab, _) | (KeyCode::BackTab, _) => {
+                let next = if self.tab == Tab::Kinesis {
+                    Tab::S3
+                } else {
+                    Tab::Kinesis
+                };
+                self.switch(next)
+            }
+            (KeyCode::Char('1'), _) => self.switch(Tab::Kinesis),
+            (KeyCode::Char('2'), _) => self.switch(Tab::S3),
             (KeyCode::Char('p'), _) => {
                 if self.paused.take().is_some() {
                     self.say("display resumed", false);

@@ -76,6 +76,7 @@ fn consumer(
                 escaped: esc,
                 quota_left: Some(500 - throttles.min(400)),
                 quota_refusals: 0,
+                operations: BTreeMap::from([("GetRecords".to_string(), 1500)]),
             },
             attempt_latency: summary(25.0, 60.0, 80.0, 1500),
             retry_wait: summary(500.0, 1800.0, 2500.0, throttles),
@@ -204,10 +205,68 @@ pub fn sample_view() -> View {
                 get_records_calls_per_sec: 9.0,
                 get_records_limit_per_sec: 5,
             }),
+            s3: None,
         },
         sparks,
         read_rate: (0..60)
             .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
             .collect(),
+        s3_sparks: Vec::new(),
     }
+}
+
+/// A fixed view of the S3 lab: Standard now active, after a stretch on Express.
+pub fn sample_s3_view() -> View {
+    use crate::emulator::s3::Class;
+    use crate::lab::s3::OpSnapshot;
+    use crate::lab::snapshot::S3Snapshot;
+    let op = |class: Class, op: &str, fb: f64, total: f64, mbs: f64| OpSnapshot {
+        class,
+        op: op.into(),
+        first_byte: summary(fb, fb * 3.0, fb * 6.0, 900),
+        total: summary(total, total * 3.0, total * 6.0, 900),
+        requests: 900,
+        bytes: 90_000_000,
+        mb_per_sec: mbs,
+        slow_downs: 0,
+        errors: 0,
+    };
+    let ops = vec![
+        op(Class::ExpressOneZone, "PUT", 11.6, 11.6, 8.6),
+        op(Class::ExpressOneZone, "GET", 10.9, 13.2, 7.6),
+        op(Class::Standard, "PUT", 67.7, 67.7, 1.5),
+        op(Class::Standard, "GET", 95.4, 116.0, 0.9),
+    ];
+    let sparks = ops
+        .iter()
+        .map(|o| {
+            let pts = (0..60u64)
+                .map(|s| Point {
+                    second: 100 + s,
+                    count: 8,
+                    p50_us: o.total.p50_us,
+                    p99_us: o.total.p99_us / 60 * (1 + (s * 11) % 60),
+                    max_us: o.total.max_us,
+                })
+                .collect();
+            (o.class, o.op.clone(), pts)
+        })
+        .collect();
+    let mut view = sample_view();
+    view.snapshot.scenario = "s3-demo".into();
+    view.snapshot.kinesis = None;
+    view.snapshot.s3 = Some(S3Snapshot {
+        class: Class::Standard,
+        payload_bytes: 100_000,
+        concurrency: 1,
+        standard_bucket: "latlab-standard-5e3d".into(),
+        express_bucket: "latlab-express-5e3d--use1-az4--x-s3".into(),
+        ops,
+        create_sessions: Some(1),
+        sdk: SdkSnapshot::default(),
+        matrix: None,
+    });
+    view.sparks.clear();
+    view.s3_sparks = sparks;
+    view
 }

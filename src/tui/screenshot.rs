@@ -60,12 +60,31 @@ pub async fn capture(
     size: (u16, u16),
 ) -> anyhow::Result<String> {
     let lab = Lab::start(scenario, target).await?;
+    if let Some(s3) = &lab.s3 {
+        s3.start_live();
+    }
     tokio::time::sleep(after).await;
-    let app = App::new(theme.clone());
+    let mut app = App::new(theme.clone());
     let view = View::of(&lab, app.window());
+    app.sync_labs(view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
     let buffer = render(&app, &view, size);
     let _ = lab.finish().await;
     Ok(svg(&buffer, &theme))
+}
+
+/// Eighths of the cell a lower block element fills (`▁` 1 ... `█` 8).
+fn block_eighths(symbol: &str) -> Option<u8> {
+    match symbol {
+        "▁" => Some(1),
+        "▂" => Some(2),
+        "▃" => Some(3),
+        "▄" => Some(4),
+        "▅" => Some(5),
+        "▆" => Some(6),
+        "▇" => Some(7),
+        "█" => Some(8),
+        _ => None,
+    }
 }
 
 fn hex((r, g, b): (u8, u8, u8)) -> String {
@@ -147,17 +166,42 @@ pub fn svg(buffer: &Buffer, theme: &Theme) -> String {
                 );
             }
         }
+        // Block elements (sparklines, gauges) are drawn as rectangles: fonts leave gaps between
+        // lines that a terminal does not.
+        for (x, c) in cells.iter().enumerate() {
+            if let Some(eighths) = block_eighths(c.symbol()) {
+                let reversed = c.modifier.contains(Modifier::REVERSED);
+                let fg = if reversed {
+                    resolve(c.bg, default_bg)
+                } else {
+                    resolve(c.fg, default_fg)
+                };
+                let h = CELL_H * eighths as f64 / 8.0;
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{:.1}" y="{:.2}" width="{CELL_W}" height="{h:.2}" fill="{}"/>"#,
+                    x as f64 * CELL_W,
+                    (y + 1) as f64 * CELL_H - h,
+                    hex(fg)
+                );
+            }
+        }
         // Text runs.
         let baseline = y as f64 * CELL_H + CELL_H * 0.75;
         let mut x = 0usize;
         while x < cells.len() {
             let c = cells[x];
-            let key = |d: &ratatui::buffer::Cell| (d.fg, d.bg, d.modifier);
+            let key = |d: &ratatui::buffer::Cell| {
+                (d.fg, d.bg, d.modifier, block_eighths(d.symbol()).is_some())
+            };
             let start = x;
             let mut text = String::new();
             while x < cells.len() && key(cells[x]) == key(c) {
                 text.push_str(cells[x].symbol());
                 x += 1;
+            }
+            if block_eighths(c.symbol()).is_some() {
+                continue;
             }
             if text.trim().is_empty() {
                 continue;

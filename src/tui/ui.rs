@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Sparkline, Table};
 
-use super::app::{App, KEYS, window_label};
+use super::app::{App, KEYS, Tab, window_label};
 use super::theme::Theme;
 use super::view::View;
 use crate::lab::snapshot::{ConsumerSnapshot, KinesisSnapshot};
@@ -57,11 +57,24 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     ])
     .areas(area);
     draw_header(f, theme, app, view, header);
-    if let Some(k) = &view.snapshot.kinesis {
-        draw_kinesis(f, theme, app, view, k, body);
+    let (has_k, has_s3) = (view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
+    let body = if has_k && has_s3 {
+        let [tabs, rest] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
+        draw_tabs(f, theme, app, tabs);
+        rest
+    } else {
+        body
+    };
+    match (app.tab, &view.snapshot.kinesis, &view.snapshot.s3) {
+        (Tab::S3, _, Some(s3)) | (Tab::Kinesis, None, Some(s3)) => {
+            draw_s3(f, theme, app, view, s3, body)
+        }
+        (_, Some(k), _) => draw_kinesis(f, theme, app, view, k, body),
+        _ => {}
     }
     draw_status(f, theme, app, view, status);
-    draw_footer(f, theme, footer);
+    draw_footer(f, theme, app, footer);
     if app.help {
         draw_help(f, theme, area);
     }
@@ -115,6 +128,235 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
     f.render_widget(Paragraph::new(Line::from(spans)).style(style), area);
 }
 
+fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
+    let tab = |label: &str, on: bool| {
+        if on {
+            Span::styled(
+                format!(" {label} "),
+                theme
+                    .strong(theme.tab_active)
+                    .add_modifier(Modifier::REVERSED),
+            )
+        } else {
+            Span::styled(format!(" {label} "), theme.fg(theme.tab_inactive))
+        }
+    };
+    let line = Line::from(vec![
+        Span::raw(" "),
+        tab("1 Kinesis", app.tab == Tab::Kinesis),
+        Span::raw(" "),
+        tab("2 S3", app.tab == Tab::S3),
+        Span::styled("   Tab switches", theme.fg(theme.dim)),
+    ]);
+    f.render_widget(Paragraph::new(line), area);
+}
+
+fn draw_s3(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    s3: &crate::lab::snapshot::S3Snapshot,
+    area: Rect,
+) {
+    use crate::emulator::s3::Class;
+    let [put, get, info] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    for (op, rect, title) in [
+        (
+            "PUT",
+            put,
+            "S3 PUT (upload; the answer follows the whole body)",
+        ),
+        ("GET", get, "S3 GET (download)"),
+    ] {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.fg(theme.border))
+            .title(Line::from(vec![
+                Span::styled(format!(" {title} "), theme.strong(theme.title)),
+                Span::styled(
+                    format!(" writing to {} ", s3.class.storage_class()),
+                    theme.strong(if s3.class == Class::ExpressOneZone {
+                        theme.s3_express
+                    } else {
+                        theme.s3_standard
+                    }),
+                ),
+            ]));
+        let inner = block.inner(rect);
+        f.render_widget(block, rect);
+        if inner.height < 4 {
+            continue;
+        }
+        let [spark_area, table_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(inner);
+        let points = view
+            .s3_sparks
+            .iter()
+            .find(|(c, o, _)| *c == s3.class && o == op)
+            .map(|(_, _, p)| p.clone())
+            .unwrap_or_default();
+        let window = app.window() as usize;
+        let mut per_sec = vec![0u64; window];
+        let pts = &points[points.len().saturating_sub(window)..];
+        let offset = window - pts.len();
+        for (j, p) in pts.iter().enumerate() {
+            per_sec[offset + j] = p.p99_us;
+        }
+        let [labels, chart] =
+            Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(spark_area);
+        let data = columns(&per_sec, chart.width as usize);
+        let top = data.iter().copied().max().unwrap_or(0);
+        let color = if s3.class == Class::ExpressOneZone {
+            theme.s3_express
+        } else {
+            theme.s3_standard
+        };
+        f.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(top.max(1))
+                .style(theme.fg(color)),
+            chart,
+        );
+        let mut lines = vec![Line::from(Span::styled(
+            format!("{:>10}", short_ms(top)),
+            theme.fg(theme.text),
+        ))];
+        if labels.height >= 3 {
+            lines.push(Line::from(Span::styled(
+                format!("{:>10}", "p99/s"),
+                theme.fg(theme.dim),
+            )));
+        }
+        f.render_widget(Paragraph::new(lines), labels);
+        let head = Row::new(
+            [
+                "class",
+                "requests",
+                "first byte p50",
+                "p99",
+                "total p50",
+                "p99",
+                "max",
+                "MB/s",
+                "SlowDown",
+                "errors",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                if i == 0 {
+                    Cell::from(*h)
+                } else {
+                    right(Span::raw(*h))
+                }
+            }),
+        )
+        .style(theme.strong(theme.table_header));
+        let rows: Vec<Row> = [Class::ExpressOneZone, Class::Standard]
+            .iter()
+            .map(|class| {
+                let o = s3.ops.iter().find(|o| o.class == *class && o.op == op);
+                let active = *class == s3.class;
+                let c = if *class == Class::ExpressOneZone {
+                    theme.s3_express
+                } else {
+                    theme.s3_standard
+                };
+                let name = Span::styled(
+                    format!(
+                        "{}{}",
+                        if active { "▶ " } else { "  " },
+                        class.storage_class()
+                    ),
+                    if active {
+                        theme.strong(c)
+                    } else {
+                        theme.fg(theme.dim)
+                    },
+                );
+                let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+                match o {
+                    None => Row::new(vec![Cell::from(name), txt("-".into())]),
+                    Some(o) => Row::new(vec![
+                        Cell::from(name),
+                        txt(thousands(o.requests)),
+                        txt(ms(o.first_byte.p50_us)),
+                        txt(ms(o.first_byte.p99_us)),
+                        txt(ms(o.total.p50_us)),
+                        txt(ms(o.total.p99_us)),
+                        txt(ms(o.total.max_us)),
+                        txt(format!("{:.1}", o.mb_per_sec)),
+                        right(Span::styled(
+                            thousands(o.slow_downs),
+                            if o.slow_downs > 0 {
+                                theme.strong(theme.warn)
+                            } else {
+                                theme.fg(theme.text)
+                            },
+                        )),
+                        right(Span::styled(
+                            thousands(o.errors),
+                            if o.errors > 0 {
+                                theme.strong(theme.error)
+                            } else {
+                                theme.fg(theme.text)
+                            },
+                        )),
+                    ]),
+                }
+            })
+            .collect();
+        // class, requests, first byte p50 and p99, total p50, p99 and max, MB/s, SlowDown, errors.
+        let mut widths = vec![
+            Constraint::Length(17),
+            Constraint::Length(8),
+            Constraint::Length(14),
+        ];
+        widths.extend(std::iter::repeat_n(Constraint::Length(10), 4));
+        widths.extend([
+            Constraint::Length(7),
+            Constraint::Length(8),
+            Constraint::Length(6),
+        ]);
+        f.render_widget(
+            Table::new(rows, widths).header(head).column_spacing(1),
+            table_area,
+        );
+    }
+    let text = vec![
+        Line::from(vec![
+            Span::styled(" s", theme.strong(theme.accent)),
+            Span::styled(" switches the class   ", theme.fg(theme.dim)),
+            Span::styled("[ ]", theme.strong(theme.accent)),
+            Span::styled(
+                format!(
+                    " payload {} · {} loop(s) of PUT then GET",
+                    crate::units::format_bytes(s3.payload_bytes),
+                    s3.concurrency
+                ),
+                theme.fg(theme.dim),
+            ),
+        ]),
+        Line::from(Span::styled(
+            format!(
+                " buckets {} and {} · CreateSession calls {}",
+                s3.standard_bucket,
+                s3.express_bucket,
+                s3.create_sessions.map_or("n/a".to_string(), thousands)
+            ),
+            theme.fg(theme.dim),
+        )),
+    ];
+    f.render_widget(Paragraph::new(text), info);
+}
+
 fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
     let line = match app.current_message() {
         Some((text, true)) => {
@@ -125,25 +367,32 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             Span::styled(text.to_string(), theme.fg(theme.text)),
         ]),
         None => {
-            let k = view.snapshot.kinesis.as_ref();
-            let retry = k.map(|k| k.retry.clone()).unwrap_or_default();
+            let retry = match &view.snapshot.kinesis {
+                Some(k) => k.retry.clone(),
+                None => crate::aws::RetrySettings::default().describe(),
+            };
             Line::from(Span::styled(format!(" SDK: {retry}"), theme.fg(theme.dim)))
         }
     };
     f.render_widget(Paragraph::new(line), area);
 }
 
-fn draw_footer(f: &mut Frame, theme: &Theme, area: Rect) {
-    let keys = [
-        ("q", "quit"),
-        ("?", "help"),
-        ("+/-", "pollers"),
-        ("[/]", "payload"),
+fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
+    let mut keys = vec![("q", "quit"), ("?", "help")];
+    if app.labs.0 && app.labs.1 {
+        keys.push(("Tab", "Kinesis/S3"));
+    }
+    if app.tab == Tab::S3 {
+        keys.extend([("s", "class"), ("[/]", "payload")]);
+    } else {
+        keys.extend([("+/-", "pollers"), ("[/]", "payload")]);
+    }
+    keys.extend([
         ("p", "pause"),
         ("r", "reset"),
         ("z/Z", "zoom"),
         ("t", "theme"),
-    ];
+    ]);
     let mut spans = vec![Span::raw(" ")];
     for (k, what) in keys {
         spans.push(Span::styled(k, theme.strong(theme.accent)));
@@ -153,7 +402,7 @@ fn draw_footer(f: &mut Frame, theme: &Theme, area: Rect) {
 }
 
 fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
-    let width = 64.min(area.width.saturating_sub(4));
+    let width = 70.min(area.width.saturating_sub(4));
     let height = (KEYS.len() as u16 + 6).min(area.height.saturating_sub(2));
     let popup = Rect {
         x: area.x + (area.width - width) / 2,

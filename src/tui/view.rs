@@ -12,6 +12,8 @@ pub struct View {
     pub sparks: Vec<Vec<Point>>,
     /// GetRecords attempts per second per shard, one value per second, oldest first.
     pub read_rate: Vec<f64>,
+    /// S3: per (class, PUT/GET), the total time's points, oldest first.
+    pub s3_sparks: Vec<(crate::emulator::s3::Class, String, Vec<Point>)>,
 }
 
 impl View {
@@ -42,10 +44,25 @@ impl View {
                 *slot += p.count as f64 / shards as f64;
             }
         }
+        let s3_sparks = match &lab.s3 {
+            Some(s3) => {
+                let now = s3.shared.start.elapsed().as_secs();
+                s3.shared
+                    .ops
+                    .lock()
+                    .iter()
+                    .map(|((class, op), m)| {
+                        (*class, op.to_string(), m.total.points(now, window as usize))
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         View {
             snapshot,
             sparks,
             read_rate,
+            s3_sparks,
         }
     }
 }

@@ -1,0 +1,136 @@
+//! The S3 lab: the seed's matrix (quick) on the embedded emulator, the live loop switching class
+//! and payload while it runs, and the S3 pane on screen.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use latlab::emulator::s3::Class;
+use latlab::lab::{Command, Lab, TargetOptions};
+use latlab::scenario::Scenario;
+use latlab::tui::app::{Action, App, Tab};
+use latlab::tui::screenshot::render;
+use latlab::tui::theme::Theme;
+use latlab::tui::view::View;
+
+#[test]
+fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s3.json");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args([
+            "run",
+            "seed-s3",
+            "--quick",
+            "--quiet",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(&report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let rows = report["s3_comparisons"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "three sets, up and down");
+    for r in rows {
+        let (e, s) = (
+            r["ours_express_s"].as_f64().unwrap(),
+            r["ours_standard_s"].as_f64().unwrap(),
+        );
+        assert!(e > 0.0 && s > e, "Express beats Standard: {r}");
+        assert!(r["seed_ratio"].as_f64().unwrap() > 1.0);
+    }
+    let s3 = &report["snapshot"]["s3"];
+    assert!(
+        s3["create_sessions"].as_u64().unwrap() >= 1,
+        "the Express flow used CreateSession"
+    );
+    assert!(
+        s3["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["errors"] == 0)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_loop_switches_class_and_payload_while_it_runs() {
+    let scenario = Scenario::resolve("s3-demo").unwrap();
+    let opts = TargetOptions {
+        latency_profile: Some("same-region".into()),
+        ..Default::default()
+    };
+    let lab = Lab::start(scenario, &opts).await.unwrap();
+    lab.s3.as_ref().unwrap().start_live();
+    let mut app = App::new(Theme::dark());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let view = View::of(&lab, 60);
+    app.sync_labs(view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
+    assert_eq!(
+        app.tab,
+        Tab::S3,
+        "a scenario with only S3 opens on the S3 tab"
+    );
+    let s3 = view.snapshot.s3.as_ref().unwrap();
+    assert_eq!(s3.class, Class::ExpressOneZone);
+    let express_puts = s3
+        .ops
+        .iter()
+        .find(|o| o.class == Class::ExpressOneZone && o.op == "PUT")
+        .unwrap()
+        .requests;
+    assert!(express_puts > 5);
+
+    let action = app.key(KeyEvent::from(KeyCode::Char('s')), || View::of(&lab, 60));
+    assert_eq!(action, Action::Lab(Command::ToggleS3Class));
+    assert_eq!(
+        lab.apply(Command::ToggleS3Class).await.unwrap(),
+        "S3 storage class STANDARD"
+    );
+    app.say("S3 storage class STANDARD", false);
+    let action = app.key(KeyEvent::from(KeyCode::Char(']')), || View::of(&lab, 60));
+    assert_eq!(action, Action::Lab(Command::S3PayloadUp));
+    assert_eq!(
+        lab.apply(Command::S3PayloadUp).await.unwrap(),
+        "S3 payload size 1 MB"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let view = View::of(&lab, 60);
+    let s3 = view.snapshot.s3.as_ref().unwrap();
+    assert_eq!((s3.class, s3.payload_bytes), (Class::Standard, 1_000_000));
+    let standard = s3
+        .ops
+        .iter()
+        .find(|o| o.class == Class::Standard && o.op == "GET")
+        .expect("GETs on Standard now");
+    assert!(standard.requests > 0 && standard.bytes >= 1_000_000);
+    let screen = render(&app, &view, (120, 40));
+    let text: String = (0..40u16)
+        .map(|y| {
+            (0..120u16)
+                .map(|x| screen[(x, y)].symbol().to_string())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(text.contains("writing to STANDARD"), "{text}");
+    assert!(
+        text.contains("▶ STANDARD"),
+        "the active class is marked: {text}"
+    );
+    assert!(text.contains("payload 1 MB"), "{text}");
+    let (snap, problems) = lab.finish().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(snap.s3.unwrap().ops.iter().all(|o| o.errors == 0));
+}
