@@ -68,6 +68,12 @@ pub struct TargetArgs {
     /// S3 lab on another endpoint: the S3 Express One Zone directory bucket (NAME--AZID--x-s3)
     #[arg(long, value_name = "NAME")]
     pub s3_express_bucket: Option<String>,
+    /// Redis lab on your Redis: the primary (redis:// or rediss://[:PASSWORD@]HOST:PORT)
+    #[arg(long, value_name = "URL", requires = "redis_replica")]
+    pub redis_primary: Option<String>,
+    /// Redis lab on your Redis: its replica
+    #[arg(long, value_name = "URL", requires = "redis_primary")]
+    pub redis_replica: Option<String>,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
 }
@@ -84,6 +90,8 @@ impl TargetArgs {
             limit_overrides: self.emulator.limit_overrides.clone(),
             s3_bucket: self.s3_bucket.clone(),
             s3_express_bucket: self.s3_express_bucket.clone(),
+            redis_primary: self.redis_primary.clone(),
+            redis_replica: self.redis_replica.clone(),
         }
     }
 
@@ -175,7 +183,7 @@ pub struct RunArgs {
     /// No progress bar on standard error
     #[arg(long, short)]
     pub quiet: bool,
-    /// Run the scenario's scaled-down S3 matrix (under a minute) instead of the full one
+    /// Run the scenario's scaled-down S3 matrix and fewer Redis tries (under a minute each)
     #[arg(long)]
     pub quick: bool,
     #[command(flatten)]
@@ -362,17 +370,19 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     let report = runtime()?.block_on(async move {
         let lab = Lab::start(scenario.clone(), &opts).await?;
         let progress = (!args.quiet).then(|| progress_bar(&scenario));
-        let matrix = lab
-            .s3
+        // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
+        // live labs run for the scenario's duration.
+        let matrix = lab.s3.as_ref().filter(|s| !s.scenario.matrix.is_empty());
+        let conditions = lab
+            .redis
             .as_ref()
-            .is_some_and(|s| !s.scenario.matrix.is_empty());
+            .zip(scenario.redis.as_ref())
+            .filter(|(_, r)| !r.conditions.is_empty());
         let deadline = tokio::time::Instant::now() + scenario.duration;
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
         let signal = shutdown_signal();
         tokio::pin!(signal);
-        let stopped_early = if matrix {
-            // The S3 matrix runs to its end (the duration does not apply to it).
-            let s3 = lab.s3.as_ref().expect("checked above");
+        let stopped_early = if matrix.is_some() || conditions.is_some() {
             let pb = progress.clone();
             let say = move |m: String| {
                 if let Some(pb) = &pb {
@@ -382,13 +392,26 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
             if let Some(pb) = &progress {
                 pb.set_length(0);
             }
+            let work = async {
+                if let Some(s3) = matrix {
+                    s3.run_matrix(args.quick, &say).await?;
+                }
+                if let Some((redis, r)) = conditions {
+                    let tries = if args.quick { r.quick_tries } else { r.tries };
+                    redis.run_conditions(&r.conditions, tries, &say).await?;
+                }
+                anyhow::Ok(())
+            };
             tokio::select! {
-                r = s3.run_matrix(args.quick, &say) => { r?; false }
+                r = work => { r?; false }
                 _ = &mut signal => true,
             }
         } else {
-            if scenario.s3.is_some() {
-                lab.s3.as_ref().expect("an S3 lab").start_live();
+            if let Some(s3) = &lab.s3 {
+                s3.start_live();
+            }
+            if let Some(r) = &lab.redis {
+                r.start_live();
             }
             loop {
                 tokio::select! {

@@ -28,6 +28,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("seed-s3", include_str!("../scenarios/seed-s3.toml")),
     ("s3-demo", include_str!("../scenarios/s3-demo.toml")),
+    ("seed-redis", include_str!("../scenarios/seed-redis.toml")),
+    ("redis-demo", include_str!("../scenarios/redis-demo.toml")),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,6 +195,35 @@ pub struct SeedCount {
 pub struct Seed {
     pub kinesis: Option<KinesisSeed>,
     pub s3: Option<S3Seed>,
+    pub redis: Option<RedisSeed>,
+}
+
+/// The seed's Redis table: the average lag per condition, in milliseconds.
+#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSeed {
+    pub source: String,
+    pub rows: Vec<RedisSeedRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSeedRow {
+    pub condition: String,
+    pub average_ms: f64,
+    pub range: Option<String>,
+}
+
+/// The Redis lab: a link profile, the live value size, and the conditions of a headless run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedisScenario {
+    pub link: String,
+    /// The link between latlab's clients and the servers (the seed's client was in the region).
+    pub client_link: String,
+    pub value: u64,
+    pub conditions: Vec<crate::lab::redis::Condition>,
+    pub tries: u32,
+    pub quick_tries: u32,
 }
 
 /// The seed's S3 tables: seconds per whole set, in the order of the scenario's matrix.
@@ -237,6 +268,7 @@ pub struct Scenario {
     pub emulator_limits: Vec<String>,
     pub kinesis: Option<KinesisScenario>,
     pub s3: Option<S3Scenario>,
+    pub redis: Option<RedisScenario>,
     pub seed: Option<Seed>,
     /// Where it came from: `built-in` or the file's path.
     pub origin: String,
@@ -256,7 +288,31 @@ struct File {
     emulator: EmulatorSection,
     kinesis: Option<KinesisFile>,
     s3: Option<S3File>,
+    redis: Option<RedisFile>,
     seed: Option<Seed>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RedisFile {
+    link: Option<String>,
+    client_link: Option<String>,
+    value: Option<Bytes>,
+    #[serde(default)]
+    conditions: Vec<ConditionFile>,
+    tries: Option<u32>,
+    quick_tries: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConditionFile {
+    name: String,
+    value: Bytes,
+    #[serde(default)]
+    cpu_load: bool,
+    #[serde(default)]
+    memory_full: bool,
 }
 
 #[derive(Deserialize)]
@@ -405,8 +461,9 @@ impl Scenario {
             .context("latency_profile")?;
         let kinesis = file.kinesis.map(|k| kinesis(k, text)).transpose()?;
         let s3 = file.s3.map(s3).transpose()?;
-        if kinesis.is_none() && s3.is_none() {
-            bail!("the scenario has neither a [kinesis] nor an [s3] section: nothing to run");
+        let redis = file.redis.map(redis).transpose()?;
+        if kinesis.is_none() && s3.is_none() && redis.is_none() {
+            bail!("the scenario has no [kinesis], [s3] or [redis] section: nothing to run");
         }
         if let (Some(seed), Some(k)) = (
             file.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
@@ -430,6 +487,7 @@ impl Scenario {
             emulator_limits,
             kinesis,
             s3,
+            redis,
             seed: file.seed,
             origin: origin.to_string(),
         })
@@ -502,6 +560,45 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
         },
         consumers,
         drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),
+    })
+}
+
+fn redis(f: RedisFile) -> anyhow::Result<RedisScenario> {
+    let link = f.link.unwrap_or_else(|| "loopback".into());
+    let client_link = f.client_link.unwrap_or_else(|| "loopback".into());
+    crate::redis_local::LinkProfile::resolve(&client_link)
+        .map_err(|e| anyhow::anyhow!("redis.client_link: {e}"))?;
+    crate::redis_local::LinkProfile::resolve(&link)
+        .map_err(|e| anyhow::anyhow!("redis.link: {e}"))?;
+    let limit = 512 * 1024 * 1024;
+    let value = f.value.map_or(1000, |b| b.0);
+    if value == 0 || value > limit {
+        bail!("redis.value must be between 1 B and 512 MB (Redis's largest string)");
+    }
+    let mut conditions = Vec::new();
+    for (i, c) in f.conditions.into_iter().enumerate() {
+        if c.value.0 == 0 || c.value.0 > limit {
+            bail!("redis.conditions[{i}].value must be between 1 B and 512 MB");
+        }
+        conditions.push(crate::lab::redis::Condition {
+            name: c.name,
+            value_bytes: c.value.0,
+            cpu_load: c.cpu_load,
+            memory_full: c.memory_full,
+        });
+    }
+    let tries = f.tries.unwrap_or(10);
+    let quick_tries = f.quick_tries.unwrap_or(3);
+    if !(1..=10_000).contains(&tries) || !(1..=10_000).contains(&quick_tries) {
+        bail!("redis.tries and redis.quick_tries must be between 1 and 10000");
+    }
+    Ok(RedisScenario {
+        link,
+        client_link,
+        value,
+        conditions,
+        tries,
+        quick_tries,
     })
 }
 
@@ -690,7 +787,7 @@ mod tests {
         for (name, _) in BUILTIN {
             let s = Scenario::resolve(name).unwrap();
             assert_eq!(&s.name, name);
-            assert!(s.kinesis.is_some() || s.s3.is_some());
+            assert!(s.kinesis.is_some() || s.s3.is_some() || s.redis.is_some());
         }
         let r2 = Scenario::resolve("seed-kinesis-round2").unwrap();
         let names = r2.kinesis.unwrap().consumer_names();

@@ -211,6 +211,7 @@ async fn reports_render_in_every_format() {
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
     );
     let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(3)).await;
+    let snap_acked = snap.kinesis.as_ref().unwrap().producer.acked;
     let report = Report::new(&s, snap, false, vec![]);
     let text = report.render(Format::Text);
     assert!(
@@ -230,12 +231,27 @@ async fn reports_render_in_every_format() {
     let csv = report.render(Format::Csv);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
-    assert!(header.starts_with("scenario,backend,consumer,kind,series,count,p50_ms"));
-    let row = lines
-        .find(|l| l.contains("\"lambda, standard\""))
-        .expect("a name with a comma is quoted");
-    assert_eq!(csv_fields(row).len(), header.split(',').count(), "{row}");
-    assert_eq!(csv_fields(row)[2], "lambda, standard");
+    assert_eq!(header, "scenario,backend,lab,subject,metric,value,seed");
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert!(
+        rows.iter().all(|r| r.len() == 7),
+        "every row has every field"
+    );
+    let p50 = rows
+        .iter()
+        .find(|r| r[3] == "lambda, standard" && r[4] == "arrival_to_receive_p50_ms")
+        .expect("a name with a comma is quoted and kept whole");
+    assert_eq!(p50[2], "kinesis");
+    assert!(p50[5].parse::<f64>().unwrap() > 0.0);
+    let received = rows
+        .iter()
+        .find(|r| r[3] == "efo" && r[4] == "received")
+        .unwrap();
+    assert_eq!(
+        received[5].parse::<u64>().unwrap(),
+        snap_acked,
+        "the counts are in the CSV"
+    );
     let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
     assert_eq!(json["schema"], "latlab-run-report/1");
     let schema: serde_json::Value =

@@ -50,6 +50,23 @@ fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
         assert!(e > 0.0 && s > e, "Express beats Standard: {r}");
         assert!(r["seed_ratio"].as_f64().unwrap() > 1.0);
     }
+    let parsed: latlab::report::Report = serde_json::from_value(report.clone()).unwrap();
+    let text = parsed.render(latlab::report::Format::Text);
+    assert!(
+        text.contains("S3: upload, seconds per whole set") && text.contains("10,000 x 100 KB"),
+        "{text}"
+    );
+    let md = parsed.render(latlab::report::Format::Markdown);
+    assert!(
+        md.contains("| set | Express One Zone | Standard | ratio |"),
+        "{md}"
+    );
+    let csv = parsed.render(latlab::report::Format::Csv);
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",s3,100 x 100 KB,download_ratio,") && l.ends_with(",9.394")),
+        "{csv}"
+    );
     let s3 = &report["snapshot"]["s3"];
     assert!(
         s3["create_sessions"].as_u64().unwrap() >= 1,
@@ -76,7 +93,11 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
     let view = View::of(&lab, 60);
-    app.sync_labs(view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
+    app.sync_labs(
+        view.snapshot.kinesis.is_some(),
+        view.snapshot.s3.is_some(),
+        view.snapshot.redis.is_some(),
+    );
     assert_eq!(
         app.tab,
         Tab::S3,

@@ -63,7 +63,7 @@ fn every_theme_colours_the_screen() {
 fn the_s3_pane() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_s3_view();
-    app.sync_labs(false, true);
+    app.sync_labs(false, true, false);
     let buf = render(&app, &view, (120, 40));
     let mut s = String::new();
     for y in 0..buf.area.height {

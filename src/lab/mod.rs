@@ -2,6 +2,7 @@
 
 pub mod kinesis;
 pub mod payload;
+pub mod redis;
 pub mod s3;
 pub mod snapshot;
 pub mod state;
@@ -36,6 +37,9 @@ pub struct TargetOptions {
     /// Other endpoints: the S3 Standard bucket and S3 Express directory bucket to measure.
     pub s3_bucket: Option<String>,
     pub s3_express_bucket: Option<String>,
+    /// Other Redis: the primary and its replica (redis:// or rediss://, with AUTH in the URL).
+    pub redis_primary: Option<String>,
+    pub redis_replica: Option<String>,
 }
 
 /// A command from the user, applied while the lab runs.
@@ -50,13 +54,43 @@ pub enum Command {
     ToggleS3Class,
     S3PayloadUp,
     S3PayloadDown,
+    /// Redis: the next value size (1 KB, 10 MB, 50 MB).
+    RedisValueNext,
+    RedisCpuLoad,
+    RedisMemoryFull,
 }
+
+/// Redis value sizes the `v` key cycles through.
+pub const REDIS_VALUES: &[u64] = &[1_000, 10_000_000, 50_000_000];
 
 /// S3 payload sizes the `[` and `]` keys step through on the S3 tab.
 pub const S3_PAYLOAD_STEPS: &[u64] = &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
 /// Payload sizes the `[` and `]` keys step through.
 pub const PAYLOAD_STEPS: &[u64] = &[128, 256, 1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000];
+
+/// The Redis lab on latlab's own servers, or on the endpoints the user named.
+async fn start_redis(
+    r: &crate::scenario::RedisScenario,
+    opts: &TargetOptions,
+) -> anyhow::Result<redis::RedisLab> {
+    match (&opts.redis_primary, &opts.redis_replica) {
+        (Some(p), Some(rep)) => {
+            let ends = redis::Endpoints::open(p, rep, false)?;
+            redis::RedisLab::start(ends, None, r.value).await
+        }
+        (None, None) => {
+            let link = crate::redis_local::LinkProfile::resolve(&r.link)?;
+            let client_link = crate::redis_local::LinkProfile::resolve(&r.client_link)?;
+            let local = crate::redis_local::LocalRedis::start(link, client_link).await?;
+            let ends = redis::Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
+            redis::RedisLab::start(ends, Some(local), r.value).await
+        }
+        _ => anyhow::bail!(
+            "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"
+        ),
+    }
+}
 
 /// The next step up (or down) from `current`; the end stays put.
 fn step(steps: &[u64], current: u64, up: bool) -> u64 {
@@ -83,6 +117,9 @@ pub struct Lab {
     pub backend: Backend,
     kinesis: Option<KinesisLab>,
     pub s3: Option<s3::S3Lab>,
+    pub redis: Option<redis::RedisLab>,
+    /// Why the Redis lab is not running (redis-server missing, an endpoint unreachable).
+    pub redis_unavailable: Option<String>,
     emulator: Option<Emulator>,
     read_limit: u32,
 }
@@ -101,61 +138,79 @@ impl Lab {
         };
         let shared = Shared::new(settings);
         let external = opts.endpoint_url.is_some() || opts.aws;
-        let (target, emulator, backend, read_limit) = if external {
-            let target = Target::Aws {
-                endpoint_url: opts.endpoint_url.clone(),
-                region: opts.region.clone(),
+        // The emulator and SDK clients serve Kinesis and S3; a Redis-only scenario needs neither.
+        let needs_aws = scenario.kinesis.is_some() || scenario.s3.is_some();
+        let (clients, emulator, backend, read_limit) = if needs_aws {
+            let (target, emulator, backend, read_limit) = if external {
+                let target = Target::Aws {
+                    endpoint_url: opts.endpoint_url.clone(),
+                    region: opts.region.clone(),
+                };
+                (target, None, None, 5)
+            } else {
+                let profile_name = opts
+                    .latency_profile
+                    .clone()
+                    .unwrap_or_else(|| scenario.latency_profile.clone());
+                let mut overrides = scenario.emulator_limits.clone();
+                overrides.extend(opts.limit_overrides.iter().cloned());
+                let limits = Limits::load(opts.limits_file.as_deref(), &overrides)?;
+                let read_limit = limits.kinesis.get_records_calls_per_sec;
+                let profile = LatencyProfile::resolve(&profile_name)?;
+                let emu = Emulator::start(EmulatorConfig {
+                    limits,
+                    profile,
+                    ..EmulatorConfig::default()
+                })
+                .await?;
+                let backend = Backend {
+                    kind: "emulator".into(),
+                    label: format!("embedded emulator, latency profile {profile_name}"),
+                    latency_profile: Some(profile_name),
+                    endpoint: Some(emu.endpoint_url()),
+                    region: crate::aws::EMULATOR_REGION.into(),
+                };
+                (
+                    Target::Emulator {
+                        url: emu.endpoint_url(),
+                    },
+                    Some(emu),
+                    Some(backend),
+                    read_limit,
+                )
             };
-            (target, None, None, 5)
-        } else {
-            let profile_name = opts
-                .latency_profile
-                .clone()
-                .unwrap_or_else(|| scenario.latency_profile.clone());
-            let mut overrides = scenario.emulator_limits.clone();
-            overrides.extend(opts.limit_overrides.iter().cloned());
-            let limits = Limits::load(opts.limits_file.as_deref(), &overrides)?;
-            let read_limit = limits.kinesis.get_records_calls_per_sec;
-            let profile = LatencyProfile::resolve(&profile_name)?;
-            let emu = Emulator::start(EmulatorConfig {
-                limits,
-                profile,
-                ..EmulatorConfig::default()
-            })
-            .await?;
-            let backend = Backend {
-                kind: "emulator".into(),
-                label: format!("embedded emulator, latency profile {profile_name}"),
-                latency_profile: Some(profile_name),
-                endpoint: Some(emu.endpoint_url()),
-                region: crate::aws::EMULATOR_REGION.into(),
-            };
-            (
-                Target::Emulator {
-                    url: emu.endpoint_url(),
+            let clients = Clients::connect(&target, shared.start).await?;
+            let backend = backend.unwrap_or_else(|| match &opts.endpoint_url {
+                Some(url) => Backend {
+                    kind: "endpoint".into(),
+                    label: format!("endpoint {url} ({})", clients.region()),
+                    latency_profile: None,
+                    endpoint: Some(url.clone()),
+                    region: clients.region(),
                 },
-                Some(emu),
-                Some(backend),
-                read_limit,
-            )
-        };
-        let clients = Clients::connect(&target, shared.start).await?;
-        let backend = backend.unwrap_or_else(|| match &opts.endpoint_url {
-            Some(url) => Backend {
-                kind: "endpoint".into(),
-                label: format!("endpoint {url} ({})", clients.region()),
-                latency_profile: None,
-                endpoint: Some(url.clone()),
-                region: clients.region(),
-            },
-            None => Backend {
-                kind: "aws".into(),
-                label: format!("AWS {}", clients.region()),
+                None => Backend {
+                    kind: "aws".into(),
+                    label: format!("AWS {}", clients.region()),
+                    latency_profile: None,
+                    endpoint: None,
+                    region: clients.region(),
+                },
+            });
+            (Some(clients), emulator, backend, read_limit)
+        } else {
+            let label = match &opts.redis_primary {
+                Some(p) => format!("Redis {}", crate::redis_local::redact(p)),
+                None => "redis-server primary and replica on 127.0.0.1 (real servers, shaped replication link)".into(),
+            };
+            let backend = Backend {
+                kind: "redis".into(),
+                label,
                 latency_profile: None,
                 endpoint: None,
-                region: clients.region(),
-            },
-        });
+                region: String::new(),
+            };
+            (None, None, backend, 0)
+        };
         shared.log(format!("backend: {}", backend.label));
         let s3 = match &scenario.s3 {
             Some(s) => {
@@ -171,16 +226,37 @@ impl Lab {
                 };
                 let stats = Arc::new(crate::metrics::SdkStats::default());
                 let quota = crate::aws::QuotaPartition::new("latlab-s3");
-                let client =
-                    clients.s3(&crate::aws::RetrySettings::default(), &quota, stats.clone());
+                let client = clients.as_ref().expect("S3 needs the SDK's clients").s3(
+                    &crate::aws::RetrySettings::default(),
+                    &quota,
+                    stats.clone(),
+                );
                 Some(s3::S3Lab::start(client, s, &shared.run_id, given, stats).await?)
             }
             None => None,
         };
+        let (redis, redis_unavailable) = match &scenario.redis {
+            Some(r) => match start_redis(r, opts).await {
+                Ok(lab) => (Some(lab), None),
+                Err(e) if scenario.kinesis.is_some() || scenario.s3.is_some() => {
+                    // The other labs keep working; the Redis pane says what is wrong.
+                    shared.log(format!("Redis lab unavailable: {e:#}"));
+                    (None, Some(format!("{e:#}")))
+                }
+                Err(e) => return Err(e),
+            },
+            None => (None, None),
+        };
         let kinesis = match &scenario.kinesis {
-            Some(k) => {
-                Some(KinesisLab::start(shared.clone(), clients, k, opts.stream.clone()).await?)
-            }
+            Some(k) => Some(
+                KinesisLab::start(
+                    shared.clone(),
+                    clients.clone().expect("Kinesis needs the SDK's clients"),
+                    k,
+                    opts.stream.clone(),
+                )
+                .await?,
+            ),
             None => None,
         };
         Ok(Lab {
@@ -189,6 +265,8 @@ impl Lab {
             backend,
             kinesis,
             s3,
+            redis,
+            redis_unavailable,
             emulator,
             read_limit,
         })
@@ -241,6 +319,27 @@ impl Lab {
                 matrix: l.matrix.lock().clone(),
             }
         });
+        let redis = match (&self.redis, &self.redis_unavailable) {
+            (Some(r), _) => {
+                use std::sync::atomic::Ordering;
+                let link = r.local.as_ref().map(|l| l.shaper.stats());
+                Some(snapshot::RedisSnapshot {
+                    primary: r.ends.primary_label.clone(),
+                    replica: r.ends.replica_label.clone(),
+                    local: r.ends.local,
+                    link,
+                    value_bytes: r.shared.value_bytes.load(Ordering::Relaxed),
+                    cpu_load: r.shared.cpu_load.load(Ordering::Relaxed),
+                    memory_full: r.shared.memory_full.load(Ordering::Relaxed),
+                    status: r.shared.status.lock().clone(),
+                    methods: r.shared.snapshot(),
+                    conditions: r.results.lock().clone(),
+                    unavailable: None,
+                })
+            }
+            (None, Some(why)) => Some(snapshot::RedisSnapshot::unavailable(why)),
+            (None, None) => None,
+        };
         Snapshot {
             scenario: self.scenario.name.clone(),
             backend: self.backend.clone(),
@@ -249,6 +348,7 @@ impl Lab {
             complete,
             kinesis,
             s3,
+            redis,
         }
     }
 
@@ -269,10 +369,16 @@ impl Lab {
                 }
             });
         }
+        if let Command::RedisValueNext | Command::RedisCpuLoad | Command::RedisMemoryFull = cmd {
+            return self.apply_redis(cmd);
+        }
         if cmd == Command::Reset {
             self.shared.reset();
             if let Some(s3) = &self.s3 {
                 s3.shared.reset();
+            }
+            if let Some(r) = &self.redis {
+                r.shared.reset();
             }
             return Ok("histograms and counts reset".into());
         }
@@ -292,13 +398,54 @@ impl Lab {
                 k.set_payload(next);
                 Ok(format!("payload size {}", crate::units::format_bytes(next)))
             }
-            Command::Reset
-            | Command::ToggleS3Class
-            | Command::S3PayloadUp
-            | Command::S3PayloadDown => {
-                unreachable!("handled above")
-            }
+            _ => unreachable!("handled above"),
         }
+    }
+
+    fn apply_redis(&self, cmd: Command) -> anyhow::Result<String> {
+        use std::sync::atomic::Ordering;
+        let r = self.redis.as_ref().with_context(|| {
+            self.redis_unavailable
+                .clone()
+                .unwrap_or_else(|| "no Redis lab in this scenario".into())
+        })?;
+        Ok(match cmd {
+            Command::RedisValueNext => {
+                let current = r.shared.value_bytes.load(Ordering::Relaxed);
+                let i = REDIS_VALUES
+                    .iter()
+                    .position(|v| *v == current)
+                    .map_or(0, |i| (i + 1) % REDIS_VALUES.len());
+                r.shared
+                    .value_bytes
+                    .store(REDIS_VALUES[i], Ordering::Relaxed);
+                format!(
+                    "Redis value size {}",
+                    crate::units::format_bytes(REDIS_VALUES[i])
+                )
+            }
+            Command::RedisCpuLoad => {
+                let on = !r.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
+                format!("CPU load on the primary {}", if on { "on" } else { "off" })
+            }
+            _ => {
+                if !r.ends.local {
+                    anyhow::bail!(
+                        "memory is only filled on latlab's own redis-server, not on {}",
+                        r.ends.primary_label
+                    );
+                }
+                let on = !r.shared.memory_full.fetch_xor(true, Ordering::Relaxed);
+                format!(
+                    "primary memory {}",
+                    if on {
+                        "filling to ~97% of maxmemory"
+                    } else {
+                        "back to normal"
+                    }
+                )
+            }
+        })
     }
 
     /// Ends the run: stops the producer, lets consumers drain, takes the final snapshot, removes
@@ -310,6 +457,9 @@ impl Lab {
         if let Some(s) = &self.s3 {
             s.stop().await;
         }
+        if let Some(r) = &self.redis {
+            r.stop().await;
+        }
         let snap = self.snapshot(true);
         let mut problems = Vec::new();
         if let Some(k) = self.kinesis.take() {
@@ -317,6 +467,12 @@ impl Lab {
         }
         if let Some(s) = self.s3.take() {
             problems.extend(s.cleanup().await);
+        }
+        if let Some(r) = self.redis.take() {
+            problems.extend(r.cleanup().await);
+        }
+        if let Some(why) = self.redis_unavailable.take() {
+            problems.push(format!("the Redis lab did not run: {why}"));
         }
         drop(self.emulator.take());
         tokio::time::sleep(Duration::from_millis(1)).await;

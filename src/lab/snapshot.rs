@@ -30,6 +30,12 @@ impl Backend {
         match (self.kind.as_str(), &self.latency_profile, &self.endpoint) {
             ("emulator", Some(p), _) => format!("emulator · {p} profile"),
             ("endpoint", _, Some(url)) => format!("endpoint {url}"),
+            ("redis", _, _) => self
+                .label
+                .split(" (")
+                .next()
+                .unwrap_or(&self.label)
+                .to_string(),
             _ => format!("AWS {}", self.region),
         }
     }
@@ -98,6 +104,46 @@ pub struct Snapshot {
     pub complete: bool,
     pub kinesis: Option<KinesisSnapshot>,
     pub s3: Option<S3Snapshot>,
+    pub redis: Option<RedisSnapshot>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RedisSnapshot {
+    /// The endpoints, passwords hidden.
+    pub primary: String,
+    pub replica: String,
+    /// latlab's own redis-server pair (else a user's Redis).
+    pub local: bool,
+    /// The link shaper between latlab's servers.
+    pub link: Option<crate::redis_local::ShaperStats>,
+    pub value_bytes: u64,
+    pub cpu_load: bool,
+    pub memory_full: bool,
+    pub status: String,
+    /// The live figures, one per method.
+    pub methods: Vec<crate::lab::redis::MethodSnapshot>,
+    /// A headless run's figures per condition.
+    pub conditions: Vec<crate::lab::redis::ConditionResult>,
+    /// Why the lab is not running, and how to fix it.
+    pub unavailable: Option<String>,
+}
+
+impl RedisSnapshot {
+    pub fn unavailable(why: &str) -> RedisSnapshot {
+        RedisSnapshot {
+            primary: String::new(),
+            replica: String::new(),
+            local: false,
+            link: None,
+            value_bytes: 0,
+            cpu_load: false,
+            memory_full: false,
+            status: "unavailable".into(),
+            methods: Vec::new(),
+            conditions: Vec::new(),
+            unavailable: Some(why.to_string()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

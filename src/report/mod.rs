@@ -281,6 +281,9 @@ impl Report {
         if let Some(s3) = &s.s3 {
             self.s3_sections(&mut out, md, s3);
         }
+        if let Some(r) = &s.redis {
+            self.redis_sections(&mut out, md, r);
+        }
         if !self.problems.is_empty() {
             heading(&mut out, "Problems");
             for p in &self.problems {
@@ -288,6 +291,117 @@ impl Report {
             }
         }
         out
+    }
+
+    fn redis_sections(&self, out: &mut String, md: bool, r: &crate::lab::snapshot::RedisSnapshot) {
+        use crate::lab::redis::Method;
+        let heading = section_heading(md);
+        let table = |t: &Table| if md { t.markdown() } else { t.text() };
+        if let Some(why) = &r.unavailable {
+            heading(out, "Redis: not run");
+            out.push_str(&format!("{why}\n"));
+            return;
+        }
+        let mean = |us: f64| ms_f(us / 1000.0);
+        let seed = self.seed.as_ref().and_then(|s| s.redis.as_ref());
+        if !r.conditions.is_empty() {
+            heading(
+                out,
+                "Redis: replication lag per condition (mean; p50 in brackets)",
+            );
+            let mut t = Table::new(&[
+                "condition",
+                "seed average",
+                "1. new clients",
+                "ours / seed",
+                "2. persistent",
+                "3. offset (WAIT)",
+                "bytes behind p50",
+                "tries",
+            ]);
+            for c in &r.conditions {
+                let m = |method: Method| c.methods.iter().find(|x| x.method == method);
+                let cell = |method: Method| {
+                    m(method).map_or("-".to_string(), |x| {
+                        if x.lag.count == 0 {
+                            format!("{} errors", x.errors)
+                        } else {
+                            format!("{} ({})", mean(x.lag.mean_us), ms(x.lag.p50_us))
+                        }
+                    })
+                };
+                let seed_row =
+                    seed.and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name));
+                let ratio_cell = match (seed_row, m(Method::NewClients)) {
+                    (Some(row), Some(x)) if x.lag.count > 0 => {
+                        ratio(x.lag.mean_us / 1000.0, row.average_ms)
+                    }
+                    _ => String::new(),
+                };
+                let behind = m(Method::Offset)
+                    .and_then(|x| x.behind_bytes.as_ref())
+                    .map_or(String::new(), |b| crate::units::format_bytes(b.p50_us));
+                t.row(vec![
+                    c.condition.name.clone(),
+                    seed_row.map_or(String::new(), |row| ms_f(row.average_ms)),
+                    cell(Method::NewClients),
+                    ratio_cell,
+                    cell(Method::Persistent),
+                    cell(Method::Offset),
+                    behind,
+                    thousands(m(Method::Persistent).map_or(0, |x| x.tries)),
+                ]);
+            }
+            out.push_str(&table(&t));
+            out.push_str(
+                "Method 1 builds new clients every try, as the seed's program did, so its figure includes connecting \
+                 to the replica; the seed's ~20 ms for 1 KB values is mostly that (TLS to ElastiCache), which a \
+                 loopback connection does not cost. Methods 2 and 3 are the lag itself.\n",
+            );
+        }
+        if r.methods.iter().any(|m| m.tries > 0) {
+            heading(out, "Redis: replication lag, all tries");
+            let mut t = Table::new(&[
+                "method", "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
+            ]);
+            for m in &r.methods {
+                let l = &m.lag;
+                t.row(vec![
+                    m.method.label().to_string(),
+                    ms(l.p50_us),
+                    ms(l.p90_us),
+                    ms(l.p99_us),
+                    ms(l.p999_us),
+                    ms(l.max_us),
+                    mean(l.mean_us),
+                    thousands(m.tries),
+                    thousands(m.errors),
+                ]);
+            }
+            out.push_str(&table(&t));
+        }
+        let link = r
+            .link
+            .as_ref()
+            .map_or("none (a user's Redis)".to_string(), |l| {
+                format!(
+                    "{} ({} ms one way, {})",
+                    l.link,
+                    l.latency_ms,
+                    if l.bandwidth > 0.0 {
+                        format!("{}/s", crate::units::format_bytes(l.bandwidth as u64))
+                    } else {
+                        "unlimited".into()
+                    }
+                )
+            });
+        out.push_str(&format!(
+            "primary {}, replica {}; replication link {link}\n",
+            r.primary, r.replica
+        ));
+        if let Some(s) = seed {
+            out.push_str(&format!("seed: {}\n", s.source));
+        }
     }
 
     fn s3_sections(&self, out: &mut String, md: bool, s3: &crate::lab::snapshot::S3Snapshot) {
@@ -579,13 +693,213 @@ impl Report {
         }
     }
 
+    /// Long form, one figure a row, for every lab: `lab,subject,metric,value,seed` (the seed's
+    /// figure where it has one). Spreadsheets and data frames pivot it as they need.
     fn csv(&self) -> String {
-        let mut out = String::from(
-            "scenario,backend,consumer,kind,series,count,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,seed_p50_ms,seed_p90_ms,seed_p99_ms,seed_max_ms,received,lost,duplicates,late,attempts,throttled,retries,escaped,escaped_throttles,quota_left\n",
-        );
-        let Some(k) = &self.snapshot.kinesis else {
-            return out;
+        let mut rows: Vec<(String, String, String, f64, Option<f64>)> = Vec::new();
+        let mut add = |lab: &str, subject: &str, metric: &str, value: f64, seed: Option<f64>| {
+            rows.push((
+                lab.to_string(),
+                subject.to_string(),
+                metric.to_string(),
+                value,
+                seed,
+            ));
         };
+        let summary = |add: &mut AddRow,
+                       lab: &str,
+                       subject: &str,
+                       series: &str,
+                       s: &Summary,
+                       seed: Option<&Comparison>| {
+            add(
+                lab,
+                subject,
+                &format!("{series}_count"),
+                s.count as f64,
+                None,
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_p50_ms"),
+                msf(s.p50_us),
+                seed.map(|c| c.seed_p50_ms),
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_p90_ms"),
+                msf(s.p90_us),
+                seed.map(|c| c.seed_p90_ms),
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_p99_ms"),
+                msf(s.p99_us),
+                seed.map(|c| c.seed_p99_ms),
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_p999_ms"),
+                msf(s.p999_us),
+                None,
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_max_ms"),
+                msf(s.max_us),
+                seed.and_then(|c| c.seed_max_ms),
+            );
+            add(
+                lab,
+                subject,
+                &format!("{series}_mean_ms"),
+                s.mean_us / 1000.0,
+                None,
+            );
+        };
+        if let Some(k) = &self.snapshot.kinesis {
+            for c in &k.consumers {
+                summary(
+                    &mut add,
+                    "kinesis",
+                    &c.name,
+                    "arrival_to_receive",
+                    &c.arrival_to_receive,
+                    self.comparison("arrival_to_receive", &c.name),
+                );
+                summary(
+                    &mut add,
+                    "kinesis",
+                    &c.name,
+                    "send_to_receive",
+                    &c.send_to_receive,
+                    None,
+                );
+                let sdk = &c.sdk.counters;
+                for (metric, v) in [
+                    ("received", c.counts.received),
+                    ("lost", c.counts.lost),
+                    ("duplicates", c.counts.duplicates),
+                    ("late", c.counts.late),
+                    ("attempts", sdk.attempts),
+                    ("throttled", sdk.throttles),
+                    ("retries", sdk.retries),
+                    ("escaped", sdk.escaped_total()),
+                ] {
+                    let seed = if metric == "escaped" {
+                        self.seed_escaped(&c.name).map(|n| n as f64)
+                    } else {
+                        None
+                    };
+                    add("kinesis", &c.name, metric, v as f64, seed);
+                }
+                if let Some(q) = sdk.quota_left {
+                    add("kinesis", &c.name, "quota_left", q as f64, None);
+                }
+            }
+            summary(
+                &mut add,
+                "kinesis",
+                "producer",
+                "send_to_arrival",
+                &k.send_to_arrival,
+                self.comparison("send_to_arrival", "all"),
+            );
+            summary(
+                &mut add,
+                "kinesis",
+                "producer",
+                "put_call",
+                &k.producer.put_latency,
+                None,
+            );
+        }
+        if let Some(s3) = &self.snapshot.s3 {
+            for c in &self.s3_comparisons {
+                add(
+                    "s3",
+                    &c.case,
+                    &format!("{}_express_s", c.direction),
+                    c.ours_express_s,
+                    Some(c.seed_express_s),
+                );
+                add(
+                    "s3",
+                    &c.case,
+                    &format!("{}_standard_s", c.direction),
+                    c.ours_standard_s,
+                    Some(c.seed_standard_s),
+                );
+                add(
+                    "s3",
+                    &c.case,
+                    &format!("{}_ratio", c.direction),
+                    c.ours_ratio,
+                    Some(c.seed_ratio),
+                );
+            }
+            for o in &s3.ops {
+                let subject = format!("{} {}", o.class.storage_class(), o.op);
+                summary(&mut add, "s3", &subject, "first_byte", &o.first_byte, None);
+                summary(&mut add, "s3", &subject, "total", &o.total, None);
+                add("s3", &subject, "mb_per_sec", o.mb_per_sec, None);
+                add("s3", &subject, "slow_downs", o.slow_downs as f64, None);
+                add("s3", &subject, "errors", o.errors as f64, None);
+            }
+        }
+        if let Some(r) = &self.snapshot.redis {
+            let seed = self.seed.as_ref().and_then(|s| s.redis.as_ref());
+            for c in &r.conditions {
+                let seed_avg = seed
+                    .and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name))
+                    .map(|row| row.average_ms);
+                for m in &c.methods {
+                    let series = format!("{:?}", m.method).to_lowercase();
+                    let seed = if m.method == crate::lab::redis::Method::NewClients {
+                        seed_avg
+                    } else {
+                        None
+                    };
+                    add(
+                        "redis",
+                        &c.condition.name,
+                        &format!("{series}_mean_ms"),
+                        m.lag.mean_us / 1000.0,
+                        seed,
+                    );
+                    add(
+                        "redis",
+                        &c.condition.name,
+                        &format!("{series}_p50_ms"),
+                        msf(m.lag.p50_us),
+                        None,
+                    );
+                    add(
+                        "redis",
+                        &c.condition.name,
+                        &format!("{series}_max_ms"),
+                        msf(m.lag.max_us),
+                        None,
+                    );
+                    add(
+                        "redis",
+                        &c.condition.name,
+                        &format!("{series}_errors"),
+                        m.errors as f64,
+                        None,
+                    );
+                }
+            }
+            for m in &r.methods {
+                let series = format!("{:?}", m.method).to_lowercase();
+                summary(&mut add, "redis", "live", &series, &m.lag, None);
+            }
+        }
         let field = |s: &str| {
             if s.contains([',', '"', '\n']) {
                 format!("\"{}\"", s.replace('"', "\"\""))
@@ -593,96 +907,30 @@ impl Report {
                 s.to_string()
             }
         };
-        let num = |v: f64| format!("{v:.3}");
-        let mut row = |consumer: &str,
-                       kind: &str,
-                       series: &str,
-                       sum: &Summary,
-                       counts: Option<&ConsumerSnapshot>| {
-            let cmp = self.comparison(
-                series,
-                if series == "send_to_arrival" {
-                    "all"
-                } else {
-                    consumer
-                },
-            );
-            let mut cells = vec![
+        let num = |v: f64| {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.3}")
+            }
+        };
+        let mut out = String::from("scenario,backend,lab,subject,metric,value,seed\n");
+        for (lab, subject, metric, value, seed) in rows {
+            out.push_str(&format!(
+                "{},{},{lab},{},{metric},{},{}\n",
                 field(&self.scenario.name),
                 field(&self.snapshot.backend.label),
-                field(consumer),
-                kind.to_string(),
-                series.to_string(),
-                sum.count.to_string(),
-                num(msf(sum.p50_us)),
-                num(msf(sum.p90_us)),
-                num(msf(sum.p99_us)),
-                num(msf(sum.p999_us)),
-                num(msf(sum.max_us)),
-            ];
-            match cmp {
-                Some(c) => cells.extend([
-                    num(c.seed_p50_ms),
-                    num(c.seed_p90_ms),
-                    num(c.seed_p99_ms),
-                    c.seed_max_ms.map(num).unwrap_or_default(),
-                ]),
-                None => cells.extend(["".into(), "".into(), "".into(), "".into()]),
-            }
-            match counts {
-                Some(c) => {
-                    let s = &c.sdk.counters;
-                    cells.extend([
-                        c.counts.received.to_string(),
-                        c.counts.lost.to_string(),
-                        c.counts.duplicates.to_string(),
-                        c.counts.late.to_string(),
-                        s.attempts.to_string(),
-                        s.throttles.to_string(),
-                        s.retries.to_string(),
-                        s.escaped_total().to_string(),
-                        s.escaped_throttles().to_string(),
-                        s.quota_left.map(|q| q.to_string()).unwrap_or_default(),
-                    ]);
-                }
-                None => cells.extend(std::iter::repeat_n(String::new(), 10)),
-            }
-            out.push_str(&cells.join(","));
-            out.push('\n');
-        };
-        for c in &k.consumers {
-            row(
-                &c.name,
-                c.kind.name(),
-                "arrival_to_receive",
-                &c.arrival_to_receive,
-                Some(c),
-            );
-            row(
-                &c.name,
-                c.kind.name(),
-                "send_to_receive",
-                &c.send_to_receive,
-                None,
-            );
+                field(&subject),
+                num(value),
+                seed.map(num).unwrap_or_default()
+            ));
         }
-        row(
-            "producer",
-            "producer",
-            "send_to_arrival",
-            &k.send_to_arrival,
-            None,
-        );
-        row(
-            "producer",
-            "producer",
-            "put_latency",
-            &k.producer.put_latency,
-            None,
-        );
         out
     }
 }
+
+/// Adds one long-form CSV row: lab, subject, metric, value, the seed's value.
+type AddRow<'a> = dyn FnMut(&str, &str, &str, f64, Option<f64>) + 'a;
 
 /// A section heading in text or Markdown.
 fn section_heading(md: bool) -> impl Fn(&mut String, &str) {

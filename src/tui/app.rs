@@ -29,7 +29,11 @@ pub const KEYS: &[(&str, &str)] = &[
         "s",
         "toggle the S3 storage class: Express One Zone / Standard",
     ),
-    ("Tab, 1, 2", "switch between the Kinesis and S3 tabs"),
+    ("v / c / m", "Redis: value size / CPU load / memory full"),
+    (
+        "Tab, 1, 2, 3",
+        "switch between the Kinesis, S3 and Redis tabs",
+    ),
     ("p", "pause the display (probes keep running)"),
     ("r", "reset histograms and counts"),
     ("z / Z", "zoom the sparklines' time window in / out"),
@@ -43,12 +47,17 @@ pub const KEYS: &[(&str, &str)] = &[
 pub enum Tab {
     Kinesis,
     S3,
+    Redis,
+}
+
+impl Tab {
+    const ALL: [Tab; 3] = [Tab::Kinesis, Tab::S3, Tab::Redis];
 }
 
 pub struct App {
     pub tab: Tab,
-    /// Which labs the running scenario has (Kinesis, S3): the tabs that exist.
-    pub labs: (bool, bool),
+    /// Which labs the running scenario has (Kinesis, S3, Redis): the tabs that exist.
+    pub labs: (bool, bool, bool),
     pub themes: Vec<Theme>,
     pub theme: usize,
     pub zoom: usize,
@@ -70,7 +79,7 @@ impl App {
         }
         App {
             tab: Tab::Kinesis,
-            labs: (true, false),
+            labs: (true, false, false),
             themes,
             theme: 0,
             zoom: 1,
@@ -84,34 +93,50 @@ impl App {
         &self.themes[self.theme]
     }
 
-    /// Follows the labs the view shows: a scenario with only S3 opens on the S3 tab.
-    pub fn sync_labs(&mut self, kinesis: bool, s3: bool) {
-        self.labs = (kinesis, s3);
-        if self.tab == Tab::Kinesis && !kinesis && s3 {
-            self.tab = Tab::S3;
+    /// Follows the labs the view shows: the tab shown is always one the scenario has.
+    pub fn sync_labs(&mut self, kinesis: bool, s3: bool, redis: bool) {
+        self.labs = (kinesis, s3, redis);
+        if !self.has(self.tab)
+            && let Some(t) = Tab::ALL.into_iter().find(|t| self.has(*t))
+        {
+            self.tab = t;
         }
-        if self.tab == Tab::S3 && !s3 && kinesis {
-            self.tab = Tab::Kinesis;
+    }
+
+    pub fn has(&self, tab: Tab) -> bool {
+        match tab {
+            Tab::Kinesis => self.labs.0,
+            Tab::S3 => self.labs.1,
+            Tab::Redis => self.labs.2,
         }
     }
 
     fn switch(&mut self, tab: Tab) -> Action {
-        let has = match tab {
-            Tab::Kinesis => self.labs.0,
-            Tab::S3 => self.labs.1,
-        };
-        if has {
+        if self.has(tab) {
             self.tab = tab;
         } else {
-            self.say(
-                format!(
-                    "this scenario has no {} lab",
-                    if tab == Tab::S3 { "S3" } else { "Kinesis" }
-                ),
-                true,
-            );
+            let name = match tab {
+                Tab::Kinesis => "Kinesis",
+                Tab::S3 => "S3",
+                Tab::Redis => "Redis",
+            };
+            self.say(format!("this scenario has no {name} lab"), true);
         }
         Action::Redraw
+    }
+
+    /// A Redis key: the command, or a message when the scenario has no Redis lab.
+    fn redis(&mut self, cmd: Command) -> Action {
+        if self.labs.2 {
+            self.tab = Tab::Redis;
+            Action::Lab(cmd)
+        } else {
+            self.say(
+                "this scenario has no Redis lab: try `latlab tui redis-demo`",
+                true,
+            );
+            Action::Redraw
+        }
     }
 
     pub fn window(&self) -> u64 {
@@ -163,15 +188,21 @@ impl App {
                 }
             }
             (KeyCode::Tab, _) | (KeyCode::BackTab, _) => {
-                let next = if self.tab == Tab::Kinesis {
-                    Tab::S3
-                } else {
-                    Tab::Kinesis
-                };
+                let at = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
+                let next = (1..=3)
+                    .map(|k| Tab::ALL[(at + k) % 3])
+                    .find(|t| self.has(*t))
+                    .unwrap_or(self.tab);
                 self.switch(next)
             }
             (KeyCode::Char('1'), _) => self.switch(Tab::Kinesis),
             (KeyCode::Char('2'), _) => self.switch(Tab::S3),
+            (KeyCode::Char('3'), _) => self.switch(Tab::Redis),
+            (KeyCode::Char('v'), _) => self.redis(Command::RedisValueNext),
+            (KeyCode::Char('c'), m) if !m.contains(KeyModifiers::CONTROL) => {
+                self.redis(Command::RedisCpuLoad)
+            }
+            (KeyCode::Char('m'), _) => self.redis(Command::RedisMemoryFull),
             (KeyCode::Char('p'), _) => {
                 if self.paused.take().is_some() {
                     self.say("display resumed", false);

@@ -206,12 +206,14 @@ pub fn sample_view() -> View {
                 get_records_limit_per_sec: 5,
             }),
             s3: None,
+            redis: None,
         },
         sparks,
         read_rate: (0..60)
             .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
             .collect(),
         s3_sparks: Vec::new(),
+        redis_sparks: Vec::new(),
     }
 }
 

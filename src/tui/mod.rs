@@ -184,6 +184,9 @@ where
     if let Some(s3) = &lab.s3 {
         s3.start_live();
     }
+    if let Some(r) = &lab.redis {
+        r.start_live();
+    }
     let lab = Arc::new(lab);
     let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
     let ticker = tx.clone();
@@ -204,7 +207,11 @@ where
                 Some(v) => v.clone(),
                 None => View::of(&lab, app.window()),
             };
-            app.sync_labs(view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
+            app.sync_labs(
+                view.snapshot.kinesis.is_some(),
+                view.snapshot.s3.is_some(),
+                view.snapshot.redis.is_some(),
+            );
             terminal.draw(|f| ui::draw(f, &app, &view))?;
             redraw = false;
         }

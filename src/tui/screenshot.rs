@@ -63,10 +63,17 @@ pub async fn capture(
     if let Some(s3) = &lab.s3 {
         s3.start_live();
     }
+    if let Some(r) = &lab.redis {
+        r.start_live();
+    }
     tokio::time::sleep(after).await;
     let mut app = App::new(theme.clone());
     let view = View::of(&lab, app.window());
-    app.sync_labs(view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
+    app.sync_labs(
+        view.snapshot.kinesis.is_some(),
+        view.snapshot.s3.is_some(),
+        view.snapshot.redis.is_some(),
+    );
     let buffer = render(&app, &view, size);
     let _ = lab.finish().await;
     Ok(svg(&buffer, &theme))

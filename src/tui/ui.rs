@@ -57,21 +57,44 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     ])
     .areas(area);
     draw_header(f, theme, app, view, header);
-    let (has_k, has_s3) = (view.snapshot.kinesis.is_some(), view.snapshot.s3.is_some());
-    let body = if has_k && has_s3 {
-        let [tabs, rest] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
-        draw_tabs(f, theme, app, tabs);
+    let tabs = [app.labs.0, app.labs.1, app.labs.2]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    let body = if tabs > 1 {
+        let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
+        draw_tabs(f, theme, app, bar);
         rest
     } else {
         body
     };
-    match (app.tab, &view.snapshot.kinesis, &view.snapshot.s3) {
-        (Tab::S3, _, Some(s3)) | (Tab::Kinesis, None, Some(s3)) => {
-            draw_s3(f, theme, app, view, s3, body)
+    let snap = &view.snapshot;
+    match app.tab {
+        Tab::S3 if snap.s3.is_some() => draw_s3(
+            f,
+            theme,
+            app,
+            view,
+            snap.s3.as_ref().expect("checked"),
+            body,
+        ),
+        Tab::Redis if snap.redis.is_some() => draw_redis(
+            f,
+            theme,
+            app,
+            view,
+            snap.redis.as_ref().expect("checked"),
+            body,
+        ),
+        _ => {
+            if let Some(k) = &snap.kinesis {
+                draw_kinesis(f, theme, app, view, k, body);
+            } else if let Some(s3) = &snap.s3 {
+                draw_s3(f, theme, app, view, s3, body);
+            } else if let Some(r) = &snap.redis {
+                draw_redis(f, theme, app, view, r, body);
+            }
         }
-        (_, Some(k), _) => draw_kinesis(f, theme, app, view, k, body),
-        _ => {}
     }
     draw_status(f, theme, app, view, status);
     draw_footer(f, theme, app, footer);
@@ -129,26 +152,205 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 }
 
 fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
-    let tab = |label: &str, on: bool| {
-        if on {
-            Span::styled(
+    let mut spans = vec![Span::raw(" ")];
+    for (tab, label) in [
+        (Tab::Kinesis, "1 Kinesis"),
+        (Tab::S3, "2 S3"),
+        (Tab::Redis, "3 Redis"),
+    ] {
+        if !app.has(tab) {
+            continue;
+        }
+        if app.tab == tab {
+            spans.push(Span::styled(
                 format!(" {label} "),
                 theme
                     .strong(theme.tab_active)
                     .add_modifier(Modifier::REVERSED),
-            )
+            ));
         } else {
-            Span::styled(format!(" {label} "), theme.fg(theme.tab_inactive))
+            spans.push(Span::styled(
+                format!(" {label} "),
+                theme.fg(theme.tab_inactive),
+            ));
         }
-    };
-    let line = Line::from(vec![
-        Span::raw(" "),
-        tab("1 Kinesis", app.tab == Tab::Kinesis),
-        Span::raw(" "),
-        tab("2 S3", app.tab == Tab::S3),
-        Span::styled("   Tab switches", theme.fg(theme.dim)),
-    ]);
-    f.render_widget(Paragraph::new(line), area);
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled("  Tab switches", theme.fg(theme.dim)));
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_redis(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    r: &crate::lab::snapshot::RedisSnapshot,
+    area: Rect,
+) {
+    use crate::lab::redis::Method;
+    if let Some(why) = &r.unavailable {
+        let block = Block::bordered().title(Span::styled(
+            " Redis replication lag: not running ",
+            theme.strong(theme.title),
+        ));
+        let text = vec![
+            Line::from(""),
+            Line::from(Span::styled(format!(" {why}"), theme.strong(theme.error))),
+        ];
+        f.render_widget(
+            Paragraph::new(text)
+                .block(block)
+                .wrap(ratatui::widgets::Wrap { trim: false }),
+            area,
+        );
+        return;
+    }
+    let [a, b, c, info] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    for (method, rect) in [
+        (Method::NewClients, a),
+        (Method::Persistent, b),
+        (Method::Offset, c),
+    ] {
+        let m = r.methods.iter().find(|x| x.method == method);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.fg(theme.border))
+            .title(Span::styled(
+                format!(" {} ", method.label()),
+                theme.strong(theme.title),
+            ));
+        let inner = block.inner(rect);
+        f.render_widget(block, rect);
+        if inner.height < 3 {
+            continue;
+        }
+        let [spark_area, table_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+        let points = view
+            .redis_sparks
+            .iter()
+            .find(|(x, _)| *x == method)
+            .map(|(_, p)| p.clone())
+            .unwrap_or_default();
+        let window = app.window() as usize;
+        let mut per_sec = vec![0u64; window];
+        let pts = &points[points.len().saturating_sub(window)..];
+        let offset = window - pts.len();
+        for (j, p) in pts.iter().enumerate() {
+            per_sec[offset + j] = p.max_us;
+        }
+        let [labels, chart] =
+            Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(spark_area);
+        let data = columns(&per_sec, chart.width as usize);
+        let top = data.iter().copied().max().unwrap_or(0);
+        f.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(top.max(1))
+                .style(theme.fg(theme.redis)),
+            chart,
+        );
+        let mut lines = vec![Line::from(Span::styled(
+            format!("{:>10}", short_ms(top)),
+            theme.fg(theme.text),
+        ))];
+        if labels.height >= 2 {
+            lines.push(Line::from(Span::styled(
+                format!("{:>10}", "max/s"),
+                theme.fg(theme.dim),
+            )));
+        }
+        f.render_widget(Paragraph::new(lines), labels);
+        let mut header = vec![
+            "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
+        ];
+        if method == Method::Offset {
+            header.push("bytes behind p50");
+        }
+        let head = Row::new(header.iter().map(|h| right(Span::raw(*h))))
+            .style(theme.strong(theme.table_header));
+        let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+        let row = match m {
+            Some(m) if m.tries > 0 || m.errors > 0 => {
+                let l = &m.lag;
+                let mut cells = vec![
+                    txt(ms(l.p50_us)),
+                    txt(ms(l.p90_us)),
+                    txt(ms(l.p99_us)),
+                    txt(ms(l.p999_us)),
+                    txt(ms(l.max_us)),
+                    txt(ms(l.mean_us as u64)),
+                    txt(thousands(m.tries)),
+                    right(Span::styled(
+                        thousands(m.errors),
+                        if m.errors > 0 {
+                            theme.strong(theme.error)
+                        } else {
+                            theme.fg(theme.text)
+                        },
+                    )),
+                ];
+                if let Some(b) = &m.behind_bytes {
+                    cells.push(txt(crate::units::format_bytes(b.p50_us)));
+                }
+                Row::new(cells)
+            }
+            _ => Row::new(vec![txt("-".into())]),
+        };
+        let mut widths = vec![Constraint::Length(11); 6];
+        widths.extend([Constraint::Length(7), Constraint::Length(7)]);
+        if method == Method::Offset {
+            widths.push(Constraint::Length(17));
+        }
+        f.render_widget(
+            Table::new(vec![row], widths).header(head).column_spacing(1),
+            table_area,
+        );
+    }
+    let link = r.link.as_ref().map_or("a user's Redis".to_string(), |l| {
+        format!("link {} (+{} ms each way)", l.link, l.latency_ms)
+    });
+    let on = |b: bool| if b { "on" } else { "off" };
+    let text = vec![
+        Line::from(vec![
+            Span::styled(" v", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" value {}   ", crate::units::format_bytes(r.value_bytes)),
+                theme.fg(theme.dim),
+            ),
+            Span::styled("c", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" CPU load {}   ", on(r.cpu_load)),
+                if r.cpu_load {
+                    theme.strong(theme.warn)
+                } else {
+                    theme.fg(theme.dim)
+                },
+            ),
+            Span::styled("m", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" memory full {}   ", on(r.memory_full)),
+                if r.memory_full {
+                    theme.strong(theme.warn)
+                } else {
+                    theme.fg(theme.dim)
+                },
+            ),
+            Span::styled(format!("· {}", r.status), theme.fg(theme.dim)),
+        ]),
+        Line::from(Span::styled(
+            format!(" primary {} → replica {} · {link}", r.primary, r.replica),
+            theme.fg(theme.dim),
+        )),
+    ];
+    f.render_widget(Paragraph::new(text), info);
 }
 
 fn draw_s3(
@@ -379,13 +581,18 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 
 fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     let mut keys = vec![("q", "quit"), ("?", "help")];
-    if app.labs.0 && app.labs.1 {
-        keys.push(("Tab", "Kinesis/S3"));
+    if [app.labs.0, app.labs.1, app.labs.2]
+        .iter()
+        .filter(|b| **b)
+        .count()
+        > 1
+    {
+        keys.push(("Tab", "labs"));
     }
-    if app.tab == Tab::S3 {
-        keys.extend([("s", "class"), ("[/]", "payload")]);
-    } else {
-        keys.extend([("+/-", "pollers"), ("[/]", "payload")]);
+    match app.tab {
+        Tab::S3 => keys.extend([("s", "class"), ("[/]", "payload")]),
+        Tab::Redis => keys.extend([("v", "value"), ("c", "CPU load"), ("m", "memory")]),
+        Tab::Kinesis => keys.extend([("+/-", "pollers"), ("[/]", "payload")]),
     }
     keys.extend([
         ("p", "pause"),

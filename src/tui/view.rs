@@ -14,6 +14,8 @@ pub struct View {
     pub read_rate: Vec<f64>,
     /// S3: per (class, PUT/GET), the total time's points, oldest first.
     pub s3_sparks: Vec<(crate::emulator::s3::Class, String, Vec<Point>)>,
+    /// Redis: per method, the lag's points, oldest first.
+    pub redis_sparks: Vec<(crate::lab::redis::Method, Vec<Point>)>,
 }
 
 impl View {
@@ -58,11 +60,24 @@ impl View {
             }
             None => Vec::new(),
         };
+        let redis_sparks = match &lab.redis {
+            Some(r) => {
+                let now = r.shared.start.elapsed().as_secs();
+                r.shared
+                    .methods
+                    .lock()
+                    .iter()
+                    .map(|(m, x)| (*m, x.lag.points(now, window as usize)))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         View {
             snapshot,
             sparks,
             read_rate,
             s3_sparks,
+            redis_sparks,
         }
     }
 }

@@ -1,0 +1,626 @@
+//! The Redis lab: replication lag from a primary to its replica, measured three ways side by side.
+//!
+//! 1. The seed's method: new clients every try; SET on the primary, then a new replica client
+//!    loops EXISTS until the key appears. Its figure mixes connection set-up into the lag.
+//! 2. SET, then EXISTS polled on a persistent replica connection: lag after the SET's reply.
+//! 3. Offset-based: after the SET, `WAIT 1` until the replica acknowledges the primary's
+//!    replication offset; the bytes the replica was behind are read from both sides' INFO.
+//!
+//! Conditions switch live and per scenario: value size, CPU load on the primary (a Lua busy loop
+//! on its own connection) and memory near `maxmemory` (filler keys, on latlab's own servers).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use parking_lot::Mutex;
+use redis::AsyncCommands;
+use redis::aio::MultiplexedConnection;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::metrics::{Series, Summary};
+
+/// Every key latlab writes starts with this; only these are deleted afterwards.
+pub const PREFIX: &str = "latlab:";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Method {
+    /// New clients every try (the seed's program).
+    NewClients,
+    /// A persistent replica connection polling EXISTS.
+    Persistent,
+    /// WAIT for the replica to acknowledge the write's offset.
+    Offset,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::NewClients, Method::Persistent, Method::Offset];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Method::NewClients => "1. seed's method: new clients, EXISTS loop",
+            Method::Persistent => "2. persistent connection, EXISTS loop",
+            Method::Offset => "3. offset: WAIT for the replica's ACK",
+        }
+    }
+
+    pub fn short(self) -> &'static str {
+        match self {
+            Method::NewClients => "new clients",
+            Method::Persistent => "persistent",
+            Method::Offset => "offset (WAIT)",
+        }
+    }
+}
+
+/// One condition of the experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Condition {
+    pub name: String,
+    pub value_bytes: u64,
+    pub cpu_load: bool,
+    pub memory_full: bool,
+}
+
+#[derive(Default)]
+pub struct MethodMetrics {
+    pub lag: Series,
+    pub tries: u64,
+    pub errors: BTreeMap<String, u64>,
+    /// Method 3: bytes the replica was behind right after the write.
+    pub behind: Series,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodSnapshot {
+    pub method: Method,
+    pub lag: Summary,
+    pub tries: u64,
+    pub errors: u64,
+    pub behind_bytes: Option<Summary>,
+}
+
+/// A condition's figures, for reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConditionResult {
+    pub condition: Condition,
+    pub methods: Vec<MethodSnapshot>,
+}
+
+pub struct RedisShared {
+    pub start: Instant,
+    pub value_bytes: AtomicU64,
+    pub cpu_load: AtomicBool,
+    pub memory_full: AtomicBool,
+    pub methods: Mutex<BTreeMap<Method, MethodMetrics>>,
+    pub status: Mutex<String>,
+}
+
+impl RedisShared {
+    pub fn new(value_bytes: u64) -> Arc<RedisShared> {
+        Arc::new(RedisShared {
+            start: Instant::now(),
+            value_bytes: AtomicU64::new(value_bytes),
+            cpu_load: AtomicBool::new(false),
+            memory_full: AtomicBool::new(false),
+            methods: Mutex::new(BTreeMap::new()),
+            status: Mutex::new("starting".into()),
+        })
+    }
+
+    fn record(&self, m: Method, lag: Duration, behind: Option<u64>) {
+        let sec = self.start.elapsed().as_secs();
+        let mut all = self.methods.lock();
+        let e = all.entry(m).or_default();
+        e.lag.record(lag.as_micros() as u64, sec);
+        e.tries += 1;
+        if let Some(b) = behind {
+            // The histogram starts at 1: bytes are recorded plus one, and taken back in snapshots.
+            e.behind.record(b + 1, sec);
+        }
+    }
+
+    fn failed(&self, m: Method, what: &str) {
+        *self
+            .methods
+            .lock()
+            .entry(m)
+            .or_default()
+            .errors
+            .entry(what.to_string())
+            .or_default() += 1;
+    }
+
+    pub fn snapshot(&self) -> Vec<MethodSnapshot> {
+        let all = self.methods.lock();
+        Method::ALL
+            .iter()
+            .map(|m| {
+                let e = all.get(m);
+                MethodSnapshot {
+                    method: *m,
+                    lag: e.map(|e| e.lag.summary()).unwrap_or_default(),
+                    tries: e.map_or(0, |e| e.tries),
+                    errors: e.map_or(0, |e| e.errors.values().sum()),
+                    behind_bytes: if *m == Method::Offset {
+                        Some(e.map(|e| minus_one(e.behind.summary())).unwrap_or_default())
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect()
+    }
+
+    pub fn reset(&self) {
+        self.methods.lock().clear();
+    }
+}
+
+fn minus_one(s: Summary) -> Summary {
+    if s.count == 0 {
+        return s;
+    }
+    Summary {
+        min_us: s.min_us - 1,
+        p50_us: s.p50_us - 1,
+        p90_us: s.p90_us - 1,
+        p99_us: s.p99_us - 1,
+        p999_us: s.p999_us - 1,
+        max_us: s.max_us - 1,
+        mean_us: s.mean_us - 1.0,
+        ..s
+    }
+}
+
+/// Where the servers are.
+#[derive(Clone)]
+pub struct Endpoints {
+    pub primary: redis::Client,
+    pub replica: redis::Client,
+    /// Shown on screens and in reports (passwords hidden).
+    pub primary_label: String,
+    pub replica_label: String,
+    /// latlab runs these servers: it may change their memory settings.
+    pub local: bool,
+}
+
+impl Endpoints {
+    pub fn open(primary: &str, replica: &str, local: bool) -> anyhow::Result<Endpoints> {
+        let open = |url: &str, flag: &str| {
+            redis::Client::open(url).map_err(|e| {
+                anyhow::anyhow!("{flag} {}: {e} (write redis://[:PASSWORD@]HOST:PORT[/DB] or rediss:// for TLS)", crate::redis_local::redact(url))
+            })
+        };
+        Ok(Endpoints {
+            primary: open(primary, "--redis-primary")?,
+            replica: open(replica, "--redis-replica")?,
+            primary_label: crate::redis_local::redact(primary),
+            replica_label: crate::redis_local::redact(replica),
+            local,
+        })
+    }
+
+    /// Connects to both and checks the replica replicates from a primary that is a primary.
+    pub async fn check(&self) -> anyhow::Result<(MultiplexedConnection, MultiplexedConnection)> {
+        let timeout = Duration::from_secs(10);
+        let connect = |c: &redis::Client, label: &str| {
+            let (c, label) = (c.clone(), label.to_string());
+            async move {
+                tokio::time::timeout(timeout, connect(&c))
+                    .await
+                    .map_err(|_| {
+                        anyhow::anyhow!("{label} did not answer within {}s", timeout.as_secs())
+                    })?
+                    .map_err(|e| anyhow::anyhow!("cannot connect to {label}: {e}"))
+            }
+        };
+        let mut p = connect(&self.primary, &self.primary_label).await?;
+        let mut r = connect(&self.replica, &self.replica_label).await?;
+        let pinfo: String = redis::cmd("INFO")
+            .arg("replication")
+            .query_async(&mut p)
+            .await?;
+        let rinfo: String = redis::cmd("INFO")
+            .arg("replication")
+            .query_async(&mut r)
+            .await?;
+        if !pinfo.contains("role:master") {
+            bail!(
+                "{} is not a primary (its INFO says {})",
+                self.primary_label,
+                field(&pinfo, "role").unwrap_or("no role")
+            );
+        }
+        if !rinfo.contains("role:slave") {
+            bail!(
+                "{} is not a replica (its INFO says role:{})",
+                self.replica_label,
+                field(&rinfo, "role").unwrap_or("?")
+            );
+        }
+        if field(&rinfo, "master_link_status") != Some("up") {
+            bail!("{}'s link to its primary is down", self.replica_label);
+        }
+        Ok((p, r))
+    }
+}
+
+/// A connection for the lab: WAIT and big values take longer than the client's default 500 ms.
+pub async fn connect(c: &redis::Client) -> redis::RedisResult<MultiplexedConnection> {
+    let config = redis::AsyncConnectionConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(10)))
+        .set_response_timeout(Some(Duration::from_secs(120)));
+    c.get_multiplexed_async_connection_with_config(&config)
+        .await
+}
+
+/// A field of an INFO answer (`name:value` lines).
+pub fn field<'a>(info: &'a str, name: &str) -> Option<&'a str> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(':')))
+        .map(str::trim)
+}
+
+fn offset(info: &str, name: &str) -> Option<u64> {
+    field(info, name).and_then(|v| v.parse().ok())
+}
+
+/// Loops EXISTS until the key is there; the time since `since`.
+async fn poll_exists(
+    con: &mut MultiplexedConnection,
+    key: &str,
+    since: Instant,
+    limit: Duration,
+) -> anyhow::Result<Duration> {
+    loop {
+        let n: i64 = con.exists(key).await?;
+        if n == 1 {
+            return Ok(since.elapsed());
+        }
+        if since.elapsed() > limit {
+            bail!(
+                "the key did not reach the replica within {}s",
+                limit.as_secs()
+            );
+        }
+    }
+}
+
+/// One try of all three methods with a value of `value`.
+pub async fn try_once(
+    shared: &RedisShared,
+    ends: &Endpoints,
+    p: &mut MultiplexedConnection,
+    r: &mut MultiplexedConnection,
+    value: &bytes::Bytes,
+    n: u64,
+) {
+    let limit = Duration::from_secs(30);
+    // 1. The seed's way: new clients for every try.
+    let key = format!("{PREFIX}lag:{n}:new");
+    let result: anyhow::Result<Duration> = async {
+        let mut fresh_p = connect(&ends.primary).await?;
+        let _: () = fresh_p.set(&key, value.as_ref()).await?;
+        let t0 = Instant::now();
+        let mut fresh_r = connect(&ends.replica).await?;
+        poll_exists(&mut fresh_r, &key, t0, limit).await
+    }
+    .await;
+    match result {
+        Ok(lag) => shared.record(Method::NewClients, lag, None),
+        Err(e) => shared.failed(Method::NewClients, &e.to_string()),
+    }
+    // 2. A persistent replica connection.
+    let key2 = format!("{PREFIX}lag:{n}:persistent");
+    let result: anyhow::Result<Duration> = async {
+        let _: () = p.set(&key2, value.as_ref()).await?;
+        poll_exists(r, &key2, Instant::now(), limit).await
+    }
+    .await;
+    match result {
+        Ok(lag) => shared.record(Method::Persistent, lag, None),
+        Err(e) => shared.failed(Method::Persistent, &e.to_string()),
+    }
+    // 3. Offsets: WAIT for the acknowledgement; the bytes behind from both sides' INFO.
+    let key3 = format!("{PREFIX}lag:{n}:offset");
+    let result: anyhow::Result<(Duration, Option<u64>)> = async {
+        // WAIT blocks its connection, so the primary's offset is read on one of its own, opened
+        // before the write so that connecting costs the measurement nothing.
+        let mut info_p = connect(&ends.primary).await?;
+        let mut info_r = r.clone();
+        let _: () = p.set(&key3, value.as_ref()).await?;
+        let t0 = Instant::now();
+        let wait = async {
+            let acked: i64 = redis::cmd("WAIT")
+                .arg(1)
+                .arg(limit.as_millis() as u64)
+                .query_async(p)
+                .await?;
+            anyhow::Ok((acked, t0.elapsed()))
+        };
+        let offsets = async {
+            let (mut pcmd, mut rcmd) = (redis::cmd("INFO"), redis::cmd("INFO"));
+            pcmd.arg("replication");
+            rcmd.arg("replication");
+            let (pinfo, rinfo): (redis::RedisResult<String>, redis::RedisResult<String>) =
+                tokio::join!(pcmd.query_async(&mut info_p), rcmd.query_async(&mut info_r));
+            match (
+                pinfo
+                    .ok()
+                    .as_deref()
+                    .and_then(|i| offset(i, "master_repl_offset")),
+                rinfo
+                    .ok()
+                    .as_deref()
+                    .and_then(|i| offset(i, "slave_repl_offset")),
+            ) {
+                (Some(m), Some(s)) => Some(m.saturating_sub(s)),
+                _ => None,
+            }
+        };
+        let (waited, behind) = tokio::join!(wait, offsets);
+        let (acked, lag) = waited?;
+        if acked < 1 {
+            bail!(
+                "WAIT timed out: no replica acknowledged within {}s",
+                limit.as_secs()
+            );
+        }
+        Ok((lag, behind))
+    }
+    .await;
+    match result {
+        Ok((lag, behind)) => shared.record(Method::Offset, lag, behind),
+        Err(e) => shared.failed(Method::Offset, &e.to_string()),
+    }
+    let _: Result<(), _> = p.del(&[key, key2, key3]).await;
+}
+
+/// Keeps the primary's CPU busy: a Lua loop of ~`busy` every `period`, on its own connection.
+async fn cpu_load(ends: Endpoints, shared: Arc<RedisShared>, cancel: CancellationToken) {
+    let Ok(mut con) = connect(&ends.primary).await else {
+        return;
+    };
+    let script =
+        redis::Script::new("local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return x");
+    while !cancel.is_cancelled() {
+        if !shared.cpu_load.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        }
+        let _: Result<i64, _> = script.arg(300_000).invoke_async(&mut con).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Fills the primary to about 97% of a `maxmemory` latlab sets (latlab's own servers only), or
+/// removes the fill.
+pub async fn set_memory_full(
+    ends: &Endpoints,
+    p: &mut MultiplexedConnection,
+    full: bool,
+) -> anyhow::Result<()> {
+    if !ends.local {
+        bail!(
+            "filling memory is only done on latlab's own redis-server, not on {}",
+            ends.primary_label
+        );
+    }
+    let fill_pattern = format!("{PREFIX}fill:*");
+    if !full {
+        let keys: Vec<String> = p.keys(&fill_pattern).await?;
+        if !keys.is_empty() {
+            let _: () = p.del(keys).await?;
+        }
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory")
+            .arg("0")
+            .query_async(p)
+            .await?;
+        return Ok(());
+    }
+    // Room for the largest value the lab writes, three times, above the fill.
+    let cap: u64 = 384 * 1024 * 1024;
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg(cap)
+        .query_async(p)
+        .await?;
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("volatile-lru")
+        .query_async(p)
+        .await?;
+    let chunk = bytes::Bytes::from(vec![b'f'; 1024 * 1024]);
+    for i in 0..1000u32 {
+        let info: String = redis::cmd("INFO").arg("memory").query_async(p).await?;
+        let used = offset(&info, "used_memory").unwrap_or(0);
+        if used >= cap * 97 / 100 {
+            return caught_up(p).await;
+        }
+        let _: () = p.set(format!("{PREFIX}fill:{i}"), chunk.as_ref()).await?;
+    }
+    Ok(())
+}
+
+/// Waits until the replica has everything the primary wrote (after a fill, before measuring).
+async fn caught_up(p: &mut MultiplexedConnection) -> anyhow::Result<()> {
+    let acked: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(120_000)
+        .query_async(p)
+        .await?;
+    if acked < 1 {
+        bail!("the replica did not catch up within 120 s");
+    }
+    Ok(())
+}
+
+/// The Redis lab while it runs.
+pub struct RedisLab {
+    pub shared: Arc<RedisShared>,
+    pub ends: Endpoints,
+    pub local: Option<crate::redis_local::LocalRedis>,
+    cancel: CancellationToken,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    pub results: Mutex<Vec<ConditionResult>>,
+}
+
+impl RedisLab {
+    pub async fn start(
+        ends: Endpoints,
+        local: Option<crate::redis_local::LocalRedis>,
+        value_bytes: u64,
+    ) -> anyhow::Result<RedisLab> {
+        ends.check().await?;
+        let shared = RedisShared::new(value_bytes);
+        let lab = RedisLab {
+            shared,
+            ends,
+            local,
+            cancel: CancellationToken::new(),
+            tasks: Mutex::new(Vec::new()),
+            results: Mutex::new(Vec::new()),
+        };
+        let load = tokio::spawn(cpu_load(
+            lab.ends.clone(),
+            lab.shared.clone(),
+            lab.cancel.clone(),
+        ));
+        lab.tasks.lock().push(load);
+        Ok(lab)
+    }
+
+    /// Tries over and over with the live conditions, until stopped.
+    pub fn start_live(&self) {
+        let (shared, ends, cancel) = (self.shared.clone(), self.ends.clone(), self.cancel.clone());
+        let task = tokio::spawn(async move {
+            let Ok((mut p, mut r)) = ends.check().await else {
+                return;
+            };
+            let mut size = 0u64;
+            let mut value = bytes::Bytes::new();
+            let mut memory_full = false;
+            let mut n = 0u64;
+            while !cancel.is_cancelled() {
+                let want = shared.value_bytes.load(Ordering::Relaxed);
+                if want != size {
+                    size = want;
+                    value = bytes::Bytes::from(vec![b'v'; size as usize]);
+                }
+                let mf = shared.memory_full.load(Ordering::Relaxed);
+                if mf != memory_full {
+                    *shared.status.lock() = if mf {
+                        "filling memory".into()
+                    } else {
+                        "freeing memory".into()
+                    };
+                    if let Err(e) = set_memory_full(&ends, &mut p, mf).await {
+                        *shared.status.lock() = format!("{e:#}");
+                        shared.memory_full.store(memory_full, Ordering::Relaxed);
+                        continue;
+                    }
+                    memory_full = mf;
+                }
+                *shared.status.lock() = "measuring".into();
+                n += 1;
+                tokio::select! {
+                    _ = cancel.cancelled() => break,
+                    _ = try_once(&shared, &ends, &mut p, &mut r, &value, n) => {}
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            if memory_full {
+                let _ = set_memory_full(&ends, &mut p, false).await;
+            }
+        });
+        self.tasks.lock().push(task);
+    }
+
+    /// Runs `tries` tries under each condition, one after another; returns their figures.
+    pub async fn run_conditions(
+        &self,
+        conditions: &[Condition],
+        tries: u32,
+        progress: &(dyn Fn(String) + Send + Sync),
+    ) -> anyhow::Result<()> {
+        let (mut p, mut r) = self.ends.check().await?;
+        for c in conditions {
+            if c.memory_full && !self.ends.local {
+                progress(format!(
+                    "{}: skipped: memory is only filled on latlab's own servers",
+                    c.name
+                ));
+                continue;
+            }
+            self.shared.reset();
+            self.shared.cpu_load.store(c.cpu_load, Ordering::Relaxed);
+            set_memory_full(&self.ends, &mut p, c.memory_full)
+                .await
+                .ok();
+            let value = bytes::Bytes::from(vec![b'v'; c.value_bytes as usize]);
+            for n in 0..tries {
+                if self.cancel.is_cancelled() {
+                    bail!("stopped");
+                }
+                progress(format!("{}: try {} of {tries}", c.name, n + 1));
+                try_once(&self.shared, &self.ends, &mut p, &mut r, &value, n as u64).await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            self.shared.cpu_load.store(false, Ordering::Relaxed);
+            if c.memory_full {
+                set_memory_full(&self.ends, &mut p, false)
+                    .await
+                    .context("removing the memory fill")?;
+            }
+            self.results.lock().push(ConditionResult {
+                condition: c.clone(),
+                methods: self.shared.snapshot(),
+            });
+        }
+        Ok(())
+    }
+
+    pub async fn stop(&self) {
+        self.cancel.cancel();
+        let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
+        for t in tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
+        }
+    }
+
+    /// Deletes every key latlab wrote (the servers latlab started go away with it).
+    pub async fn cleanup(&self) -> Vec<String> {
+        let result: anyhow::Result<()> = async {
+            let mut p = connect(&self.ends.primary).await?;
+            let keys: Vec<String> = p.keys(format!("{PREFIX}*")).await?;
+            if !keys.is_empty() {
+                let _: () = p.del(keys).await?;
+            }
+            if self.ends.local {
+                let _: () = redis::cmd("CONFIG")
+                    .arg("SET")
+                    .arg("maxmemory")
+                    .arg("0")
+                    .query_async(&mut p)
+                    .await?;
+            }
+            Ok(())
+        }
+        .await;
+        match result {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "could not delete latlab's keys on {}: {e:#}",
+                self.ends.primary_label
+            )],
+        }
+    }
+}

@@ -1,0 +1,483 @@
+//! Redis for the lab: a real `redis-server` primary and replica on ephemeral 127.0.0.1 ports (no
+//! persistence, temporary directories), the replica reaching the primary through an in-process link
+//! shaper that adds latency and caps bandwidth. The servers are stopped when this is dropped, and
+//! die with latlab if it is killed (they are told to, by the kernel, when their parent goes).
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+use crate::emulator::profile::Dist;
+use crate::emulator::s3::body::pacing_bucket;
+
+/// A link profile for the replica's connection to the primary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkProfile {
+    pub name: String,
+    /// One-way delay added to every chunk, each direction.
+    pub latency_ms: f64,
+    /// Bandwidth cap each direction in bytes/s (0 = none).
+    pub bandwidth: f64,
+}
+
+/// The built-in link profiles, by name.
+pub const LINKS: &[&str] = &["loopback", "same-az", "cross-az", "t3-micro"];
+
+impl LinkProfile {
+    pub fn resolve(name: &str) -> anyhow::Result<LinkProfile> {
+        let (latency_ms, bandwidth) = match name {
+            // Nothing added.
+            "loopback" => (0.0, 0.0),
+            // Same availability zone: ~0.1 ms one way, 10 Gbps.
+            "same-az" => (0.1, 1.25e9),
+            // Across zones in a region: ~0.5 ms one way, 5 Gbps.
+            "cross-az" => (0.5, 6.25e8),
+            // A cache.t3.micro replica link: cross-AZ and its 5 Gbps burst (the seed's 50 MB value
+            // reached the replica in ~100 ms, which its 0.5 Gbps baseline could not carry).
+            "t3-micro" => (0.5, 6.25e8),
+            other => return LinkProfile::custom(other),
+        };
+        Ok(LinkProfile {
+            name: name.into(),
+            latency_ms,
+            bandwidth,
+        })
+    }
+}
+
+impl LinkProfile {
+    /// `5ms` (a one-way latency) or `5ms/100MB` (and a bandwidth per second).
+    fn custom(text: &str) -> anyhow::Result<LinkProfile> {
+        let bad = || {
+            anyhow::anyhow!(
+                "unknown link profile '{text}': valid names are {}, or a latency and optional bandwidth such as 5ms or 2ms/100MB",
+                LINKS.join(", ")
+            )
+        };
+        let (lat, bw) = match text.split_once('/') {
+            Some((l, b)) => (l, Some(b)),
+            None => (text, None),
+        };
+        let latency = crate::units::parse_duration(lat).map_err(|_| bad())?;
+        let bandwidth = match bw {
+            Some(b) => crate::units::parse_bytes(b).map_err(|_| bad())? as f64,
+            None => 0.0,
+        };
+        Ok(LinkProfile {
+            name: text.into(),
+            latency_ms: latency.as_secs_f64() * 1000.0,
+            bandwidth,
+        })
+    }
+}
+
+/// A child process killed (and reaped) on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free ephemeral port on 127.0.0.1 (the OS picks it; a race with another process is possible
+/// but retried by the caller).
+fn free_port() -> anyhow::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")
+        .context("cannot find a free port on 127.0.0.1")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// Where `redis-server` is, or a message saying how to get it.
+pub fn redis_server_binary() -> anyhow::Result<std::path::PathBuf> {
+    let candidates = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("redis-server"))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    candidates.into_iter().chain([std::path::PathBuf::from("/usr/bin/redis-server")]).find(|p| p.is_file()).context(
+        "redis-server is not installed: the Redis lab runs a real primary and replica (install it with `sudo apt-get install -y redis-server`, or point latlab at a Redis with --redis-primary and --redis-replica)",
+    )
+}
+
+fn spawn(
+    binary: &std::path::Path,
+    dir: &std::path::Path,
+    port: u16,
+    replica_of: Option<u16>,
+) -> anyhow::Result<Server> {
+    let mut cmd = Command::new(binary);
+    cmd.arg("--port")
+        .arg(port.to_string())
+        .args([
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "yes",
+        ])
+        .arg("--dir")
+        .arg(dir)
+        .args(["--daemonize", "no", "--logfile", ""])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(p) = replica_of {
+        cmd.args(["--replicaof", "127.0.0.1", &p.to_string()]);
+    }
+    #[cfg(target_os = "linux")]
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        // Die with latlab, however it ends (even SIGKILL): the kernel sends SIGKILL to the server
+        // when the thread that started it exits.
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start {}", binary.display()))?;
+    Ok(Server { child, port })
+}
+
+/// The running pair.
+pub struct LocalRedis {
+    primary: Server,
+    replica: Server,
+    _dir: tempfile::TempDir,
+    /// The replication link (replica -> primary).
+    pub shaper: Arc<Shaper>,
+    /// The clients' links, when they have one: (primary port, replica port) of the proxies.
+    client_ports: Option<(u16, u16)>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl LocalRedis {
+    /// Where latlab's clients reach the primary (through the client link, if any).
+    pub fn primary_url(&self) -> String {
+        format!(
+            "redis://127.0.0.1:{}/",
+            self.client_ports.map_or(self.primary.port, |p| p.0)
+        )
+    }
+
+    pub fn replica_url(&self) -> String {
+        format!(
+            "redis://127.0.0.1:{}/",
+            self.client_ports.map_or(self.replica.port, |p| p.1)
+        )
+    }
+
+    /// The process ids of the servers (tests check they are gone).
+    pub fn pids(&self) -> (u32, u32) {
+        (self.primary.child.id(), self.replica.child.id())
+    }
+
+    /// Starts a primary, the shaper in front of it, and a replica of it through the shaper; with a
+    /// client link, the clients reach both servers through shapers of their own. Returns when the
+    /// replica's link is up.
+    pub async fn start(link: LinkProfile, client_link: LinkProfile) -> anyhow::Result<LocalRedis> {
+        let binary = redis_server_binary()?;
+        let dir = tempfile::Builder::new()
+            .prefix("latlab-redis-")
+            .tempdir()
+            .context("cannot create a directory for Redis")?;
+        let primary_port = free_port()?;
+        let primary = spawn(&binary, dir.path(), primary_port, None)?;
+        wait_ping(primary_port, Duration::from_secs(10))
+            .await
+            .context("the primary redis-server did not start")?;
+        let (shaper, shaper_port, task) = Shaper::start(link, primary_port).await?;
+        let mut tasks = vec![task];
+        let replica_dir = dir.path().join("replica");
+        std::fs::create_dir_all(&replica_dir)?;
+        let replica = spawn(&binary, &replica_dir, free_port()?, Some(shaper_port))?;
+        let client_ports = if client_link.latency_ms > 0.0 || client_link.bandwidth > 0.0 {
+            let (_, p, t1) = Shaper::start(client_link.clone(), primary_port).await?;
+            let (_, r, t2) = Shaper::start(client_link, replica.port).await?;
+            tasks.extend([t1, t2]);
+            Some((p, r))
+        } else {
+            None
+        };
+        let redis = LocalRedis {
+            primary,
+            replica,
+            _dir: dir,
+            shaper,
+            client_ports,
+            tasks,
+        };
+        wait_ping(redis.replica.port, Duration::from_secs(10))
+            .await
+            .context("the replica redis-server did not start")?;
+        wait_link_up(&redis.replica_url(), Duration::from_secs(20)).await?;
+        Ok(redis)
+    }
+}
+
+impl Drop for LocalRedis {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+async fn wait_ping(port: u16, timeout: Duration) -> anyhow::Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)).await {
+            let _ = s.write_all(b"PING\r\n").await;
+            let mut buf = [0u8; 16];
+            if let Ok(Ok(n)) =
+                tokio::time::timeout(Duration::from_millis(500), s.read(&mut buf)).await
+                && buf[..n].starts_with(b"+PONG")
+            {
+                return Ok(());
+            }
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "no answer on 127.0.0.1:{port} within {}s",
+                timeout.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until a replica reports `master_link_status:up`.
+pub async fn wait_link_up(replica_url: &str, timeout: Duration) -> anyhow::Result<()> {
+    let client = redis::Client::open(replica_url)?;
+    let mut con = client.get_multiplexed_async_connection().await?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query_async(&mut con)
+            .await?;
+        if info.contains("master_link_status:up") {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "the replica's link to the primary did not come up within {}s",
+                timeout.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Bytes each way the shaper carried, and its current settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShaperStats {
+    pub link: String,
+    pub latency_ms: f64,
+    pub bandwidth: f64,
+    pub bytes_to_replica: u64,
+    pub bytes_to_primary: u64,
+}
+
+/// An in-process TCP proxy between the replica and the primary that delays every chunk by the
+/// link's one-way latency and paces bytes to its bandwidth, each direction on its own.
+pub struct Shaper {
+    link: Mutex<LinkProfile>,
+    stats: Mutex<ShaperStats>,
+}
+
+impl Shaper {
+    fn new(link: LinkProfile) -> Shaper {
+        Shaper {
+            stats: Mutex::new(ShaperStats::default()),
+            link: Mutex::new(link),
+        }
+    }
+
+    /// A shaper on an ephemeral port in front of `upstream_port`.
+    async fn start(
+        link: LinkProfile,
+        upstream_port: u16,
+    ) -> anyhow::Result<(Arc<Shaper>, u16, JoinHandle<()>)> {
+        let shaper = Arc::new(Shaper::new(link));
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("cannot bind a link shaper")?;
+        let port = listener.local_addr()?.port();
+        let task = tokio::spawn(
+            shaper
+                .clone()
+                .serve(listener, SocketAddr::from(([127, 0, 0, 1], upstream_port))),
+        );
+        Ok((shaper, port, task))
+    }
+
+    pub fn link(&self) -> LinkProfile {
+        self.link.lock().clone()
+    }
+
+    /// Changes the link for bytes from now on (connections stay up).
+    pub fn set_link(&self, link: LinkProfile) {
+        *self.link.lock() = link;
+    }
+
+    pub fn stats(&self) -> ShaperStats {
+        let link = self.link();
+        ShaperStats {
+            link: link.name,
+            latency_ms: link.latency_ms,
+            bandwidth: link.bandwidth,
+            ..self.stats.lock().clone()
+        }
+    }
+
+    async fn serve(self: Arc<Self>, listener: TcpListener, upstream: SocketAddr) {
+        loop {
+            let Ok((client, _)) = listener.accept().await else {
+                continue;
+            };
+            let this = self.clone();
+            tokio::spawn(async move {
+                let Ok(server) = TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                let (cr, cw) = client.into_split();
+                let (sr, sw) = server.into_split();
+                let a = tokio::spawn(this.clone().pipe(sr, cw, true));
+                let b = tokio::spawn(this.pipe(cr, sw, false));
+                let _ = tokio::join!(a, b);
+            });
+        }
+    }
+
+    /// Copies one direction: reads chunks, releases each after the latency, paced by bandwidth.
+    async fn pipe(
+        self: Arc<Self>,
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        to_replica: bool,
+    ) {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<(Instant, Vec<u8>)>(256);
+        let writer = tokio::spawn(async move {
+            while let Some((due, chunk)) = rx.recv().await {
+                crate::emulator::profile::sleep_until(due).await;
+                if to.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+        });
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut pace: Option<(f64, crate::emulator::rate::Bucket)> = None;
+        let mut queue_end = Instant::now();
+        loop {
+            let n = match from.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let link = self.link();
+            // Bandwidth: a chunk leaves when the link has carried the bytes before it.
+            let now = Instant::now();
+            let mut release = now;
+            if link.bandwidth > 0.0 {
+                if pace
+                    .as_ref()
+                    .is_none_or(|(rate, _)| *rate != link.bandwidth)
+                {
+                    pace = Some((link.bandwidth, pacing_bucket(link.bandwidth)));
+                }
+                let (_, bucket) = pace.as_mut().expect("set above");
+                bucket.take(now, n as u64);
+                release = now + bucket.wait_for(now, 0);
+            }
+            let due = (release + Dist::fixed_ms(link.latency_ms).sample()).max(queue_end);
+            queue_end = due;
+            {
+                let mut s = self.stats.lock();
+                if to_replica {
+                    s.bytes_to_replica += n as u64;
+                } else {
+                    s.bytes_to_primary += n as u64;
+                }
+            }
+            if tx.send((due, buf[..n].to_vec())).await.is_err() {
+                break;
+            }
+            // Back-pressure: never read far ahead of what the link has let through.
+            let ahead = queue_end.saturating_duration_since(Instant::now());
+            if ahead > Duration::from_millis(5) {
+                tokio::time::sleep(ahead - Duration::from_millis(5)).await;
+            }
+        }
+        drop(tx);
+        let _ = writer.await;
+    }
+}
+
+/// A `redis://` URL with its password hidden, for screens and reports.
+pub fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((auth, host)) => {
+                let user = auth.split(':').next().unwrap_or("");
+                if auth.contains(':') {
+                    format!("{scheme}://{user}:***@{host}")
+                } else {
+                    format!("{scheme}://***@{host}")
+                }
+            }
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redact("redis://:secret@host:6379/0"),
+            "redis://:***@host:6379/0"
+        );
+        assert_eq!(
+            redact("rediss://user:pw@h:6380"),
+            "rediss://user:***@h:6380"
+        );
+        assert_eq!(redact("redis://token@h"), "redis://***@h");
+        assert_eq!(redact("redis://h:6379"), "redis://h:6379");
+    }
+
+    #[test]
+    fn link_profiles_resolve() {
+        assert_eq!(LinkProfile::resolve("cross-az").unwrap().latency_ms, 0.5);
+        let e = LinkProfile::resolve("moon").unwrap_err().to_string();
+        assert!(e.contains("loopback, same-az, cross-az, t3-micro"), "{e}");
+        let c = LinkProfile::resolve("5ms/100MB").unwrap();
+        assert_eq!((c.latency_ms, c.bandwidth), (5.0, 1e8));
+    }
+}

@@ -1,0 +1,329 @@
+//! The Redis lab on real redis-server processes: lag figures for small and large values, the three
+//! methods against each other and against injected link latency, no server left behind however
+//! latlab ends, and clear errors for bad endpoints (passwords never shown).
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use latlab::lab::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
+use latlab::redis_local::{LinkProfile, LocalRedis};
+
+/// The tests here measure milliseconds on real servers, and one loads a server's CPU on purpose:
+/// they run one at a time.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn require_redis() {
+    assert!(
+        latlab::redis_local::redis_server_binary().is_ok(),
+        "redis-server is required for the Redis tests: install it (sudo apt-get install -y redis-server; scripts/test and .ci/run do)"
+    );
+}
+
+async fn lab(link: &str, client: &str) -> RedisLab {
+    let local = LocalRedis::start(
+        LinkProfile::resolve(link).unwrap(),
+        LinkProfile::resolve(client).unwrap(),
+    )
+    .await
+    .unwrap();
+    let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true).unwrap();
+    RedisLab::start(ends, Some(local), 1000).await.unwrap()
+}
+
+fn cond(name: &str, bytes: u64) -> Condition {
+    Condition {
+        name: name.into(),
+        value_bytes: bytes,
+        cpu_load: false,
+        memory_full: false,
+    }
+}
+
+fn method(ms: &[MethodSnapshot], m: Method) -> &MethodSnapshot {
+    ms.iter().find(|x| x.method == m).unwrap()
+}
+
+fn p50_ms(m: &MethodSnapshot) -> f64 {
+    m.lag.p50_us as f64 / 1000.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_and_large_values_and_the_three_methods() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    let lab = lab("loopback", "cross-az").await;
+    lab.run_conditions(&[cond("1 KB", 1000), cond("10 MB", 10_000_000)], 8, &|_| {})
+        .await
+        .unwrap();
+    let results = lab.results.lock().clone();
+    let small = &results[0].methods;
+    let big = &results[1].methods;
+    for m in small.iter().chain(big.iter()) {
+        assert_eq!((m.tries, m.errors), (8, 0), "{m:?}");
+    }
+    // A 1 KB value is on the replica within a couple of round trips; 10 MB takes visibly longer.
+    assert!(
+        p50_ms(method(small, Method::Persistent)) < 10.0,
+        "{small:?}"
+    );
+    assert!(
+        p50_ms(method(big, Method::Persistent)) > p50_ms(method(small, Method::Persistent)) + 2.0,
+        "{big:?}"
+    );
+    // The seed's method pays for connecting: slower than the persistent connection by at least a
+    // round trip of the client link (cross-az: 1 ms).
+    let new = method(small, Method::NewClients).lag.mean_us / 1000.0;
+    let persistent = method(small, Method::Persistent).lag.mean_us / 1000.0;
+    assert!(
+        new > persistent + 0.8,
+        "new clients {new:.2} ms vs persistent {persistent:.2} ms"
+    );
+    // Method 3 reports the bytes behind: a 10 MB value leaves the replica up to 10 MB behind.
+    let behind = method(big, Method::Offset).behind_bytes.unwrap();
+    assert!(
+        behind.max_us <= 10_100_000 && behind.count == 8,
+        "{behind:?}"
+    );
+    lab.stop().await;
+    assert!(lab.cleanup().await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_link_shapers_latency_shows_in_methods_two_and_three() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    let lab = lab("5ms", "loopback").await;
+    lab.run_conditions(&[cond("1 KB", 1000)], 10, &|_| {})
+        .await
+        .unwrap();
+    let ms = lab.results.lock()[0].methods.clone();
+    // Primary -> replica is one trip of the link: ~5 ms.
+    let persistent = p50_ms(method(&ms, Method::Persistent));
+    assert!(
+        (5.0..8.0).contains(&persistent),
+        "persistent p50 {persistent} ms for a 5 ms link"
+    );
+    // WAIT needs the replica's acknowledgement back: two trips, ~10 ms.
+    let offset = p50_ms(method(&ms, Method::Offset));
+    assert!(
+        (10.0..14.0).contains(&offset),
+        "WAIT p50 {offset} ms for a 5 ms link"
+    );
+    lab.stop().await;
+}
+
+/// The redis-server processes latlab started (its children), once both are up.
+fn wait_for_servers(pid: u32) -> Vec<u32> {
+    let t = Instant::now();
+    loop {
+        let out = Command::new("pgrep")
+            .args(["-P", &pid.to_string(), "redis-server"])
+            .output()
+            .unwrap();
+        let pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if pids.len() == 2 {
+            return pids;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "latlab's redis-server pair did not start: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A process that exited and was reaped has no /proc entry; a zombie is not running either.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+}
+
+fn wait_gone(pids: &[u32]) {
+    let t = Instant::now();
+    while pids.iter().any(|p| alive(*p)) {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "orphaned redis-server: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn no_redis_server_outlives_latlab_even_when_it_is_killed() {
+    let _serial = SERIAL.blocking_lock();
+    require_redis();
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    // Killed with SIGKILL: no chance to clean up, yet the servers go with it.
+    let mut child = Command::new(bin)
+        .args(["run", "redis-demo", "--duration", "60s", "--quiet"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let servers = wait_for_servers(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    wait_gone(&servers);
+    // Ending normally.
+    let mut child = Command::new(bin)
+        .args(["run", "redis-demo", "--duration", "3s", "--quiet"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let servers = wait_for_servers(child.id());
+    assert!(child.wait().unwrap().success());
+    wait_gone(&servers);
+}
+
+#[test]
+fn bad_endpoints_are_one_clear_line_without_the_password() {
+    let _serial = SERIAL.blocking_lock();
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let out = Command::new(bin)
+        .args([
+            "run",
+            "seed-redis",
+            "--quick",
+            "--quiet",
+            "--redis-primary",
+            "redis://:hunter2@127.0.0.1:1/",
+            "--redis-replica",
+            "redis://127.0.0.1:2/",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot connect to redis://:***@127.0.0.1:1/"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("hunter2"),
+        "the password never appears: {err}"
+    );
+    let out = Command::new(bin)
+        .args([
+            "run",
+            "seed-redis",
+            "--redis-primary",
+            "redis://127.0.0.1:1/",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--redis-replica"),
+        "the two go together"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_primary_named_as_replica_is_refused() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    let local = LocalRedis::start(
+        LinkProfile::resolve("loopback").unwrap(),
+        LinkProfile::resolve("loopback").unwrap(),
+    )
+    .await
+    .unwrap();
+    let ends = Endpoints::open(&local.primary_url(), &local.primary_url(), false).unwrap();
+    let e = RedisLab::start(ends, None, 1000)
+        .await
+        .err()
+        .expect("refused");
+    assert!(format!("{e:#}").contains("is not a replica"), "{e:#}");
+    let ends = Endpoints::open(&local.replica_url(), &local.replica_url(), false).unwrap();
+    let e = RedisLab::start(ends, None, 1000)
+        .await
+        .err()
+        .expect("refused");
+    assert!(format!("{e:#}").contains("is not a primary"), "{e:#}");
+}
+
+#[test]
+fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
+    let _serial = SERIAL.blocking_lock();
+    require_redis();
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let out = Command::new(bin)
+        .args([
+            "run",
+            "seed-redis",
+            "--quick",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(&report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let conditions = report["snapshot"]["redis"]["conditions"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = conditions
+        .iter()
+        .map(|c| c["condition"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "normal, 1 KB value",
+            "CPU loaded",
+            "memory ~100%",
+            "10 MB value",
+            "50 MB value"
+        ]
+    );
+    for c in conditions {
+        for m in c["methods"].as_array().unwrap() {
+            assert_eq!(
+                (m["tries"].as_u64(), m["errors"].as_u64()),
+                (Some(3), Some(0)),
+                "{c}"
+            );
+        }
+    }
+    let report: latlab::report::Report = serde_json::from_value(report).unwrap();
+    let csv = report.render(latlab::report::Format::Csv);
+    assert!(
+        csv.contains(",redis,50 MB value,newclients_mean_ms,"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("newclients_mean_ms") && l.ends_with(",103.060")),
+        "the seed's figure beside ours: {csv}"
+    );
+    let text = report.render(latlab::report::Format::Text);
+    assert!(
+        text.contains("Redis: replication lag per condition"),
+        "{text}"
+    );
+    assert!(
+        text.contains("50 MB value") && text.contains("103.1 ms"),
+        "the seed's average beside ours: {text}"
+    );
+    let md = report.render(latlab::report::Format::Markdown);
+    assert!(
+        md.contains("| condition | seed average | 1. new clients |"),
+        "{md}"
+    );
+}
