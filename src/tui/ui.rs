@@ -111,18 +111,15 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         Style::default().fg(theme.header).bg(theme.header_bg)
     };
     let sep = Span::styled(" │ ", style.add_modifier(Modifier::DIM));
-    let mut spans = vec![
-        Span::styled(" latlab", style.add_modifier(Modifier::BOLD)),
-        sep.clone(),
-        Span::styled(s.scenario.clone(), style),
-        sep.clone(),
-        Span::styled(s.backend.short(), style),
-        sep.clone(),
-        Span::styled(clock(s.elapsed_secs), style),
+    // (text, style, drop order: 0 always stays, higher numbers go first when narrow).
+    let mut parts: Vec<(String, Style, u8)> = vec![
+        (" latlab".to_string(), style.add_modifier(Modifier::BOLD), 0),
+        (s.scenario.clone(), style, 0),
+        (s.backend.short(), style, 1),
+        (clock(s.elapsed_secs), style, 0),
     ];
     if let Some(k) = &s.kinesis {
-        spans.push(sep.clone());
-        spans.push(Span::styled(
+        parts.push((
             format!(
                 "{} · {} shard{}",
                 k.stream,
@@ -130,23 +127,43 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
                 if k.shards == 1 { "" } else { "s" }
             ),
             style,
+            3,
         ));
-        spans.push(sep.clone());
-        spans.push(Span::styled(
+        parts.push((
             format!(
                 "{} rec/s · {} payloads",
                 fmt_rate(k.producer.rate),
                 crate::units::format_bytes(k.producer.payload_bytes)
             ),
             style,
+            2,
         ));
     }
     if app.paused.is_some() {
-        spans.push(sep);
-        spans.push(Span::styled(
-            "PAUSED",
+        parts.push((
+            "PAUSED".to_string(),
             style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+            0,
         ));
+    }
+    let width = |parts: &[(String, Style, u8)]| {
+        parts
+            .iter()
+            .map(|(t, _, _)| t.chars().count() + 3)
+            .sum::<usize>()
+    };
+    for level in [3, 2, 1] {
+        if width(&parts) <= area.width as usize {
+            break;
+        }
+        parts.retain(|(_, _, drop)| *drop != level);
+    }
+    let mut spans = Vec::new();
+    for (i, (text, style, _)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(sep.clone());
+        }
+        spans.push(Span::styled(text, style));
     }
     f.render_widget(Paragraph::new(Line::from(spans)).style(style), area);
 }
@@ -609,7 +626,12 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
 }
 
 fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
-    let width = 70.min(area.width.saturating_sub(4));
+    let widest = KEYS
+        .iter()
+        .map(|(_, what)| 2 + 16 + what.chars().count())
+        .max()
+        .unwrap_or(40) as u16;
+    let width = (widest + 4).min(area.width.saturating_sub(2));
     let height = (KEYS.len() as u16 + 6).min(area.height.saturating_sub(2));
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
@@ -866,11 +888,23 @@ fn draw_table(
         .max()
         .unwrap_or(8)
         .clamp(8, 28) as u16;
-    // What fits: the figures first, then the retry quota, then the status; p99.9 goes last.
-    let base = name_w + 5 * 12 + 10 + 6 + 5 + 10 + 8 + 8;
-    let quota = area.width >= base + 7;
-    let status = area.width >= base + 7 + 12;
-    let p999 = area.width >= base - 12;
+    // What fits, at one column of spacing between columns: the figures first (the name may
+    // shrink to 12), then p99.9, then the retry quota, then the status.
+    const LAT_W: u16 = 11;
+    const COUNTS_W: [u16; 6] = [9, 5, 4, 9, 7, 7];
+    let counts_w: u16 = COUNTS_W.iter().sum::<u16>() + COUNTS_W.len() as u16;
+    let need =
+        |name: u16, lat_cols: u16, extra: u16| name + lat_cols * (LAT_W + 1) + counts_w + extra;
+    let p999 = area.width >= need(name_w.min(20), 5, 0);
+    let lat_cols = if p999 { 5 } else { 4 };
+    let quota = area.width >= need(name_w, lat_cols, 7);
+    let status = area.width >= need(name_w, lat_cols, 7 + 13);
+    let name_w = name_w
+        .min(
+            area.width
+                .saturating_sub(need(0, lat_cols, if quota { 7 } else { 0 })),
+        )
+        .max(12);
     let mut header = vec!["consumer", "p50", "p90", "p99"];
     if p999 {
         header.push("p99.9");
@@ -904,17 +938,11 @@ fn draw_table(
         .collect();
     let mut widths = vec![Constraint::Length(name_w)];
     widths.extend(std::iter::repeat_n(
-        Constraint::Length(11),
-        if p999 { 5 } else { 4 },
+        Constraint::Length(LAT_W),
+        lat_cols as usize,
     ));
-    widths.extend([
-        Constraint::Length(9),
-        Constraint::Length(5),
-        Constraint::Length(4),
-        Constraint::Length(9),
-        Constraint::Length(7),
-        Constraint::Length(7),
-    ]);
+    // "max" is one of the latency columns; the counts follow.
+    widths.extend(COUNTS_W.iter().map(|w| Constraint::Length(*w)));
     if quota {
         widths.push(Constraint::Length(6));
     }
