@@ -1,5 +1,5 @@
-//! What the TUI costs: frame render time at 200x60 (the fixed round-2 view, every pane and row
-//! drawn), and the CPU of the real binary sitting idle at the default frame rate, against the same
+//! What the TUI costs: frame render time at 200x60 (the overview of every lab, 9 panes, and the
+//! Kinesis tab of round 2, every pane and row drawn, from fixed views), and the CPU of the real binary sitting idle at the default frame rate, against the same
 //! lab run headless (`latlab run`), so the screen's own share shows as a ratio measured in one run.
 //!
 //! `cargo bench --bench tui`. Needs tmux for the idle measurement.
@@ -8,9 +8,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use latlab::tui::app::App;
-use latlab::tui::fixture::sample_view;
+use latlab::tui::fixture::{sample_tour_view, sample_view};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;
+use latlab::tui::view::View;
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
@@ -43,31 +44,46 @@ fn cpu_percent(pattern: &str, settle: Duration, window: Duration) -> Option<f64>
     Some(100.0 * (b - a) / window.as_secs_f64())
 }
 
-fn main() {
-    let view = sample_view();
-    let app = App::new(Theme::dark());
+/// Render time of one view at `size`, over 1000 frames after 50 to warm up: (p50, p99, max) in us.
+fn frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
     for _ in 0..50 {
-        render(&app, &view, (200, 60));
+        render(app, view, size);
     }
     let mut times: Vec<f64> = (0..1000)
         .map(|_| {
             let t = Instant::now();
-            std::hint::black_box(render(&app, &view, (200, 60)));
+            std::hint::black_box(render(app, view, size));
             t.elapsed().as_secs_f64() * 1e6
         })
         .collect();
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let panes = 4;
-    let rows = view
+    (
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times[times.len() - 1],
+    )
+}
+
+fn main() {
+    // The overview of the `tour` scenario: 4 Kinesis panes, 2 S3 panes and 3 Redis panes.
+    let tour = sample_tour_view();
+    let mut app = App::new(Theme::dark());
+    app.sync_labs(true, true, true);
+    let rows = tour
         .snapshot
         .kinesis
         .as_ref()
         .map_or(0, |k| k.consumers.len());
+    let (p50, p99, max) = frame_times(&app, &tour, (200, 60));
     println!(
-        "frame render at 200x60, {panes} panes / {rows} consumer rows, 1000 frames: p50 {:.0} us, p99 {:.0} us, max {:.0} us",
-        percentile(&times, 0.5),
-        percentile(&times, 0.99),
-        times[times.len() - 1]
+        "frame render at 200x60, overview of every lab: 9 panes (4 Kinesis with {rows} consumer rows, 2 S3, 3 Redis), 1000 frames: p50 {p50:.0} us, p99 {p99:.0} us, max {max:.0} us"
+    );
+    // The Kinesis tab alone, round 2 with three pollers.
+    let view = sample_view();
+    let app = App::new(Theme::dark());
+    let (p50, p99, max) = frame_times(&app, &view, (200, 60));
+    println!(
+        "frame render at 200x60, Kinesis tab: 4 panes / {rows} consumer rows, 1000 frames: p50 {p50:.0} us, p99 {p99:.0} us, max {max:.0} us"
     );
 
     let bin = env!("CARGO_BIN_EXE_latlab");

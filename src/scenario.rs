@@ -30,6 +30,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("s3-demo", include_str!("../scenarios/s3-demo.toml")),
     ("seed-redis", include_str!("../scenarios/seed-redis.toml")),
     ("redis-demo", include_str!("../scenarios/redis-demo.toml")),
+    ("tour", include_str!("../scenarios/tour.toml")),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

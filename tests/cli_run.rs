@@ -37,7 +37,8 @@ fn scenarios_are_listed_a_line_each() {
             "seed-s3",
             "s3-demo",
             "seed-redis",
-            "redis-demo"
+            "redis-demo",
+            "tour"
         ]
     );
     assert!(out.contains("three GetRecords pollers"));
@@ -64,7 +65,7 @@ fn bad_scenarios_and_flags_are_named() {
     );
     let (ok, _, err) = output(latlab().args(["run", "seed-kinesis-round3"]));
     assert!(!ok);
-    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, seed-s3, s3-demo, seed-redis, redis-demo"), "{err}");
+    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, seed-s3, s3-demo, seed-redis, redis-demo, tour"), "{err}");
     let (ok, _, err) = output(latlab().args(["run", "demo", "--duration", "soon"]));
     assert!(!ok);
     assert!(err.contains("'soon' is not a duration"), "{err}");

@@ -155,3 +155,58 @@ fn display_keys_change_only_the_display() {
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), crossterm::event::KeyModifiers::CONTROL);
     assert_eq!(app.key(ctrl_c, || view.clone()), Action::Quit);
 }
+
+#[test]
+fn tab_keys_move_between_the_overview_and_each_lab() {
+    use latlab::tui::app::Tab;
+    let view = latlab::tui::fixture::sample_tour_view();
+    let k = |c| KeyEvent::from(KeyCode::Char(c));
+    let mut app = App::new(Theme::dark());
+    app.sync_labs(true, true, true);
+    assert_eq!(app.tab, Tab::Overview);
+    app.key(k('1'), || view.clone());
+    assert_eq!(app.tab, Tab::Kinesis);
+    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    assert_eq!(app.tab, Tab::S3);
+    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    assert_eq!(app.tab, Tab::Redis);
+    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    assert_eq!(app.tab, Tab::Overview, "Tab wraps round to the overview");
+    app.key(KeyEvent::from(KeyCode::BackTab), || view.clone());
+    assert_eq!(app.tab, Tab::Redis, "Shift-Tab goes back");
+    app.key(k('0'), || view.clone());
+    assert_eq!(app.tab, Tab::Overview);
+    // The labs' keys act from the overview and leave it on screen.
+    assert_eq!(
+        app.key(k('s'), || view.clone()),
+        Action::Lab(Command::ToggleS3Class)
+    );
+    assert_eq!(
+        app.key(k('v'), || view.clone()),
+        Action::Lab(Command::RedisValueNext)
+    );
+    assert_eq!(app.tab, Tab::Overview);
+    // From a lab's own tab they bring that lab's tab up.
+    app.key(k('1'), || view.clone());
+    app.key(k('s'), || view.clone());
+    assert_eq!(app.tab, Tab::S3);
+    let screen = text(&render(&app, &view, (160, 50)));
+    assert!(
+        screen.contains(" 2 S3 ") && screen.contains("S3 GET"),
+        "{screen}"
+    );
+
+    // A scenario with one lab has no overview, and says so.
+    let mut one = App::new(Theme::dark());
+    one.sync_labs(true, false, false);
+    assert_eq!(one.tab, Tab::Kinesis);
+    one.key(k('0'), || view.clone());
+    assert_eq!(one.tab, Tab::Kinesis);
+    assert_eq!(
+        one.current_message(),
+        Some((
+            "this scenario runs one lab: its tab is the whole picture",
+            true
+        ))
+    );
+}

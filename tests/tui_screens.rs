@@ -1,7 +1,7 @@
 //! The screen as a user sees it, drawn from fixed figures on ratatui's TestBackend and pinned with
 //! insta snapshots: the main screen, the help overlay, each theme, a narrow terminal.
 
-use latlab::tui::app::App;
+use latlab::tui::app::{App, Tab};
 use latlab::tui::fixture::sample_view as fixture;
 use latlab::tui::screenshot::{render, svg};
 use latlab::tui::theme::Theme;
@@ -77,5 +77,60 @@ fn the_s3_pane() {
     assert!(
         s.contains("▶ STANDARD") && s.contains("  EXPRESS_ONEZONE"),
         "both classes have rows, the active one marked"
+    );
+}
+
+#[test]
+fn the_overview_shows_every_lab_at_once() {
+    let mut app = App::new(Theme::dark());
+    let view = latlab::tui::fixture::sample_tour_view();
+    app.sync_labs(true, true, true);
+    assert_eq!(
+        app.tab,
+        Tab::Overview,
+        "a scenario with several labs opens on the overview"
+    );
+    let buf = render(&app, &view, (200, 60));
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    insta::assert_snapshot!("overview_200x60", s);
+    for pane in [
+        "Enhanced fan-out: SDK SubscribeToShard",
+        "Lambda on enhanced fan-out",
+        "Shared throughput: GetRecords pollers",
+        "Lambda on a standard iterator",
+        "S3 PUT",
+        "S3 GET",
+        "1. seed's method: new clients",
+        "2. persistent connection",
+        "3. offset: WAIT",
+    ] {
+        assert!(s.contains(pane), "pane {pane:?} on the overview:\n{s}");
+    }
+    assert!(s.contains(" 0 Overview "), "the tab bar names the overview");
+    assert!(s.contains("get_records 3"), "every poller keeps its row");
+    assert!(s.contains("▶ STANDARD"), "the S3 class is marked");
+    assert!(
+        s.contains("bytes behind p50"),
+        "the offset method keeps its bytes behind"
+    );
+
+    // Narrower than side by side: the labs stack, nothing overflows the screen.
+    let buf = render(&app, &view, (120, 60));
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    assert!(
+        s.contains("S3 GET") && s.contains("Lambda on enhanced fan-out"),
+        "{s}"
     );
 }

@@ -662,7 +662,8 @@ impl Report {
                         .unwrap_or_default(),
                 );
             }
-            row.push(sdk.quota_left.map(thousands).unwrap_or_default());
+            // Lambda's pollers retry on their own schedule, with no retry quota.
+            row.push(sdk.quota_left.map_or_else(|| "none".to_string(), thousands));
             t.row(row);
         }
         out.push_str(&table(&t));

@@ -31,8 +31,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("v / c / m", "Redis: value size / CPU load / memory full"),
     (
-        "Tab, 1, 2, 3",
-        "switch between the Kinesis, S3 and Redis tabs",
+        "Tab, 0 - 3",
+        "tabs: 0 overview (several labs), 1 Kinesis, 2 S3, 3 Redis",
     ),
     ("p", "pause the display (probes keep running)"),
     ("r", "reset histograms and counts"),
@@ -45,13 +45,15 @@ pub const KEYS: &[(&str, &str)] = &[
 /// The labs a scenario runs, one tab each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
+    /// Every lab the scenario runs, on one screen (when it runs more than one).
+    Overview,
     Kinesis,
     S3,
     Redis,
 }
 
 impl Tab {
-    const ALL: [Tab; 3] = [Tab::Kinesis, Tab::S3, Tab::Redis];
+    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Kinesis, Tab::S3, Tab::Redis];
 }
 
 pub struct App {
@@ -65,6 +67,8 @@ pub struct App {
     pub help: bool,
     /// The last confirmation or error, and when it came.
     pub message: Option<(String, bool, Instant)>,
+    /// Whether the first tab has been chosen from the labs the scenario runs.
+    chosen: bool,
 }
 
 impl App {
@@ -86,6 +90,7 @@ impl App {
             paused: None,
             help: false,
             message: None,
+            chosen: false,
         }
     }
 
@@ -94,8 +99,15 @@ impl App {
     }
 
     /// Follows the labs the view shows: the tab shown is always one the scenario has.
+    /// A scenario with several labs opens on the overview.
     pub fn sync_labs(&mut self, kinesis: bool, s3: bool, redis: bool) {
         self.labs = (kinesis, s3, redis);
+        if !self.chosen {
+            self.chosen = true;
+            if self.has(Tab::Overview) {
+                self.tab = Tab::Overview;
+            }
+        }
         if !self.has(self.tab)
             && let Some(t) = Tab::ALL.into_iter().find(|t| self.has(*t))
         {
@@ -105,6 +117,13 @@ impl App {
 
     pub fn has(&self, tab: Tab) -> bool {
         match tab {
+            Tab::Overview => {
+                [self.labs.0, self.labs.1, self.labs.2]
+                    .iter()
+                    .filter(|b| **b)
+                    .count()
+                    > 1
+            }
             Tab::Kinesis => self.labs.0,
             Tab::S3 => self.labs.1,
             Tab::Redis => self.labs.2,
@@ -115,12 +134,13 @@ impl App {
         if self.has(tab) {
             self.tab = tab;
         } else {
-            let name = match tab {
-                Tab::Kinesis => "Kinesis",
-                Tab::S3 => "S3",
-                Tab::Redis => "Redis",
+            let text = match tab {
+                Tab::Overview => "this scenario runs one lab: its tab is the whole picture",
+                Tab::Kinesis => "this scenario has no Kinesis lab",
+                Tab::S3 => "this scenario has no S3 lab",
+                Tab::Redis => "this scenario has no Redis lab",
             };
-            self.say(format!("this scenario has no {name} lab"), true);
+            self.say(text, true);
         }
         Action::Redraw
     }
@@ -128,7 +148,9 @@ impl App {
     /// A Redis key: the command, or a message when the scenario has no Redis lab.
     fn redis(&mut self, cmd: Command) -> Action {
         if self.labs.2 {
-            self.tab = Tab::Redis;
+            if self.tab != Tab::Overview {
+                self.tab = Tab::Redis;
+            }
             Action::Lab(cmd)
         } else {
             self.say(
@@ -177,7 +199,9 @@ impl App {
             (KeyCode::Char('r'), _) => Action::Lab(Command::Reset),
             (KeyCode::Char('s'), _) => {
                 if self.labs.1 {
-                    self.tab = Tab::S3;
+                    if self.tab != Tab::Overview {
+                        self.tab = Tab::S3;
+                    }
                     Action::Lab(Command::ToggleS3Class)
                 } else {
                     self.say(
@@ -189,12 +213,19 @@ impl App {
             }
             (KeyCode::Tab, _) | (KeyCode::BackTab, _) => {
                 let at = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
-                let next = (1..=3)
-                    .map(|k| Tab::ALL[(at + k) % 3])
+                let n = Tab::ALL.len();
+                let step = if key.code == KeyCode::BackTab {
+                    n - 1
+                } else {
+                    1
+                };
+                let next = (1..=n)
+                    .map(|k| Tab::ALL[(at + k * step) % n])
                     .find(|t| self.has(*t))
                     .unwrap_or(self.tab);
                 self.switch(next)
             }
+            (KeyCode::Char('0'), _) => self.switch(Tab::Overview),
             (KeyCode::Char('1'), _) => self.switch(Tab::Kinesis),
             (KeyCode::Char('2'), _) => self.switch(Tab::S3),
             (KeyCode::Char('3'), _) => self.switch(Tab::Redis),

@@ -272,3 +272,85 @@ pub fn sample_s3_view() -> View {
     view.s3_sparks = sparks;
     view
 }
+
+/// A fixed view of the Redis lab: 1 KB values over the t3-micro link, the three methods live.
+pub fn sample_redis_view() -> View {
+    use crate::lab::redis::{Method, MethodSnapshot};
+    use crate::lab::snapshot::RedisSnapshot;
+    use crate::redis_local::ShaperStats;
+    let method = |method: Method, p50: f64, behind: Option<u64>| MethodSnapshot {
+        method,
+        lag: summary(p50, p50 * 2.5, p50 * 4.0, 240),
+        tries: 240,
+        errors: 0,
+        behind_bytes: behind.map(|b| Summary {
+            count: 240,
+            min_us: b,
+            p50_us: b,
+            p90_us: b,
+            p99_us: b,
+            p999_us: b,
+            max_us: b,
+            mean_us: b as f64,
+        }),
+    };
+    let methods = vec![
+        method(Method::NewClients, 3.4, None),
+        method(Method::Persistent, 1.3, None),
+        method(Method::Offset, 3.2, Some(1_061)),
+    ];
+    let sparks = methods
+        .iter()
+        .map(|m| {
+            let pts = (0..60u64)
+                .map(|s| Point {
+                    second: 100 + s,
+                    count: 4,
+                    p50_us: m.lag.p50_us,
+                    p99_us: m.lag.p99_us,
+                    max_us: m.lag.p99_us / 60 * (1 + (s * 7) % 60),
+                })
+                .collect();
+            (m.method, pts)
+        })
+        .collect();
+    let mut view = sample_view();
+    view.snapshot.scenario = "redis-demo".into();
+    view.snapshot.kinesis = None;
+    view.snapshot.redis = Some(RedisSnapshot {
+        primary: "redis://127.0.0.1:40411".into(),
+        replica: "redis://127.0.0.1:40413".into(),
+        local: true,
+        link: Some(ShaperStats {
+            link: "t3-micro".into(),
+            latency_ms: 0.25,
+            bandwidth: 62_500_000.0,
+            bytes_to_replica: 1_250_000,
+            bytes_to_primary: 9_000,
+        }),
+        value_bytes: 1_000,
+        cpu_load: false,
+        memory_full: false,
+        status: "measuring".into(),
+        methods,
+        conditions: Vec::new(),
+        unavailable: None,
+    });
+    view.sparks.clear();
+    view.redis_sparks = sparks;
+    view
+}
+
+/// A fixed view of the `tour` scenario: the Kinesis round 2, S3 and Redis labs at once, as the
+/// overview shows them.
+pub fn sample_tour_view() -> View {
+    let mut view = sample_view();
+    let s3 = sample_s3_view();
+    let redis = sample_redis_view();
+    view.snapshot.scenario = "tour".into();
+    view.snapshot.s3 = s3.snapshot.s3;
+    view.s3_sparks = s3.s3_sparks;
+    view.snapshot.redis = redis.snapshot.redis;
+    view.redis_sparks = redis.redis_sparks;
+    view
+}

@@ -70,6 +70,7 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     };
     let snap = &view.snapshot;
     match app.tab {
+        Tab::Overview if app.has(Tab::Overview) => draw_overview(f, theme, app, view, body),
         Tab::S3 if snap.s3.is_some() => draw_s3(
             f,
             theme,
@@ -101,6 +102,113 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     if app.help {
         draw_help(f, theme, area);
     }
+}
+
+/// Every lab on one screen: Kinesis on the left and S3 above Redis on the right when the terminal
+/// is wide enough, otherwise one above the other.
+fn draw_overview(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+    let snap = &view.snapshot;
+    // S3 and Redis, one above the other, Redis (three panes) the taller.
+    let side = |f: &mut Frame, r: Rect| {
+        let parts = [snap.s3.is_some(), snap.redis.is_some()];
+        let weights = [2, 3];
+        let rects = Layout::vertical(
+            parts
+                .iter()
+                .zip(weights)
+                .filter(|(on, _)| **on)
+                .map(|(_, w)| Constraint::Fill(w)),
+        )
+        .split(r);
+        // One rectangle per lab present, in order.
+        let mut rects = rects.iter().copied();
+        if let Some(s3) = &snap.s3
+            && let Some(rect) = rects.next()
+        {
+            draw_s3(f, theme, app, view, s3, rect);
+        }
+        if let Some(red) = &snap.redis
+            && let Some(rect) = rects.next()
+        {
+            draw_redis(f, theme, app, view, red, rect);
+        }
+    };
+    let others = snap.s3.is_some() as u16 + snap.redis.is_some() as u16;
+    match &snap.kinesis {
+        Some(k) if area.width >= OVERVIEW_SIDE_BY_SIDE => {
+            let right_w = (area.width * 2 / 5).max(80);
+            let [left, right] =
+                Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
+            draw_kinesis(f, theme, app, view, k, left);
+            side(f, right);
+        }
+        Some(k) => {
+            let [top, rest] =
+                Layout::vertical([Constraint::Fill(4), Constraint::Fill(others * 3)]).areas(area);
+            draw_kinesis(f, theme, app, view, k, top);
+            side(f, rest);
+        }
+        None => side(f, area),
+    }
+}
+
+/// The overview puts Kinesis beside the other labs from this width on.
+const OVERVIEW_SIDE_BY_SIDE: u16 = 180;
+
+/// Which columns of a table fit in `avail` cells at one cell of spacing. `drop` ranks each column:
+/// 0 always stays, higher ranks go first. `shrink` (column, narrowest width, rank) lets a column
+/// narrow at its rank before lower-ranked columns are dropped. Returns what to show and the widths.
+fn fit(
+    widths: &[u16],
+    drop: &[u8],
+    shrink: Option<(usize, u16, u8)>,
+    avail: u16,
+) -> (Vec<bool>, Vec<u16>) {
+    let mut widths = widths.to_vec();
+    let mut show = vec![true; widths.len()];
+    let total = |show: &[bool], widths: &[u16]| -> u16 {
+        let shown: Vec<u16> = widths
+            .iter()
+            .zip(show)
+            .filter(|(_, s)| **s)
+            .map(|(w, _)| *w)
+            .collect();
+        shown.iter().sum::<u16>() + shown.len().saturating_sub(1) as u16
+    };
+    let top = drop
+        .iter()
+        .copied()
+        .chain(shrink.map(|s| s.2))
+        .max()
+        .unwrap_or(0);
+    for rank in (1..=top).rev() {
+        let over = total(&show, &widths).saturating_sub(avail);
+        if over == 0 {
+            break;
+        }
+        if let Some((col, min, r)) = shrink
+            && r == rank
+        {
+            widths[col] = widths[col].saturating_sub(over).max(min);
+            continue;
+        }
+        for (i, d) in drop.iter().enumerate() {
+            if *d == rank {
+                show[i] = false;
+            }
+        }
+    }
+    (show, widths)
+}
+
+/// Keeps the items whose column is shown.
+fn shown<T>(items: Vec<T>, show: &[bool]) -> Vec<T> {
+    items
+        .into_iter()
+        .zip(show)
+        .filter(|(_, s)| **s)
+        .map(|(x, _)| x)
+        .collect()
 }
 
 fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
@@ -171,6 +279,7 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     let mut spans = vec![Span::raw(" ")];
     for (tab, label) in [
+        (Tab::Overview, "0 Overview"),
         (Tab::Kinesis, "1 Kinesis"),
         (Tab::S3, "2 S3"),
         (Tab::Redis, "3 Redis"),
@@ -285,16 +394,25 @@ fn draw_redis(
             )));
         }
         f.render_widget(Paragraph::new(lines), labels);
+        // p99.9, the mean, p90 and the try count go first when the pane is narrow.
         let mut header = vec![
             "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
         ];
+        let mut widths = vec![11, 11, 11, 11, 11, 11, 7, 7];
+        let mut drop = vec![0, 4, 0, 6, 0, 5, 3, 0];
         if method == Method::Offset {
             header.push("bytes behind p50");
+            widths.push(17);
+            drop.push(0);
         }
-        let head = Row::new(header.iter().map(|h| right(Span::raw(*h))))
-            .style(theme.strong(theme.table_header));
+        let (show, widths) = fit(&widths, &drop, None, table_area.width);
+        let head = Row::new(shown(
+            header.iter().map(|h| right(Span::raw(*h))).collect(),
+            &show,
+        ))
+        .style(theme.strong(theme.table_header));
         let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
-        let row = match m {
+        let cells = match m {
             Some(m) if m.tries > 0 || m.errors > 0 => {
                 let l = &m.lag;
                 let mut cells = vec![
@@ -314,20 +432,22 @@ fn draw_redis(
                         },
                     )),
                 ];
-                if let Some(b) = &m.behind_bytes {
-                    cells.push(txt(crate::units::format_bytes(b.p50_us)));
+                if method == Method::Offset {
+                    cells
+                        .push(txt(m.behind_bytes.as_ref().map_or("-".to_string(), |b| {
+                            crate::units::format_bytes(b.p50_us)
+                        })));
                 }
-                Row::new(cells)
+                cells
             }
-            _ => Row::new(vec![txt("-".into())]),
+            _ => header.iter().map(|_| txt("-".into())).collect(),
         };
-        let mut widths = vec![Constraint::Length(11); 6];
-        widths.extend([Constraint::Length(7), Constraint::Length(7)]);
-        if method == Method::Offset {
-            widths.push(Constraint::Length(17));
-        }
+        let widths: Vec<Constraint> =
+            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
         f.render_widget(
-            Table::new(vec![row], widths).header(head).column_spacing(1),
+            Table::new(vec![Row::new(shown(cells, &show))], widths)
+                .header(head)
+                .column_spacing(1),
             table_area,
         );
     }
@@ -389,7 +509,11 @@ fn draw_s3(
         (
             "PUT",
             put,
-            "S3 PUT (upload; the answer follows the whole body)",
+            if area.width >= 100 {
+                "S3 PUT (upload; the answer follows the whole body)"
+            } else {
+                "S3 PUT (upload)"
+            },
         ),
         ("GET", get, "S3 GET (download)"),
     ] {
@@ -399,7 +523,15 @@ fn draw_s3(
             .title(Line::from(vec![
                 Span::styled(format!(" {title} "), theme.strong(theme.title)),
                 Span::styled(
-                    format!(" writing to {} ", s3.class.storage_class()),
+                    format!(
+                        " {} {} ",
+                        if op == "PUT" {
+                            "writing to"
+                        } else {
+                            "reading from"
+                        },
+                        s3.class.storage_class()
+                    ),
                     theme.strong(if s3.class == Class::ExpressOneZone {
                         theme.s3_express
                     } else {
@@ -454,29 +586,39 @@ fn draw_s3(
             )));
         }
         f.render_widget(Paragraph::new(lines), labels);
-        let head = Row::new(
-            [
-                "class",
-                "requests",
-                "first byte p50",
-                "p99",
-                "total p50",
-                "p99",
-                "max",
-                "MB/s",
-                "SlowDown",
-                "errors",
-            ]
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                if i == 0 {
-                    Cell::from(*h)
-                } else {
-                    right(Span::raw(*h))
-                }
-            }),
-        )
+        // The total's max, the first byte's p99, the request count and SlowDown go first when the
+        // pane is narrow.
+        const HEAD: [&str; 10] = [
+            "class",
+            "requests",
+            "first byte p50",
+            "p99",
+            "total p50",
+            "p99",
+            "max",
+            "MB/s",
+            "SlowDown",
+            "errors",
+        ];
+        let (show, widths) = fit(
+            &[17, 8, 14, 10, 10, 10, 10, 7, 8, 6],
+            &[0, 3, 0, 4, 0, 0, 5, 0, 2, 0],
+            None,
+            table_area.width,
+        );
+        let head = Row::new(shown(
+            HEAD.iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    if i == 0 {
+                        Cell::from(*h)
+                    } else {
+                        right(Span::raw(*h))
+                    }
+                })
+                .collect(),
+            &show,
+        ))
         .style(theme.strong(theme.table_header));
         let rows: Vec<Row> = [Class::ExpressOneZone, Class::Standard]
             .iter()
@@ -501,9 +643,11 @@ fn draw_s3(
                     },
                 );
                 let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
-                match o {
-                    None => Row::new(vec![Cell::from(name), txt("-".into())]),
-                    Some(o) => Row::new(vec![
+                let cells = match o {
+                    None => std::iter::once(Cell::from(name))
+                        .chain((1..HEAD.len()).map(|_| txt("-".into())))
+                        .collect(),
+                    Some(o) => vec![
                         Cell::from(name),
                         txt(thousands(o.requests)),
                         txt(ms(o.first_byte.p50_us)),
@@ -528,22 +672,13 @@ fn draw_s3(
                                 theme.fg(theme.text)
                             },
                         )),
-                    ]),
-                }
+                    ],
+                };
+                Row::new(shown(cells, &show))
             })
             .collect();
-        // class, requests, first byte p50 and p99, total p50, p99 and max, MB/s, SlowDown, errors.
-        let mut widths = vec![
-            Constraint::Length(17),
-            Constraint::Length(8),
-            Constraint::Length(14),
-        ];
-        widths.extend(std::iter::repeat_n(Constraint::Length(10), 4));
-        widths.extend([
-            Constraint::Length(7),
-            Constraint::Length(8),
-            Constraint::Length(6),
-        ]);
+        let widths: Vec<Constraint> =
+            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
         f.render_widget(
             Table::new(rows, widths).header(head).column_spacing(1),
             table_area,
@@ -607,6 +742,7 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
         keys.push(("Tab", "labs"));
     }
     match app.tab {
+        Tab::Overview => keys.extend([("+/-", "pollers"), ("s", "S3 class"), ("v", "Redis value")]),
         Tab::S3 => keys.extend([("s", "class"), ("[/]", "payload")]),
         Tab::Redis => keys.extend([("v", "value"), ("c", "CPU load"), ("m", "memory")]),
         Tab::Kinesis => keys.extend([("+/-", "pollers"), ("[/]", "payload")]),
@@ -888,28 +1024,14 @@ fn draw_table(
         .max()
         .unwrap_or(8)
         .clamp(8, 28) as u16;
-    // What fits, at one column of spacing between columns: the figures first (the name may
-    // shrink to 12), then p99.9, then the retry quota, then the status.
-    const LAT_W: u16 = 11;
-    const COUNTS_W: [u16; 6] = [9, 5, 4, 9, 7, 7];
-    let counts_w: u16 = COUNTS_W.iter().sum::<u16>() + COUNTS_W.len() as u16;
-    let need =
-        |name: u16, lat_cols: u16, extra: u16| name + lat_cols * (LAT_W + 1) + counts_w + extra;
-    let p999 = area.width >= need(name_w.min(20), 5, 0);
-    let lat_cols = if p999 { 5 } else { 4 };
-    let quota = area.width >= need(name_w, lat_cols, 7);
-    let status = area.width >= need(name_w, lat_cols, 7 + 13);
-    let name_w = name_w
-        .min(
-            area.width
-                .saturating_sub(need(0, lat_cols, if quota { 7 } else { 0 })),
-        )
-        .max(12);
-    let mut header = vec!["consumer", "p50", "p90", "p99"];
-    if p999 {
-        header.push("p99.9");
-    }
-    header.extend([
+    // What fits, at one cell of spacing: status, the retry quota and p99.9 go first, then the
+    // names narrow (to 12), then p90, retries and received go.
+    const HEAD: [&str; 14] = [
+        "consumer",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
         "max",
         "received",
         "lost",
@@ -917,52 +1039,55 @@ fn draw_table(
         "throttled",
         "retries",
         "escaped",
-    ]);
-    if quota {
-        header.push("quota");
-    }
-    if status {
-        header.push("status");
-    }
-    let head = Row::new(header.iter().enumerate().map(|(i, h)| {
-        if i == 0 || *h == "status" {
-            Cell::from(*h)
-        } else {
-            right(Span::raw(*h))
-        }
-    }))
+        "quota",
+        "status",
+    ];
+    let (show, widths) = fit(
+        &[name_w, 11, 11, 11, 11, 11, 9, 5, 3, 9, 7, 7, 6, 13],
+        &[0, 0, 4, 0, 6, 0, 2, 0, 0, 0, 3, 0, 7, 8],
+        Some((0, 12, 5)),
+        area.width,
+    );
+    let head = Row::new(shown(
+        HEAD.iter()
+            .map(|h| {
+                if *h == "consumer" || *h == "status" {
+                    Cell::from(*h)
+                } else {
+                    right(Span::raw(*h))
+                }
+            })
+            .collect(),
+        &show,
+    ))
     .style(theme.strong(theme.table_header));
     let rows: Vec<Row> = members
         .iter()
-        .map(|&i| consumer_row(theme, &k.consumers[i], color, (quota, status, p999)))
+        .map(|&i| Row::new(shown(consumer_cells(theme, &k.consumers[i], color), &show)))
         .collect();
-    let mut widths = vec![Constraint::Length(name_w)];
-    widths.extend(std::iter::repeat_n(
-        Constraint::Length(LAT_W),
-        lat_cols as usize,
-    ));
-    // "max" is one of the latency columns; the counts follow.
-    widths.extend(COUNTS_W.iter().map(|w| Constraint::Length(*w)));
-    if quota {
-        widths.push(Constraint::Length(6));
-    }
-    if status {
-        widths.push(Constraint::Fill(1));
-    }
+    let last = HEAD.len() - 1;
+    let widths: Vec<Constraint> = shown(
+        widths
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if i == last {
+                    Constraint::Fill(1)
+                } else {
+                    Constraint::Length(*w)
+                }
+            })
+            .collect(),
+        &show,
+    );
     f.render_widget(
         Table::new(rows, widths).header(head).column_spacing(1),
         area,
     );
 }
 
-/// A consumer's row; `show` says whether the quota, status and p99.9 columns fit.
-fn consumer_row(
-    theme: &Theme,
-    c: &ConsumerSnapshot,
-    color: Color,
-    show: (bool, bool, bool),
-) -> Row<'static> {
-    let (show_quota, show_status, p999) = show;
+/// A consumer's cells, one per column of the consumer table.
+fn consumer_cells(theme: &Theme, c: &ConsumerSnapshot, color: Color) -> Vec<Cell<'static>> {
     let a = &c.arrival_to_receive;
     let stopped = c.stopped_at_secs.is_some();
     let name_style = if stopped {
@@ -988,62 +1113,49 @@ fn consumer_row(
             theme.fg(theme.text),
         ))
     };
+    let warn = |v: u64| {
+        right(Span::styled(
+            thousands(v),
+            if v > 0 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        ))
+    };
     let sdk = &c.sdk.counters;
-    let mut cells = vec![
+    let quota = match sdk.quota_left {
+        Some(q) => Span::styled(
+            thousands(q),
+            if q < 100 {
+                theme.strong(theme.error)
+            } else {
+                theme.fg(theme.dim)
+            },
+        ),
+        None => Span::styled("none", theme.fg(theme.dim)),
+    };
+    let status = if stopped {
+        "stopped".to_string()
+    } else {
+        c.status.clone()
+    };
+    vec![
         Cell::from(Span::styled(c.name.clone(), name_style)),
         lat(a.p50_us),
         lat(a.p90_us),
         lat(a.p99_us),
-    ];
-    if p999 {
-        cells.push(lat(a.p999_us));
-    }
-    cells.extend([
+        lat(a.p999_us),
         lat(a.max_us),
         num(c.counts.received, false),
         num(c.counts.lost, c.counts.lost > 0),
         num(c.counts.duplicates, c.counts.duplicates > 0),
-        right(Span::styled(
-            thousands(sdk.throttles),
-            if sdk.throttles > 0 {
-                theme.fg(theme.warn)
-            } else {
-                theme.fg(theme.text)
-            },
-        )),
-        right(Span::styled(
-            thousands(sdk.retries),
-            if sdk.retries > 0 {
-                theme.fg(theme.warn)
-            } else {
-                theme.fg(theme.text)
-            },
-        )),
+        warn(sdk.throttles),
+        warn(sdk.retries),
         num(sdk.escaped_total(), sdk.escaped_total() > 0),
-    ]);
-    if show_quota {
-        let quota = match sdk.quota_left {
-            Some(q) => Span::styled(
-                thousands(q),
-                if q < 100 {
-                    theme.strong(theme.error)
-                } else {
-                    theme.fg(theme.dim)
-                },
-            ),
-            None => Span::styled("none", theme.fg(theme.dim)),
-        };
-        cells.push(right(quota));
-    }
-    if show_status {
-        let status = if stopped {
-            "stopped".to_string()
-        } else {
-            c.status.clone()
-        };
-        cells.push(Cell::from(Span::styled(status, theme.fg(theme.dim))));
-    }
-    Row::new(cells)
+        right(quota),
+        Cell::from(Span::styled(status, theme.fg(theme.dim))),
+    ]
 }
 
 /// A right-aligned cell, for figures.
