@@ -134,3 +134,37 @@ fn the_overview_shows_every_lab_at_once() {
         "{s}"
     );
 }
+
+#[test]
+fn the_redis_pane() {
+    let mut app = App::new(Theme::dark());
+    let view = latlab::tui::fixture::sample_redis_view();
+    app.sync_labs(false, false, true);
+    assert_eq!(app.tab, Tab::Redis);
+    let buf = render(&app, &view, (120, 40));
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    insta::assert_snapshot!("redis_120x40", s);
+    for method in [
+        "1. seed's method: new clients, EXISTS loop",
+        "2. persistent connection, EXISTS loop",
+        "3. offset: WAIT for the replica's ACK",
+    ] {
+        assert!(s.contains(method), "{method}:\n{s}");
+    }
+    assert!(
+        s.contains("bytes behind p50") && s.contains("1.1 KB"),
+        "{s}"
+    );
+    assert!(s.contains("link t3-micro"), "the link profile is named");
+    assert!(
+        s.contains("Redis lag: 1 includes connecting"),
+        "the status line says what each method measures, not the AWS SDK's retries:\n{s}"
+    );
+    assert!(!s.contains("SDK:"), "{s}");
+}

@@ -720,12 +720,29 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             Span::styled(" ✓ ", theme.strong(theme.ok)),
             Span::styled(text.to_string(), theme.fg(theme.text)),
         ]),
+        // Otherwise what the tab's figures rest on: the SDK's retries, or what each Redis method
+        // includes.
         None => {
-            let retry = match &view.snapshot.kinesis {
-                Some(k) => k.retry.clone(),
-                None => crate::aws::RetrySettings::default().describe(),
+            let snap = &view.snapshot;
+            let redis = || {
+                " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
             };
-            Line::from(Span::styled(format!(" SDK: {retry}"), theme.fg(theme.dim)))
+            let s3 = || {
+                format!(
+                    " S3 SDK: {}",
+                    crate::aws::RetrySettings::default().describe()
+                )
+            };
+            let text = match app.tab {
+                Tab::Redis if snap.redis.is_some() => redis(),
+                Tab::S3 if snap.s3.is_some() => s3(),
+                _ => match &snap.kinesis {
+                    Some(k) => format!(" SDK: {}", k.retry),
+                    None if snap.s3.is_some() => s3(),
+                    None => redis(),
+                },
+            };
+            Line::from(Span::styled(text, theme.fg(theme.dim)))
         }
     };
     f.render_widget(Paragraph::new(line), area);
