@@ -150,6 +150,10 @@ pub struct ScreenshotArgs {
     /// Where to write the SVG
     #[arg(long, short, value_name = "FILE")]
     pub output: PathBuf,
+    /// Keys to press while the lab runs, spread evenly over --after, applied as the TUI applies
+    /// them: `s` switches the S3 class half-way, `++` adds two pollers
+    #[arg(long, value_name = "KEYS", value_parser = crate::tui::screenshot::parse_press)]
+    pub press: Option<crate::tui::screenshot::Keys>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -341,7 +345,12 @@ fn screenshot(args: ScreenshotArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write --output {}", args.output.display()))?;
     let opts = args.target.options();
     let svg = runtime()?.block_on(crate::tui::screenshot::capture(
-        scenario, &opts, theme, args.after, args.size,
+        scenario,
+        &opts,
+        theme,
+        args.after,
+        args.size,
+        &args.press.unwrap_or_default().0,
     ))?;
     std::fs::write(&args.output, svg)
         .with_context(|| format!("cannot write --output {}", args.output.display()))?;

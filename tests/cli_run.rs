@@ -407,3 +407,62 @@ fn endpoint_errors_are_one_clear_line() {
     assert!(!ok);
     assert!(err.contains("'Mars 1' is not a region name"), "{err}");
 }
+
+#[test]
+fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s3.svg");
+    let (ok, _, err) = output(latlab().args([
+        "screenshot",
+        "s3-demo",
+        "--after",
+        "4s",
+        "--size",
+        "120x40",
+        "--theme",
+        "light",
+        "--press",
+        "s",
+        "--output",
+        file.to_str().unwrap(),
+    ]));
+    assert!(ok, "{err}");
+    assert!(err.contains(&format!("wrote {}", file.display())), "{err}");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains("fill=\"#fafafa\""),
+        "drawn in the light theme's background (themes/light.toml)"
+    );
+    // `s` was pressed half-way: the GET pane reads from Standard now, and the status line
+    // confirms the switch.
+    assert!(svg.contains("reading from STANDARD"), "{svg}");
+    assert!(svg.contains("S3 storage class STANDARD"), "{svg}");
+
+    let (ok, _, err) = output(latlab().args([
+        "screenshot",
+        "--press",
+        "+q",
+        "--output",
+        file.to_str().unwrap(),
+    ]));
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "'q' is not a key --press can give: use any of + - [ ] s v c m r z Z t 0 1 2 3"
+        ),
+        "{err}"
+    );
+    let (ok, _, err) = output(latlab().args([
+        "screenshot",
+        "--size",
+        "20x5",
+        "--output",
+        file.to_str().unwrap(),
+    ]));
+    assert!(!ok);
+    assert!(
+        err.contains("'20x5' is not a size: write COLSxROWS, e.g. 120x40 (at least 80x24)"),
+        "{err}"
+    );
+}

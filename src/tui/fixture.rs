@@ -239,16 +239,26 @@ pub fn sample_s3_view() -> View {
         op(Class::Standard, "PUT", 67.7, 67.7, 1.5),
         op(Class::Standard, "GET", 95.4, 116.0, 0.9),
     ];
+    // Express for the first half minute, then `s` switched to Standard.
     let sparks = ops
         .iter()
         .map(|o| {
             let pts = (0..60u64)
-                .map(|s| Point {
-                    second: 100 + s,
-                    count: 8,
-                    p50_us: o.total.p50_us,
-                    p99_us: o.total.p99_us / 60 * (1 + (s * 11) % 60),
-                    max_us: o.total.max_us,
+                .map(|s| {
+                    if (s < 30) == (o.class == Class::ExpressOneZone) {
+                        Point {
+                            second: 100 + s,
+                            count: 8,
+                            p50_us: o.total.p50_us,
+                            p99_us: o.total.p99_us / 60 * (30 + (s * 11) % 30),
+                            max_us: o.total.max_us,
+                        }
+                    } else {
+                        Point {
+                            second: 100 + s,
+                            ..Point::default()
+                        }
+                    }
                 })
                 .collect();
             (o.class, o.op.clone(), pts)

@@ -51,14 +51,46 @@ pub fn render(app: &App, view: &View, size: (u16, u16)) -> Buffer {
     terminal.backend().buffer().clone()
 }
 
-/// Runs the lab for `after`, then draws it.
+/// The keys `--press` accepts: those that change the experiment or the display.
+pub const PRESSABLE: &str = "+-[]svcmrzZt0123";
+
+/// Keys for `--press`, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Keys(pub Vec<char>);
+
+/// Checks `--press`: every key one the TUI answers, and not one that quits.
+pub fn parse_press(text: &str) -> Result<Keys, String> {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| {
+            if PRESSABLE.contains(c) {
+                Ok(c)
+            } else {
+                Err(format!(
+                    "'{c}' is not a key --press can give: use any of {} (see `?` in the TUI)",
+                    PRESSABLE
+                        .chars()
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ))
+            }
+        })
+        .collect::<Result<Vec<char>, String>>()
+        .map(Keys)
+}
+
+/// Runs the lab for `after`, pressing `press` on the way (spread evenly, as a user would, each
+/// applied to the running lab as the TUI applies it), then draws it.
 pub async fn capture(
     scenario: Scenario,
     target: &TargetOptions,
     theme: Theme,
     after: Duration,
     size: (u16, u16),
+    press: &[char],
 ) -> anyhow::Result<String> {
+    use crossterm::event::{KeyCode, KeyEvent};
     let lab = Lab::start(scenario, target).await?;
     if let Some(s3) = &lab.s3 {
         s3.start_live();
@@ -66,14 +98,33 @@ pub async fn capture(
     if let Some(r) = &lab.redis {
         r.start_live();
     }
-    tokio::time::sleep(after).await;
     let mut app = App::new(theme.clone());
-    let view = View::of(&lab, app.window());
-    app.sync_labs(
-        view.snapshot.kinesis.is_some(),
-        view.snapshot.s3.is_some(),
-        view.snapshot.redis.is_some(),
-    );
+    let sync = |app: &mut App, view: &View| {
+        app.sync_labs(
+            view.snapshot.kinesis.is_some(),
+            view.snapshot.s3.is_some(),
+            view.snapshot.redis.is_some(),
+        )
+    };
+    let first = View::of(&lab, app.window());
+    sync(&mut app, &first);
+    let step = after / (press.len() as u32 + 1);
+    for key in press {
+        tokio::time::sleep(step).await;
+        let action = app.key(KeyEvent::from(KeyCode::Char(*key)), || View::of(&lab, 60));
+        if let super::app::Action::Lab(cmd) = action {
+            match lab.apply(cmd).await {
+                Ok(msg) => app.say(msg, false),
+                Err(e) => app.say(format!("{e:#}"), true),
+            }
+        }
+    }
+    tokio::time::sleep(after.saturating_sub(step * press.len() as u32)).await;
+    let view = match &app.paused {
+        Some(v) => v.clone(),
+        None => View::of(&lab, app.window()),
+    };
+    sync(&mut app, &view);
     let buffer = render(&app, &view, size);
     let _ = lab.finish().await;
     Ok(svg(&buffer, &theme))

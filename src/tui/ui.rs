@@ -5,7 +5,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Sparkline, Table};
+use ratatui::widgets::{
+    Block, Borders, Cell, Clear, Paragraph, Row, Sparkline, SparklineBar, Table,
+};
 
 use super::app::{App, KEYS, Tab, window_label};
 use super::theme::Theme;
@@ -546,33 +548,37 @@ fn draw_s3(
         }
         let [spark_area, table_area] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(inner);
-        let points = view
-            .s3_sparks
-            .iter()
-            .find(|(c, o, _)| *c == s3.class && o == op)
-            .map(|(_, _, p)| p.clone())
-            .unwrap_or_default();
+        // Both classes on one time line, each second in the colour of the class measured then,
+        // so a switch shows where it happened.
         let window = app.window() as usize;
-        let mut per_sec = vec![0u64; window];
-        let pts = &points[points.len().saturating_sub(window)..];
-        let offset = window - pts.len();
-        for (j, p) in pts.iter().enumerate() {
-            per_sec[offset + j] = p.p99_us;
+        let mut per_sec = vec![(0u64, Class::ExpressOneZone); window];
+        for (class, _, points) in view.s3_sparks.iter().filter(|(_, o, _)| o == op) {
+            let pts = &points[points.len().saturating_sub(window)..];
+            let offset = window - pts.len();
+            for (j, p) in pts.iter().enumerate() {
+                if p.count > 0 && p.p99_us >= per_sec[offset + j].0 {
+                    per_sec[offset + j] = (p.p99_us, *class);
+                }
+            }
         }
         let [labels, chart] =
             Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(spark_area);
-        let data = columns(&per_sec, chart.width as usize);
-        let top = data.iter().copied().max().unwrap_or(0);
-        let color = if s3.class == Class::ExpressOneZone {
-            theme.s3_express
-        } else {
-            theme.s3_standard
+        let data = columns_tagged(&per_sec, chart.width as usize);
+        let top = data.iter().map(|(v, _)| *v).max().unwrap_or(0);
+        let class_color = |c: Class| {
+            if c == Class::ExpressOneZone {
+                theme.s3_express
+            } else {
+                theme.s3_standard
+            }
         };
         f.render_widget(
             Sparkline::default()
-                .data(&data)
-                .max(top.max(1))
-                .style(theme.fg(color)),
+                .data(
+                    data.iter()
+                        .map(|(v, c)| SparklineBar::from(*v).style(theme.fg(class_color(*c)))),
+                )
+                .max(top.max(1)),
             chart,
         );
         let mut lines = vec![Line::from(Span::styled(
@@ -1009,6 +1015,25 @@ fn draw_spark(
     f.render_widget(Paragraph::new(lines), labels);
 }
 
+/// [`columns`] for values carrying a tag (the S3 class): each column keeps its maximum's tag.
+fn columns_tagged<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
+    if cols == 0 || values.is_empty() {
+        return Vec::new();
+    }
+    (0..cols)
+        .map(|c| {
+            let lo = c * values.len() / cols;
+            let hi = ((c + 1) * values.len() / cols)
+                .max(lo + 1)
+                .min(values.len());
+            values[lo..hi]
+                .iter()
+                .copied()
+                .fold(values[lo], |m, v| if v.0 > m.0 { v } else { m })
+        })
+        .collect()
+}
+
 /// Squeezes (or stretches) per-second values into `cols` columns, keeping each column's maximum.
 fn columns(values: &[u64], cols: usize) -> Vec<u64> {
     if cols == 0 || values.is_empty() {
@@ -1263,6 +1288,10 @@ mod tests {
     fn columns_keep_maxima() {
         assert_eq!(columns(&[1, 5, 2, 2], 2), vec![5, 2]);
         assert_eq!(columns(&[3, 1], 4), vec![3, 3, 1, 1]);
+        assert_eq!(
+            columns_tagged(&[(1, 'a'), (5, 'b'), (2, 'a'), (2, 'b')], 2),
+            vec![(5, 'b'), (2, 'a')]
+        );
         assert_eq!(short_ms(1_234_000), "1,234 ms");
         assert_eq!(short_ms(12_340_000), "12.3 s");
     }
