@@ -109,7 +109,7 @@ pub fn redis_server_binary() -> anyhow::Result<std::path::PathBuf> {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    candidates.into_iter().chain([std::path::PathBuf::from("/usr/bin/redis-server")]).find(|p| p.is_file()).context(
+    candidates.into_iter().find(|p| p.is_file()).context(
         "redis-server is not installed: the Redis lab runs a real primary and replica (install it with `sudo apt-get install -y redis-server`, or point latlab at a Redis with --redis-primary and --redis-replica)",
     )
 }

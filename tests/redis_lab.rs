@@ -321,9 +321,57 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
         text.contains("50 MB value") && text.contains("103.1 ms"),
         "the seed's average beside ours: {text}"
     );
+    // Every condition's percentiles, each method its own row: 5 conditions x 3 methods.
+    let (_, percentiles) = text
+        .split_once("Redis: replication lag percentiles per condition and method")
+        .expect("a percentile table per condition");
+    let rows = percentiles
+        .lines()
+        .filter(|l| l.contains(". ") && l.contains(" ms"))
+        .count();
+    assert_eq!(rows, 15, "{percentiles}");
     let md = report.render(latlab::report::Format::Markdown);
     assert!(
         md.contains("| condition | seed average | 1. new clients |"),
         "{md}"
+    );
+}
+
+#[test]
+fn without_redis_server_the_other_labs_run_and_say_how_to_fix_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args(["run", "tour", "--duration", "4s", "--quiet"])
+        .env("PATH", empty.path())
+        .env_remove("LATLAB_ENDPOINT_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Kinesis: arrival -> receive") && stdout.contains("S3: per request"),
+        "the Kinesis and S3 labs ran:\n{stdout}"
+    );
+    assert!(stdout.contains("Redis: not run"), "{stdout}");
+    assert!(
+        stdout.contains("redis-server is not installed")
+            && stdout.contains("sudo apt-get install -y redis-server"),
+        "the report says what is missing and how to get it:\n{stdout}"
+    );
+
+    // A scenario with only the Redis lab has nothing to run: a one-line error, not a panic.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args(["run", "seed-redis", "--quick", "--quiet"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.trim().starts_with("latlab: error:")
+            && stderr.contains("redis-server is not installed")
+            && stderr.lines().count() == 1,
+        "{stderr}"
     );
 }

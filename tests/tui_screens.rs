@@ -168,3 +168,24 @@ fn the_redis_pane() {
     );
     assert!(!s.contains("SDK:"), "{s}");
 }
+
+#[test]
+fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
+    let mut app = App::new(Theme::dark());
+    let mut view = latlab::tui::fixture::sample_tour_view();
+    view.snapshot.redis = Some(latlab::lab::snapshot::RedisSnapshot::unavailable(
+        "redis-server is not installed: install it with `sudo apt-get install -y redis-server`",
+    ));
+    app.sync_labs(true, true, true);
+    app.tab = Tab::Redis;
+    let buf = render(&app, &view, (120, 40));
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    assert!(s.contains("Redis replication lag: not running"), "{s}");
+    assert!(s.contains("sudo apt-get install -y redis-server"), "{s}");
+}

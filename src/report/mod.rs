@@ -359,14 +359,41 @@ impl Report {
                  loopback connection does not cost. Methods 2 and 3 are the lag itself.\n",
             );
         }
-        if r.methods.iter().any(|m| m.tries > 0) {
-            heading(out, "Redis: replication lag, all tries");
-            let mut t = Table::new(&[
+        // The percentiles: per condition and method for a headless run of conditions (each
+        // condition's tries are its own), else every try since the last reset.
+        let rows: Vec<(String, &crate::lab::redis::MethodSnapshot)> = if r.conditions.is_empty() {
+            let tried = r.methods.iter().any(|m| m.tries > 0);
+            r.methods
+                .iter()
+                .filter(|_| tried)
+                .map(|m| (String::new(), m))
+                .collect()
+        } else {
+            r.conditions
+                .iter()
+                .flat_map(|c| c.methods.iter().map(|m| (c.condition.name.clone(), m)))
+                .collect()
+        };
+        if !rows.is_empty() {
+            let by_condition = !r.conditions.is_empty();
+            heading(
+                out,
+                if by_condition {
+                    "Redis: replication lag percentiles per condition and method"
+                } else {
+                    "Redis: replication lag, every try since the start or the last reset"
+                },
+            );
+            let mut headers = vec![
                 "method", "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
-            ]);
-            for m in &r.methods {
+            ];
+            if by_condition {
+                headers.insert(0, "condition");
+            }
+            let mut t = Table::new(&headers);
+            for (condition, m) in rows {
                 let l = &m.lag;
-                t.row(vec![
+                let mut row = vec![
                     m.method.label().to_string(),
                     ms(l.p50_us),
                     ms(l.p90_us),
@@ -376,7 +403,11 @@ impl Report {
                     mean(l.mean_us),
                     thousands(m.tries),
                     thousands(m.errors),
-                ]);
+                ];
+                if by_condition {
+                    row.insert(0, condition);
+                }
+                t.row(row);
             }
             out.push_str(&table(&t));
         }
