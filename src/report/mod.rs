@@ -390,7 +390,7 @@ impl Report {
             if by_condition {
                 headers.insert(0, "condition");
             }
-            let mut t = Table::new(&headers);
+            let mut t = Table::new(&headers).labels(if by_condition { 2 } else { 1 });
             for (condition, m) in rows {
                 let l = &m.lag;
                 let mut row = vec![
@@ -511,7 +511,8 @@ impl Report {
             "MB/s",
             "SlowDown",
             "errors",
-        ]);
+        ])
+        .labels(2);
         for o in &s3.ops {
             t.row(vec![
                 o.class.storage_class().to_string(),

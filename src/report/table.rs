@@ -3,6 +3,8 @@
 pub struct Table {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// How many leading columns are labels (left-aligned); the rest are figures.
+    pub labels: usize,
 }
 
 impl Table {
@@ -10,7 +12,14 @@ impl Table {
         Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            labels: 1,
         }
+    }
+
+    /// The first `n` columns are labels, aligned left.
+    pub fn labels(mut self, n: usize) -> Table {
+        self.labels = n;
+        self
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -29,7 +38,7 @@ impl Table {
         w
     }
 
-    /// The first column left-aligned, the others right-aligned, two spaces apart.
+    /// The label columns left-aligned, the figures right-aligned, two spaces apart.
     pub fn text(&self) -> String {
         let w = self.widths();
         let line = |cells: &[String]| {
@@ -38,6 +47,8 @@ impl Table {
                 let cell = cells.get(i).map(String::as_str).unwrap_or("");
                 if i == 0 {
                     out.push_str(&format!("{cell:<width$}"));
+                } else if i < self.labels {
+                    out.push_str(&format!("  {cell:<width$}"));
                 } else {
                     out.push_str(&format!("  {cell:>width$}"));
                 }
@@ -68,7 +79,11 @@ impl Table {
         );
         out.push('|');
         for i in 0..self.headers.len() {
-            out.push_str(if i == 0 { "---|" } else { "---:|" });
+            out.push_str(if i < self.labels.max(1) {
+                "---|"
+            } else {
+                "---:|"
+            });
         }
         out.push('\n');
         for r in &self.rows {
