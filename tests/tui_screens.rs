@@ -6,8 +6,8 @@ use latlab::tui::fixture::sample_view as fixture;
 use latlab::tui::screenshot::{render, svg};
 use latlab::tui::theme::Theme;
 
-fn screen(app: &App, size: (u16, u16)) -> String {
-    let buf = render(app, &fixture(), size);
+/// The screen's characters, a line per row.
+fn text(buf: &ratatui::buffer::Buffer) -> String {
     let mut out = String::new();
     for y in 0..buf.area.height {
         for x in 0..buf.area.width {
@@ -16,6 +16,10 @@ fn screen(app: &App, size: (u16, u16)) -> String {
         out.push('\n');
     }
     out
+}
+
+fn screen(app: &App, size: (u16, u16)) -> String {
+    text(&render(app, &fixture(), size))
 }
 
 #[test]
@@ -65,13 +69,7 @@ fn the_s3_pane() {
     let view = latlab::tui::fixture::sample_s3_view();
     app.sync_labs(false, true, false);
     let buf = render(&app, &view, (120, 40));
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
+    let s = text(&buf);
     insta::assert_snapshot!("s3_120x40", s);
     assert!(s.contains("writing to STANDARD"));
     assert!(
@@ -91,13 +89,7 @@ fn the_overview_shows_every_lab_at_once() {
         "a scenario with several labs opens on the overview"
     );
     let buf = render(&app, &view, (200, 60));
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
+    let s = text(&buf);
     insta::assert_snapshot!("overview_200x60", s);
     for pane in [
         "Enhanced fan-out: SDK SubscribeToShard",
@@ -122,13 +114,7 @@ fn the_overview_shows_every_lab_at_once() {
 
     // Narrower than side by side: the labs stack, nothing overflows the screen.
     let buf = render(&app, &view, (120, 60));
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
+    let s = text(&buf);
     assert!(
         s.contains("S3 GET") && s.contains("Lambda on enhanced fan-out"),
         "{s}"
@@ -142,13 +128,7 @@ fn the_redis_pane() {
     app.sync_labs(false, false, true);
     assert_eq!(app.tab, Tab::Redis);
     let buf = render(&app, &view, (120, 40));
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
+    let s = text(&buf);
     insta::assert_snapshot!("redis_120x40", s);
     for method in [
         "1. seed's method: new clients, EXISTS loop",
@@ -179,13 +159,7 @@ fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
     app.sync_labs(true, true, true);
     app.tab = Tab::Redis;
     let buf = render(&app, &view, (120, 40));
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
+    let s = text(&buf);
     assert!(s.contains("Redis replication lag: not running"), "{s}");
     assert!(s.contains("sudo apt-get install -y redis-server"), "{s}");
 }

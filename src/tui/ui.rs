@@ -1036,17 +1036,10 @@ fn columns_tagged<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
 
 /// Squeezes (or stretches) per-second values into `cols` columns, keeping each column's maximum.
 fn columns(values: &[u64], cols: usize) -> Vec<u64> {
-    if cols == 0 || values.is_empty() {
-        return Vec::new();
-    }
-    (0..cols)
-        .map(|c| {
-            let lo = c * values.len() / cols;
-            let hi = ((c + 1) * values.len() / cols)
-                .max(lo + 1)
-                .min(values.len());
-            values[lo..hi].iter().copied().max().unwrap_or(0)
-        })
+    let tagged: Vec<(u64, ())> = values.iter().map(|v| (*v, ())).collect();
+    columns_tagged(&tagged, cols)
+        .into_iter()
+        .map(|(v, _)| v)
         .collect()
 }
 
