@@ -112,13 +112,32 @@ fn the_overview_shows_every_lab_at_once() {
         "the offset method keeps its bytes behind"
     );
 
-    // Narrower than side by side: the labs stack, nothing overflows the screen.
-    let buf = render(&app, &view, (120, 60));
-    let s = text(&buf);
+    // Narrower than side by side but tall enough: the labs stack.
+    let s = text(&render(&app, &view, (120, 64)));
     assert!(
-        s.contains("S3 GET") && s.contains("Lambda on enhanced fan-out"),
+        s.contains("S3 GET")
+            && s.contains("Lambda on enhanced fan-out")
+            && s.contains("2. persistent"),
         "{s}"
     );
+    // The smallest screen draws without overflowing, every lab still on it.
+    let s = text(&render(&app, &view, (80, 24)));
+    assert_eq!(s.lines().count(), 24);
+    assert!(s.lines().all(|l| l.chars().count() == 80));
+    assert!(
+        s.contains("Every lab, in brief"),
+        "too small for the panes: one table instead:\n{s}"
+    );
+    for row in [
+        "get_records 3",
+        "Lambda standard itera",
+        "throttled 214",
+        "▶ PUT STANDARD",
+        "GET EXPRESS_ONEZONE",
+        "lag: offset (WAIT)",
+    ] {
+        assert!(s.contains(row), "{row}:\n{s}");
+    }
 }
 
 #[test]
