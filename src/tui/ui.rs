@@ -569,41 +569,11 @@ fn draw_redis(
         }
         let [spark_area, table_area] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
-        let points = view
-            .redis_sparks
-            .iter()
-            .find(|(x, _)| *x == method)
-            .map(|(_, p)| p.clone())
-            .unwrap_or_default();
-        let window = app.window() as usize;
-        let mut per_sec = vec![0u64; window];
-        let pts = &points[points.len().saturating_sub(window)..];
-        let offset = window - pts.len();
-        for (j, p) in pts.iter().enumerate() {
-            per_sec[offset + j] = p.max_us;
+        let mut per_sec = vec![(0, theme.redis); app.window() as usize];
+        if let Some((_, points)) = view.redis_sparks.iter().find(|(x, _)| *x == method) {
+            merge_points(&mut per_sec, points, theme.redis, |p| p.max_us);
         }
-        let [labels, chart] =
-            Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(spark_area);
-        let data = columns(&per_sec, chart.width as usize);
-        let top = data.iter().copied().max().unwrap_or(0);
-        f.render_widget(
-            Sparkline::default()
-                .data(&data)
-                .max(top.max(1))
-                .style(theme.fg(theme.redis)),
-            chart,
-        );
-        let mut lines = vec![Line::from(Span::styled(
-            format!("{:>10}", short_ms(top)),
-            theme.fg(theme.text),
-        ))];
-        if labels.height >= 2 {
-            lines.push(Line::from(Span::styled(
-                format!("{:>10}", "max/s"),
-                theme.fg(theme.dim),
-            )));
-        }
-        f.render_widget(Paragraph::new(lines), labels);
+        draw_sparkline(f, theme, app, &per_sec, "max/s", spark_area);
         // p99.9, the mean, p90 and the try count go first when the pane is narrow.
         let mut header = vec![
             "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
@@ -758,48 +728,16 @@ fn draw_s3(
             Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(inner);
         // Both classes on one time line, each second in the colour of the class measured then,
         // so a switch shows where it happened.
-        let window = app.window() as usize;
-        let mut per_sec = vec![(0u64, Class::ExpressOneZone); window];
+        let mut per_sec = vec![(0, theme.s3_express); app.window() as usize];
         for (class, _, points) in view.s3_sparks.iter().filter(|(_, o, _)| o == op) {
-            let pts = &points[points.len().saturating_sub(window)..];
-            let offset = window - pts.len();
-            for (j, p) in pts.iter().enumerate() {
-                if p.count > 0 && p.p99_us >= per_sec[offset + j].0 {
-                    per_sec[offset + j] = (p.p99_us, *class);
-                }
-            }
-        }
-        let [labels, chart] =
-            Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(spark_area);
-        let data = columns_tagged(&per_sec, chart.width as usize);
-        let top = data.iter().map(|(v, _)| *v).max().unwrap_or(0);
-        let class_color = |c: Class| {
-            if c == Class::ExpressOneZone {
+            let color = if *class == Class::ExpressOneZone {
                 theme.s3_express
             } else {
                 theme.s3_standard
-            }
-        };
-        f.render_widget(
-            Sparkline::default()
-                .data(
-                    data.iter()
-                        .map(|(v, c)| SparklineBar::from(*v).style(theme.fg(class_color(*c)))),
-                )
-                .max(top.max(1)),
-            chart,
-        );
-        let mut lines = vec![Line::from(Span::styled(
-            format!("{:>10}", short_ms(top)),
-            theme.fg(theme.text),
-        ))];
-        if labels.height >= 3 {
-            lines.push(Line::from(Span::styled(
-                format!("{:>10}", "p99/s"),
-                theme.fg(theme.dim),
-            )));
+            };
+            merge_points(&mut per_sec, points, color, |p| p.p99_us);
         }
-        f.render_widget(Paragraph::new(lines), labels);
+        draw_sparkline(f, theme, app, &per_sec, "p99/s", spark_area);
         // The total's max, the first byte's p99, the request count and SlowDown go first when the
         // pane is narrow.
         const HEAD: [&str; 10] = [
@@ -1173,48 +1111,74 @@ fn draw_spark(
     color: Color,
     area: Rect,
 ) {
+    // Per second: the highest p99 among the pane's consumers.
+    let mut per_sec = vec![(0, color); app.window() as usize];
+    for &i in members {
+        if let Some(points) = view.sparks.get(i) {
+            merge_points(&mut per_sec, points, color, |p| p.p99_us);
+        }
+    }
+    draw_sparkline(f, theme, app, &per_sec, "p99/s", area);
+}
+
+/// Folds `points` (one per second, oldest first, ending now) into `per_sec` (the window, ending
+/// now): a second keeps the highest `value` measured in it, in the colour of where it came from.
+fn merge_points(
+    per_sec: &mut [(u64, Color)],
+    points: &[Point],
+    color: Color,
+    value: impl Fn(&Point) -> u64,
+) {
+    let window = per_sec.len();
+    let pts = &points[points.len().saturating_sub(window)..];
+    let offset = window - pts.len();
+    for (slot, p) in per_sec[offset..].iter_mut().zip(pts) {
+        if p.count > 0 && value(p) >= slot.0 {
+            *slot = (value(p), color);
+        }
+    }
+}
+
+/// A sparkline of per-second values, each second in its own colour, with its labels: the highest
+/// value shown, what is plotted (`p99/s`) and the time window.
+fn draw_sparkline(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    per_sec: &[(u64, Color)],
+    metric: &str,
+    area: Rect,
+) {
     if area.height == 0 || area.width < 20 {
         return;
     }
-    let label_w = 12u16;
     let [labels, chart] =
-        Layout::horizontal([Constraint::Length(label_w), Constraint::Min(0)]).areas(area);
-    // Per second: the highest p99 among the pane's consumers.
-    let window = app.window() as usize;
-    let mut per_sec = vec![0u64; window];
-    for &i in members {
-        if let Some(points) = view.sparks.get(i) {
-            let pts: &[Point] = &points[points.len().saturating_sub(window)..];
-            let offset = window - pts.len();
-            for (j, p) in pts.iter().enumerate() {
-                per_sec[offset + j] = per_sec[offset + j].max(p.p99_us);
-            }
-        }
-    }
-    let cols = chart.width as usize;
-    let data = columns(&per_sec, cols);
-    let top = data.iter().copied().max().unwrap_or(0);
+        Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(area);
+    let data = columns(per_sec, chart.width as usize);
+    let top = data.iter().map(|(v, _)| *v).max().unwrap_or(0);
     f.render_widget(
         Sparkline::default()
-            .data(&data)
-            .max(top.max(1))
-            .style(theme.fg(color)),
+            .data(
+                data.iter()
+                    .map(|(v, c)| SparklineBar::from(*v).style(theme.fg(*c))),
+            )
+            .max(top.max(1)),
         chart,
     );
     let mut lines = vec![Line::from(Span::styled(
         format!("{:>10}", short_ms(top)),
         theme.fg(theme.text),
     ))];
-    if labels.height >= 3 {
+    if labels.height >= 2 {
         lines.push(Line::from(Span::styled(
-            format!("{:>10}", "p99/s"),
+            format!("{metric:>10}"),
             theme.fg(theme.dim),
         )));
     }
-    while (lines.len() as u16) < labels.height.saturating_sub(1) {
-        lines.push(Line::from(""));
-    }
-    if labels.height >= 2 {
+    if labels.height >= 3 {
+        while (lines.len() as u16) < labels.height - 1 {
+            lines.push(Line::from(""));
+        }
         lines.push(Line::from(Span::styled(
             format!("{:>10}", window_label(app.window())),
             theme.fg(theme.dim),
@@ -1223,8 +1187,9 @@ fn draw_spark(
     f.render_widget(Paragraph::new(lines), labels);
 }
 
-/// [`columns`] for values carrying a tag (the S3 class): each column keeps its maximum's tag.
-fn columns_tagged<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
+/// Squeezes (or stretches) per-second values into `cols` columns, keeping each column's maximum
+/// and the tag (colour) that came with it.
+fn columns<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
     if cols == 0 || values.is_empty() {
         return Vec::new();
     }
@@ -1239,15 +1204,6 @@ fn columns_tagged<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
                 .copied()
                 .fold(values[lo], |m, v| if v.0 > m.0 { v } else { m })
         })
-        .collect()
-}
-
-/// Squeezes (or stretches) per-second values into `cols` columns, keeping each column's maximum.
-fn columns(values: &[u64], cols: usize) -> Vec<u64> {
-    let tagged: Vec<(u64, ())> = values.iter().map(|v| (*v, ())).collect();
-    columns_tagged(&tagged, cols)
-        .into_iter()
-        .map(|(v, _)| v)
         .collect()
 }
 
@@ -1487,10 +1443,11 @@ mod tests {
 
     #[test]
     fn columns_keep_maxima() {
-        assert_eq!(columns(&[1, 5, 2, 2], 2), vec![5, 2]);
-        assert_eq!(columns(&[3, 1], 4), vec![3, 3, 1, 1]);
+        let plain = |v: &[u64]| v.iter().map(|x| (*x, ())).collect::<Vec<_>>();
+        assert_eq!(columns(&plain(&[1, 5, 2, 2]), 2), plain(&[5, 2]));
+        assert_eq!(columns(&plain(&[3, 1]), 4), plain(&[3, 3, 1, 1]));
         assert_eq!(
-            columns_tagged(&[(1, 'a'), (5, 'b'), (2, 'a'), (2, 'b')], 2),
+            columns(&[(1, 'a'), (5, 'b'), (2, 'a'), (2, 'b')], 2),
             vec![(5, 'b'), (2, 'a')]
         );
         assert_eq!(short_ms(1_234_000), "1,234 ms");
