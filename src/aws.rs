@@ -138,23 +138,16 @@ pub struct QuotaPartition {
 
 impl QuotaPartition {
     pub fn new(name: &str) -> QuotaPartition {
-        let bucket = TokenBucket::new(QUOTA_CAPACITY as usize);
-        let partition = RetryPartition::custom(name.to_string())
-            .token_bucket(bucket.clone())
-            .build();
-        QuotaPartition {
-            name: name.into(),
-            partition,
-            bucket,
-            mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)),
-            unlimited: false,
-        }
+        QuotaPartition::with_bucket(name, TokenBucket::new(QUOTA_CAPACITY as usize), false)
     }
 
     /// No retry quota at all: for clients that stand for AWS's own pollers (Lambda's event
     /// source mapping), which do not run the SDK's token bucket.
     pub fn unlimited(name: &str) -> QuotaPartition {
-        let bucket = TokenBucket::unlimited();
+        QuotaPartition::with_bucket(name, TokenBucket::unlimited(), true)
+    }
+
+    fn with_bucket(name: &str, bucket: TokenBucket, unlimited: bool) -> QuotaPartition {
         let partition = RetryPartition::custom(name.to_string())
             .token_bucket(bucket.clone())
             .build();
@@ -163,7 +156,7 @@ impl QuotaPartition {
             partition,
             bucket,
             mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)),
-            unlimited: true,
+            unlimited,
         }
     }
 

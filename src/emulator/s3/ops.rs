@@ -118,6 +118,22 @@ fn empty(status: u16) -> Response<Body> {
     r
 }
 
+/// 200 for a stored object or part: its ETag and the checksums S3 answers with.
+fn stored_response(etag: &str, checksums: &[(String, String)]) -> Response<Body> {
+    let mut r = empty(200);
+    r.headers_mut()
+        .insert("etag", HeaderValue::from_str(etag).expect("ascii"));
+    for (h, v) in checksums {
+        if let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(h.as_bytes()),
+            HeaderValue::from_str(v),
+        ) {
+            r.headers_mut().insert(name, value);
+        }
+    }
+    r
+}
+
 fn error_response(e: &S3Error, head: bool) -> Response<Body> {
     let id = request_id();
     let mut r = if head {
@@ -717,17 +733,7 @@ impl S3 {
             last_modified_ms: crate::clock::now_micros() / 1000,
         };
         bucket.objects.write().insert(c.key.clone(), Arc::new(obj));
-        let mut r = empty(200);
-        r.headers_mut()
-            .insert("etag", HeaderValue::from_str(&etag).expect("ascii"));
-        for (h, v) in checksums {
-            if let (Ok(name), Ok(value)) = (
-                http::HeaderName::from_bytes(h.as_bytes()),
-                HeaderValue::from_str(&v),
-            ) {
-                r.headers_mut().insert(name, value);
-            }
-        }
+        let mut r = stored_response(&etag, &checksums);
         if bucket.class == Class::ExpressOneZone {
             r.headers_mut().insert(
                 "x-amz-storage-class",
@@ -803,18 +809,7 @@ impl S3 {
             .ok_or_else(|| S3Error::no_such_upload(&id))?
             .parts
             .insert(number, part);
-        let mut r = empty(200);
-        r.headers_mut()
-            .insert("etag", HeaderValue::from_str(&etag).expect("ascii"));
-        for (h, v) in checksums {
-            if let (Ok(name), Ok(value)) = (
-                http::HeaderName::from_bytes(h.as_bytes()),
-                HeaderValue::from_str(&v),
-            ) {
-                r.headers_mut().insert(name, value);
-            }
-        }
-        Ok(r)
+        Ok(stored_response(&etag, &checksums))
     }
 
     async fn complete_upload(
