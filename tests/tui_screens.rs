@@ -138,6 +138,15 @@ fn the_overview_shows_every_lab_at_once() {
     ] {
         assert!(s.contains(row), "{row}:\n{s}");
     }
+
+    // Without an S3 lab the overview neither draws one nor offers its key.
+    let mut no_s3 = latlab::tui::fixture::sample_tour_view();
+    no_s3.snapshot.s3 = None;
+    let mut app = App::new(Theme::dark());
+    app.sync_labs(true, false, true);
+    let s = text(&render(&app, &no_s3, (200, 60)));
+    assert!(!s.contains("S3 PUT") && !s.contains("S3 class"), "{s}");
+    assert!(s.contains("v Redis value") && s.contains("+/- pollers"), "{s}");
 }
 
 #[test]

@@ -59,11 +59,8 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     ])
     .areas(area);
     draw_header(f, theme, app, view, header);
-    let tabs = [app.labs.0, app.labs.1, app.labs.2]
-        .iter()
-        .filter(|b| **b)
-        .count();
-    let body = if tabs > 1 {
+    // Tabs exist when the scenario runs several labs, which is when it has an overview.
+    let body = if app.has(Tab::Overview) {
         let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
         draw_tabs(f, theme, app, bar);
         rest
@@ -902,16 +899,20 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 
 fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     let mut keys = vec![("q", "quit"), ("?", "help")];
-    if [app.labs.0, app.labs.1, app.labs.2]
-        .iter()
-        .filter(|b| **b)
-        .count()
-        > 1
-    {
+    if app.has(Tab::Overview) {
         keys.push(("Tab", "labs"));
     }
     match app.tab {
-        Tab::Overview => keys.extend([("+/-", "pollers"), ("s", "S3 class"), ("v", "Redis value")]),
+        // Each lab's main key, for the labs the scenario runs.
+        Tab::Overview => keys.extend(
+            [
+                (app.has(Tab::Kinesis), ("+/-", "pollers")),
+                (app.has(Tab::S3), ("s", "S3 class")),
+                (app.has(Tab::Redis), ("v", "Redis value")),
+            ]
+            .into_iter()
+            .filter_map(|(on, key)| on.then_some(key)),
+        ),
         Tab::S3 => keys.extend([("s", "class"), ("[/]", "payload")]),
         Tab::Redis => keys.extend([("v", "value"), ("c", "CPU load"), ("m", "memory")]),
         Tab::Kinesis => keys.extend([("+/-", "pollers"), ("[/]", "payload")]),
