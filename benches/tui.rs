@@ -2,7 +2,7 @@
 //! Kinesis tab of round 2, every pane and row drawn, from fixed views), and the CPU of the real binary sitting idle at the default frame rate, against the same
 //! lab run headless (`latlab run`), so the screen's own share shows as a ratio measured in one run.
 //!
-//! `cargo bench --bench tui`. Needs tmux for the idle measurement.
+//! `cargo bench --bench tui`. Needs tmux for the first-frame and idle measurements.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -108,6 +108,28 @@ fn main() {
     if !started {
         println!("idle CPU: not measured (tmux is needed: apt-get install -y tmux)");
         return;
+    }
+    // The first frame: from starting the binary until its header is on the terminal.
+    let t0 = Instant::now();
+    let mut first_frame = None;
+    while t0.elapsed() < Duration::from_secs(10) {
+        let pane = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &session])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        if pane.contains("latlab │ demo") {
+            first_frame = Some(t0.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    match first_frame {
+        Some(d) => println!(
+            "first frame of `latlab tui demo` at 200x60: {} ms after the binary started (polled every 10 ms)",
+            d.as_millis()
+        ),
+        None => println!("first frame: not seen within 10 s"),
     }
     let tui = cpu_percent(&format!("{bin} tui demo"), settle, window);
     let _ = Command::new("tmux")

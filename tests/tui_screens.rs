@@ -146,7 +146,10 @@ fn the_overview_shows_every_lab_at_once() {
     app.sync_labs(true, false, true);
     let s = text(&render(&app, &no_s3, (200, 60)));
     assert!(!s.contains("S3 PUT") && !s.contains("S3 class"), "{s}");
-    assert!(s.contains("v Redis value") && s.contains("+/- pollers"), "{s}");
+    assert!(
+        s.contains("v Redis value") && s.contains("+/- pollers"),
+        "{s}"
+    );
 }
 
 #[test]

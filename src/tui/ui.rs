@@ -1157,15 +1157,19 @@ fn draw_sparkline(
         Layout::horizontal([Constraint::Length(12), Constraint::Min(0)]).areas(area);
     let data = columns(per_sec, chart.width as usize);
     let top = data.iter().map(|(v, _)| *v).max().unwrap_or(0);
-    f.render_widget(
+    // One colour (most panes): a plain sparkline, cheaper to draw than styling every bar.
+    let one_colour = data.windows(2).all(|w| w[0].1 == w[1].1);
+    let sparkline = if one_colour {
         Sparkline::default()
-            .data(
-                data.iter()
-                    .map(|(v, c)| SparklineBar::from(*v).style(theme.fg(*c))),
-            )
-            .max(top.max(1)),
-        chart,
-    );
+            .data(data.iter().map(|(v, _)| *v))
+            .style(theme.fg(data.first().map_or(theme.text, |(_, c)| *c)))
+    } else {
+        Sparkline::default().data(
+            data.iter()
+                .map(|(v, c)| SparklineBar::from(*v).style(theme.fg(*c))),
+        )
+    };
+    f.render_widget(sparkline.max(top.max(1)), chart);
     let mut lines = vec![Line::from(Span::styled(
         format!("{:>10}", short_ms(top)),
         theme.fg(theme.text),
