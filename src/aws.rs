@@ -341,6 +341,8 @@ pub fn check_endpoint_url(url: &str) -> anyhow::Result<()> {
 /// Per-call state of the observer, kept in the operation's config bag.
 #[derive(Clone, Debug)]
 struct AttemptState {
+    /// The operation's name, from the SDK's metadata.
+    op: String,
     attempt: u32,
     started: Instant,
     last_end: Option<Instant>,
@@ -426,21 +428,24 @@ impl Intercept for Observer {
         "latlab::Observer"
     }
 
-    fn read_before_execution(
+    // Not `read_before_execution`: a client's interceptors run that hook before the operation's
+    // configuration (and so its name) is in the config bag.
+    fn read_before_serialization(
         &self,
         _context: &BeforeSerializationInterceptorContextRef<'_>,
+        _rc: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let op = cfg
             .load::<aws_smithy_runtime_api::client::orchestrator::Metadata>()
-            .map(|m| m.name().to_string())
-            .unwrap_or_default();
+            .map_or_else(|| "unknown".to_string(), |m| m.name().to_string());
         {
             let mut c = self.stats.counters.lock();
             c.calls += 1;
-            *c.operations.entry(op).or_default() += 1;
+            c.operations.entry(op.clone()).or_default().calls += 1;
         }
         cfg.interceptor_state().store_put(AttemptState {
+            op,
             attempt: 0,
             started: Instant::now(),
             last_end: None,
@@ -457,6 +462,7 @@ impl Intercept for Observer {
     ) -> Result<(), BoxError> {
         let now = Instant::now();
         let mut state = cfg.load::<AttemptState>().cloned().unwrap_or(AttemptState {
+            op: String::new(),
             attempt: 0,
             started: now,
             last_end: None,
@@ -470,7 +476,14 @@ impl Intercept for Observer {
             if state.attempt > 1 {
                 c.retries += 1;
             }
+            c.operations.entry(state.op.clone()).or_default().attempts += 1;
         }
+        self.stats
+            .attempts_by_op
+            .lock()
+            .entry(state.op.clone())
+            .or_default()
+            .tick(self.second(now));
         if state.attempt > 1 {
             if let Some(end) = state.last_end {
                 let wait = now.saturating_duration_since(end);
@@ -518,7 +531,9 @@ impl Intercept for Observer {
                 let code = resp.and_then(response_code);
                 let status = resp.map_or(0, |r| r.status().as_u16());
                 if code.as_deref().is_some_and(is_throttle) || status == 429 {
-                    self.stats.counters.lock().throttles += 1;
+                    let mut c = self.stats.counters.lock();
+                    c.throttles += 1;
+                    c.operations.entry(state.op.clone()).or_default().throttles += 1;
                     5
                 } else if status >= 500 {
                     10

@@ -44,6 +44,22 @@ pub enum Command {
     Scenarios,
     /// Run the local cloud on its own: Kinesis for any SDK, boto3 or the aws CLI
     Emulate(EmulateArgs),
+    /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// The built-in latency profiles, a line each
+    List,
+    /// Every parameter of a profile with its value, its source and the seed figures it was
+    /// derived from (those are `calibrated` in reports)
+    Show {
+        /// A built-in profile (zero, same-region, seed-tokyo) or a profile file
+        #[arg(value_name = "NAME|FILE")]
+        name: String,
+    },
 }
 
 /// Where to measure: the embedded emulator (default), any endpoint, or real AWS.
@@ -231,6 +247,9 @@ pub struct EmulateArgs {
     /// List the built-in latency profiles and exit
     #[arg(long)]
     pub list_profiles: bool,
+    /// With --list-profiles: every parameter with its source (as `latlab profile show`)
+    #[arg(long, requires = "list_profiles")]
+    pub verbose: bool,
 }
 
 /// Parses the command line, runs the command and turns any error into one line on stderr.
@@ -268,7 +287,61 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Emulate(args) => emulate(args),
+        Command::Profile(ProfileCommand::List) => {
+            print!("{}", profiles_listing(false)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Profile(ProfileCommand::Show { name }) => {
+            print!("{}", profile_listing(&LatencyProfile::resolve(&name)?));
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// The built-in profiles, a line each; `verbose` adds every parameter with its source.
+pub fn profiles_listing(verbose: bool) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for name in BUILTIN_PROFILES {
+        let p = LatencyProfile::resolve(name)?;
+        if verbose {
+            out.push_str(&profile_listing(&p));
+            out.push('\n');
+        } else {
+            out.push_str(&format!("{:<12} {}\n", p.name, p.description));
+        }
+    }
+    Ok(out)
+}
+
+/// A profile's parameters, each with its value, source and the seed cells it was derived from.
+pub fn profile_listing(p: &LatencyProfile) -> String {
+    let params = p.params();
+    let derived = params
+        .iter()
+        .filter(|x| !x.provenance.seed_cells.is_empty())
+        .count();
+    let mut out = format!(
+        "{}: {}\n{} parameters, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
+        p.name,
+        p.description,
+        params.len()
+    );
+    for x in params {
+        out.push_str(&format!(
+            "\n{}  = {}\n  source: {} - {}\n",
+            x.name,
+            x.value,
+            x.provenance.source.name(),
+            x.provenance.note
+        ));
+        if !x.provenance.seed_cells.is_empty() {
+            out.push_str(&format!(
+                "  derived from seed cells: {}\n",
+                x.provenance.seed_cells.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// `latlab scenarios`: a line each.
@@ -441,7 +514,12 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         if let Some(pb) = progress {
             pb.finish_and_clear();
         }
-        anyhow::Ok(Report::new(&scenario, snap, stopped_early, problems))
+        let ending = if stopped_early {
+            crate::report::Ending::StoppedEarly
+        } else {
+            crate::report::Ending::Completed
+        };
+        anyhow::Ok(Report::new(&scenario, snap, ending, problems))
     })?;
     let text = report.render(args.format);
     match &args.output {
@@ -493,10 +571,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     if args.list_profiles {
-        for name in BUILTIN_PROFILES {
-            let p = LatencyProfile::resolve(name)?;
-            println!("{:<12} {}", p.name, p.description);
-        }
+        print!("{}", profiles_listing(args.verbose)?);
         return Ok(ExitCode::SUCCESS);
     }
     let config = args.emulator.config(args.listen)?;

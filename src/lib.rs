@@ -10,6 +10,7 @@ pub mod clock;
 pub mod emulator;
 pub mod lab;
 pub mod metrics;
+pub mod provenance;
 pub mod redis_local;
 pub mod report;
 pub mod scenario;

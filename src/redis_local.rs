@@ -40,8 +40,8 @@ impl LinkProfile {
             "same-az" => (0.1, 1.25e9),
             // Across zones in a region: ~0.5 ms one way, 5 Gbps.
             "cross-az" => (0.5, 6.25e8),
-            // A cache.t3.micro replica link: cross-AZ and its 5 Gbps burst (the seed's 50 MB value
-            // reached the replica in ~100 ms, which its 0.5 Gbps baseline could not carry).
+            // A cache.t3.micro replica link: cross-AZ and its documented 5 Gbps burst (see
+            // `provenance`: chosen after the seed's 50 MB row).
             "t3-micro" => (0.5, 6.25e8),
             other => return LinkProfile::custom(other),
         };
@@ -54,6 +54,43 @@ impl LinkProfile {
 }
 
 impl LinkProfile {
+    /// Where the profile's figures come from.
+    pub fn provenance(&self) -> crate::provenance::Provenance {
+        use crate::provenance::{Provenance, Source};
+        match self.name.as_str() {
+            "loopback" => Provenance::new(Source::Nothing, "nothing added"),
+            "same-az" => Provenance::new(
+                Source::Assumption,
+                "two hosts in one zone: 0.1 ms one way and 10 Gbps assumed; not measured here",
+            ),
+            "cross-az" => Provenance::new(
+                Source::Assumption,
+                "across zones of a region: 0.5 ms one way and 5 Gbps assumed (AWS describes \
+                 inter-zone latency only as single-digit milliseconds); not measured here",
+            ),
+            "t3-micro" => Provenance::seed(
+                "cache.t3.micro's documented network performance is 'up to 5 Gigabit' (625 MB/s), \
+                 with 0.5 ms one way across zones assumed; the burst rather than a lower baseline \
+                 was chosen after the seed's 50 MB value reached the replica in ~100 ms",
+                &["redis/average_lag/50 MB value/new_clients"],
+            ),
+            _ => Provenance::new(Source::User, "given as a latency and bandwidth by the user"),
+        }
+    }
+
+    /// The profile in a few words: `t3-micro (0.5 ms one way, 625 MB/s)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ms one way, {}",
+            self.latency_ms,
+            if self.bandwidth > 0.0 {
+                format!("{}/s", crate::units::format_bytes(self.bandwidth as u64))
+            } else {
+                "unlimited".into()
+            }
+        )
+    }
+
     /// `5ms` (a one-way latency) or `5ms/100MB` (and a bandwidth per second).
     fn custom(text: &str) -> anyhow::Result<LinkProfile> {
         let bad = || {

@@ -125,17 +125,43 @@ pub struct ConsumerSpec {
     pub retry: Option<RetrySettings>,
 }
 
-/// How Lambda's event source mapping retries a throttled poll. Its internals are not published;
-/// this models them as short back-offs, because in the seed's round 2 Lambda's standard iterator
-/// kept its round-1 latency (p50 511 vs 525 ms) on a shard so overloaded that the SDK pollers,
-/// backing off from 1 s, waited seconds. A consumer's `retry` overrides it. Lambda's clients have
-/// no retry quota either: the SDK's token bucket belongs to a customer's process, not to AWS's
-/// pollers.
+/// How Lambda's event source mapping retries a throttled poll. AWS does not publish it, and no
+/// seed figure was used to choose it: latlab assumes the AWS SDKs' standard retry mode (3
+/// attempts, back-off from 1 s to 20 s, full jitter), with no retry quota, since the SDK's token
+/// bucket belongs to a customer's process, not to AWS's pollers. A consumer's `retry` overrides
+/// it.
 pub fn lambda_retry() -> RetrySettings {
-    RetrySettings {
-        max_attempts: 10,
-        initial_backoff: Dur(Duration::from_millis(100)),
-        max_backoff: Dur(Duration::from_secs(1)),
+    RetrySettings::default()
+}
+
+/// The provenance of [`lambda_retry`], for reports.
+pub fn lambda_retry_provenance() -> crate::provenance::Provenance {
+    crate::provenance::Provenance::new(
+        crate::provenance::Source::Assumption,
+        "how Lambda's pollers retry a throttled GetRecords is not published: the AWS SDKs' \
+         standard retry mode is assumed (AWS SDKs and Tools Reference Guide, 'Retry behavior'), \
+         with no retry quota",
+    )
+}
+
+/// How the producer writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ProducerMode {
+    /// One PutRecord per record (the seed's producer).
+    PutRecord,
+    /// PutRecords batches: records gathered for at most `linger`, at most `batch` a request.
+    PutRecords { linger: Duration, batch: u32 },
+}
+
+impl ProducerMode {
+    pub fn describe(self) -> String {
+        match self {
+            ProducerMode::PutRecord => "PutRecord per record".into(),
+            ProducerMode::PutRecords { linger, batch } => format!(
+                "PutRecords batches of up to {batch}, linger {}",
+                crate::units::format_duration(linger)
+            ),
+        }
     }
 }
 
@@ -145,8 +171,9 @@ pub struct ProducerSpec {
     pub rate: f64,
     /// Payload bytes per record (the seq and send time are inside).
     pub payload: u64,
-    /// Puts in flight at once at most.
+    /// Requests in flight at once at most.
     pub max_in_flight: u32,
+    pub mode: ProducerMode,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -175,6 +202,9 @@ pub struct SeedRow {
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KinesisSeed {
+    /// The experiment's name in cell ids (`kinesis-round1`).
+    #[serde(default)]
+    pub experiment: String,
     pub source: String,
     #[serde(default)]
     pub arrival_to_receive: Vec<SeedRow>,
@@ -182,6 +212,10 @@ pub struct KinesisSeed {
     /// Throttles that escaped the SDK's retries, per consumer.
     #[serde(default)]
     pub escaped_throttles: Vec<SeedCount>,
+    /// CloudWatch's ReadProvisionedThroughputExceeded per minute: the range over the run.
+    pub read_throttles_per_minute: Option<[f64; 2]>,
+    /// CloudWatch's GetRecords.Success per minute: the range over the run.
+    pub get_records_per_minute: Option<[f64; 2]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -203,6 +237,8 @@ pub struct Seed {
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedisSeed {
+    #[serde(default)]
+    pub experiment: String,
     pub source: String,
     pub rows: Vec<RedisSeedRow>,
 }
@@ -227,10 +263,12 @@ pub struct RedisScenario {
     pub quick_tries: u32,
 }
 
-/// The seed's S3 tables: seconds per whole set, in the order of the scenario's matrix.
+/// The seed's S3 tables: seconds per whole set; a set is compared with ours of the same label.
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct S3Seed {
+    #[serde(default)]
+    pub experiment: String,
     pub source: String,
     pub upload: Vec<S3SeedRow>,
     pub download: Vec<S3SeedRow>,
@@ -393,6 +431,16 @@ struct ProducerFile {
     rate: f64,
     payload: Bytes,
     max_in_flight: Option<u32>,
+    mode: Option<ModeName>,
+    linger: Option<Dur>,
+    batch: Option<u32>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum ModeName {
+    PutRecord,
+    PutRecords,
 }
 
 #[derive(Deserialize)]
@@ -526,6 +574,32 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
             p.payload.0
         );
     }
+    let mode = match p.mode.unwrap_or(ModeName::PutRecord) {
+        ModeName::PutRecord => {
+            if p.linger.is_some() || p.batch.is_some() {
+                bail!(
+                    "kinesis.producer.linger and batch apply to mode = \"put-records\", not \"put-record\""
+                );
+            }
+            ProducerMode::PutRecord
+        }
+        ModeName::PutRecords => {
+            let linger = p.linger.map_or(Duration::from_millis(50), |d| d.0);
+            if linger > Duration::from_secs(5) {
+                bail!(
+                    "kinesis.producer.linger must be at most 5s, got {}",
+                    crate::units::format_duration(linger)
+                );
+            }
+            let batch = p.batch.unwrap_or(500);
+            if !(1..=500).contains(&batch) {
+                bail!(
+                    "kinesis.producer.batch must be between 1 and 500 (PutRecords' limit), got {batch}"
+                );
+            }
+            ProducerMode::PutRecords { linger, batch }
+        }
+    };
     let mut consumers = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for (i, spanned) in k.consumers.into_iter().enumerate() {
@@ -558,6 +632,7 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
             rate: p.rate,
             payload: p.payload.0,
             max_in_flight: p.max_in_flight.unwrap_or(64).clamp(1, 1024),
+            mode,
         },
         consumers,
         drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),

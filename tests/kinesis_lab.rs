@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use latlab::emulator::stats::Api;
 use latlab::lab::{Command, Lab, TargetOptions};
-use latlab::report::{Format, Report};
+use latlab::report::{Ending, Format, Report};
 use latlab::scenario::{ConsumerKind, Scenario};
 
 fn scenario(body: &str) -> Scenario {
@@ -138,13 +138,18 @@ async fn three_pollers_are_throttled_while_fan_out_is_not() {
             ConsumerKind::LambdaStandard => {}
         }
         assert_eq!(c.counts.lost, 0, "{}: nothing lost", c.name);
-        assert_eq!(c.counts.received, k.producer.acked, "{}", c.name);
+        assert_eq!(
+            c.counts.received + c.counts.unread,
+            k.producer.acked,
+            "{}: every record received or still unread",
+            c.name
+        );
     }
     assert!(
         poller_throttles >= 20,
         "{poller_throttles} throttles in 25 s"
     );
-    let report = Report::new(&s, snap.clone(), false, vec![]);
+    let report = Report::new(&s, snap.clone(), Ending::Completed, vec![]);
     let text = report.render(Format::Text);
     assert!(text.contains("get_records 3"), "{text}");
     assert!(
@@ -200,6 +205,13 @@ async fn keys_add_and_remove_pollers_without_losing_data() {
         second.counts.lost, 0,
         "records sent after it stopped are not held against it"
     );
+    let n = &second.counts;
+    assert_eq!(
+        n.received + n.lost + n.unread,
+        n.acknowledged,
+        "the removed poller's records add up: {n:?}"
+    );
+    assert!(n.acknowledged < efo.counts.acknowledged);
     assert_eq!(k.producer.payload_bytes, 256);
 }
 
@@ -212,7 +224,7 @@ async fn reports_render_in_every_format() {
     );
     let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(3)).await;
     let snap_acked = snap.kinesis.as_ref().unwrap().producer.acked;
-    let report = Report::new(&s, snap, false, vec![]);
+    let report = Report::new(&s, snap, Ending::Completed, vec![]);
     let text = report.render(Format::Text);
     assert!(
         text.starts_with("latlab: test - test\nbackend  embedded emulator, latency profile zero"),
@@ -231,10 +243,13 @@ async fn reports_render_in_every_format() {
     let csv = report.render(Format::Csv);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
-    assert_eq!(header, "scenario,backend,lab,subject,metric,value,seed");
+    assert_eq!(
+        header,
+        "scenario,backend,lab,subject,metric,value,seed,seed_high,cell"
+    );
     let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
     assert!(
-        rows.iter().all(|r| r.len() == 7),
+        rows.iter().all(|r| r.len() == 9),
         "every row has every field"
     );
     let p50 = rows
@@ -253,7 +268,7 @@ async fn reports_render_in_every_format() {
         "the counts are in the CSV"
     );
     let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
-    assert_eq!(json["schema"], "latlab-run-report/1");
+    assert_eq!(json["schema"], "latlab-run-report/2");
     let schema: serde_json::Value =
         serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
@@ -294,4 +309,189 @@ fn csv_fields(line: &str) -> Vec<String> {
     }
     out.push(cur);
     out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_record_is_accounted_for_when_pollers_overrun_the_read_budget() {
+    // 400 KB records at 2.5/s fill the shard's 1 MB/s of writes; three pollers each want all of
+    // them, 3 MB/s against the shard's 2 MB/s of reads: they fall behind, and when the short drain
+    // ends some records are still in the stream ahead of them. Those must show as unread.
+    let s = scenario(
+        "[kinesis]\nstream = \"overrun\"\ndrain = \"2s\"\n[kinesis.producer]\nrate = 2.5\npayload = \"400KB\"\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n\
+         [[kinesis.consumers]]\nkind = \"poller\"\nname = \"p\"\ncount = 3\ninterval = \"250ms\"\n",
+    );
+    let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(20)).await;
+    let k = snap.kinesis.as_ref().unwrap();
+    let acked = k.producer.acked;
+    assert!(acked >= 40, "{acked} records acknowledged");
+    let mut unread = 0;
+    for c in &k.consumers {
+        let n = &c.counts;
+        assert_eq!(n.acknowledged, acked, "{}: {n:?}", c.name);
+        assert_eq!(
+            n.received + n.lost + n.unread,
+            n.acknowledged,
+            "{}: received + lost + unread = acknowledged: {n:?}",
+            c.name
+        );
+        assert_eq!(n.lost, 0, "{}: nothing is passed over: {n:?}", c.name);
+        if c.kind == ConsumerKind::Poller {
+            unread += n.unread;
+        }
+    }
+    assert!(
+        unread > 0,
+        "the overrun left records unread: {:?}",
+        k.consumers.iter().map(|c| c.counts).collect::<Vec<_>>()
+    );
+    let text = Report::new(&s, snap.clone(), Ending::Completed, vec![]).render(Format::Text);
+    assert!(
+        text.contains("received + lost + unread = acknowledged") && text.contains("unread"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_the_producer_cannot_reach_is_shown_with_why() {
+    // 3,000 records/s into one shard (1,000 records/s) with at most 2 puts in flight: the
+    // producer falls far short, and says why.
+    let s = scenario(
+        "[kinesis]\nstream = \"short\"\n[kinesis.producer]\nrate = 3000\npayload = \"128B\"\nmax_in_flight = 2\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
+    );
+    let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(4)).await;
+    let p = &snap.kinesis.as_ref().unwrap().producer;
+    assert_eq!(p.asked_rate, 3000.0);
+    assert!(
+        p.achieved_rate < 2400.0 && p.achieved_rate > 0.0,
+        "achieved {:.0}/s",
+        p.achieved_rate
+    );
+    let why = p.shortfall();
+    assert!(
+        why.iter().any(|w| w.starts_with("in-flight cap (2) full")),
+        "{why:?} (in flight full {:.2})",
+        p.in_flight_full
+    );
+    let text = Report::new(&s, snap.clone(), Ending::Completed, vec![]).render(Format::Text);
+    assert!(
+        text.contains("producer asked 3,000 records/s, achieved"),
+        "the header says asked and achieved: {text}"
+    );
+    assert!(text.contains("(short: in-flight cap (2) full"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn put_records_batches_reach_a_rate_single_puts_cannot() {
+    // The same asked rate and in-flight cap, batched: 1,000 records/s over 4 shards in batches.
+    let s = scenario(
+        "[kinesis]\nstream = \"batched\"\nshards = 4\n[kinesis.producer]\nrate = 3000\npayload = \"128B\"\nmax_in_flight = 2\n\
+         mode = \"put-records\"\nlinger = \"20ms\"\nbatch = 500\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
+    );
+    let snap = run_for(&s, &TargetOptions::default(), Duration::from_secs(4)).await;
+    let k = snap.kinesis.as_ref().unwrap();
+    let p = &k.producer;
+    assert!(
+        p.mode.starts_with("PutRecords batches of up to 500"),
+        "{}",
+        p.mode
+    );
+    assert!(
+        p.achieved_rate > 2700.0,
+        "achieved {:.0}/s of 3,000 in batches: {:?}",
+        p.achieved_rate,
+        p.shortfall()
+    );
+    let c = &k.consumers[0].counts;
+    assert_eq!(c.acknowledged, p.acked);
+    assert_eq!(c.received + c.unread + c.lost, c.acknowledged, "{c:?}");
+    assert_eq!(c.lost, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cells_are_calibrated_only_where_the_profile_was_fitted() {
+    // A short round 1 with its poller and Lambda; the labels depend on the profile only.
+    let mut s = Scenario::resolve("seed-kinesis-round1").unwrap();
+    s.emulator_limits
+        .push("kinesis.consumer_activation=0s".into());
+    for (profile, efo_p99, lambda_p50, send_p50) in [
+        ("seed-tokyo", "calibrated", "calibrated", "calibrated"),
+        ("same-region", "predicted", "predicted", "predicted"),
+    ] {
+        let opts = TargetOptions {
+            latency_profile: Some(profile.into()),
+            ..Default::default()
+        };
+        let snap = run_for(&s, &opts, Duration::from_secs(4)).await;
+        let model = &snap.backend.model;
+        assert!(model.iter().any(|p| p.name == "kinesis.efo_push"));
+        if profile == "same-region" {
+            let from_seed: Vec<&str> = model
+                .iter()
+                .filter(|p| p.name.starts_with("kinesis.") || p.name.starts_with("s3."))
+                .filter(|p| !p.provenance.seed_cells.is_empty())
+                .map(|p| p.name.as_str())
+                .collect();
+            assert!(
+                from_seed.is_empty(),
+                "same-region holds no seed-derived parameter: {from_seed:?}"
+            );
+        }
+        let report = Report::new(&s, snap, Ending::Completed, vec![]);
+        let label = |id: &str| {
+            report
+                .cell(&format!("kinesis-round1/{id}"))
+                .unwrap_or_else(|| panic!("no cell {id}"))
+                .label
+                .name()
+        };
+        assert_eq!(
+            label("arrival_to_receive/Lambda EFO/p99"),
+            efo_p99,
+            "{profile}"
+        );
+        assert_eq!(
+            label("arrival_to_receive/Lambda standard iterator/p50"),
+            lambda_p50,
+            "{profile}"
+        );
+        assert_eq!(label("send_to_arrival/all/p50"), send_p50, "{profile}");
+        // Never fitted on either profile: the poller's and the SDK consumer's figures.
+        assert_eq!(
+            label("arrival_to_receive/SDK get_records (200 ms)/p50"),
+            "predicted"
+        );
+        assert_eq!(
+            label("arrival_to_receive/SDK subscribe_to_shard/p99"),
+            "predicted"
+        );
+        // The read-rate window was chosen on round 1's throttle count, whatever the profile.
+        assert_eq!(label("read_throttles_per_minute/shard/value"), "calibrated");
+        let text = report.render(Format::Text);
+        let compared = text
+            .lines()
+            .find(|l| l.starts_with("compared "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let t = &report.tally;
+        assert!(
+            compared.contains(&format!(
+                "{} cells predicted, {} within ±25%",
+                t.predicted, t.predicted_within
+            )) && compared.contains(&format!("{} calibrated", t.calibrated)),
+            "{compared}"
+        );
+        assert!(
+            text.contains("  cell "),
+            "a cell row under each seed row: {text}"
+        );
+        let csv = report.render(Format::Csv);
+        assert!(
+            csv.lines().any(|l| l
+                .contains(",compared,kinesis-round1/arrival_to_receive/Lambda EFO/p99,ours,")
+                && l.ends_with(&format!(",119.100,,{efo_p99}"))),
+            "{csv}"
+        );
+    }
 }

@@ -81,11 +81,32 @@ async fn small_and_large_values_and_the_three_methods() {
     // Method 3 reports the bytes behind: a 10 MB value leaves the replica up to 10 MB behind.
     let behind = method(big, Method::Offset).behind_bytes.unwrap();
     assert!(
-        behind.max_us <= 10_100_000 && behind.count == 8,
+        behind.max_bytes <= 10_100_000 && behind.count == 8,
         "{behind:?}"
     );
     lab.stop().await;
     assert!(lab.cleanup().await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bytes_behind_is_the_value_still_on_its_way() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    // A 10 MB/s replication link: a 1 MB value takes ~100 ms to cross it, so right after the SET
+    // returns the replica is most of the value behind, and never more than the value and the
+    // command around it.
+    let lab = lab("0ms/10MB", "loopback").await;
+    lab.run_conditions(&[cond("1 MB", 1_000_000)], 5, &|_| {})
+        .await
+        .unwrap();
+    let ms = lab.results.lock()[0].methods.clone();
+    let behind = method(&ms, Method::Offset).behind_bytes.unwrap();
+    assert_eq!(behind.count, 5);
+    assert!(
+        (500_000..=1_001_000).contains(&behind.p50_bytes),
+        "1 MB over a 10 MB/s link: {behind:?}"
+    );
+    lab.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -301,16 +322,31 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
             );
         }
     }
+    assert_eq!(
+        report["snapshot"]["redis"]["status"], "finished: 5 conditions",
+        "a finished run does not say it is starting"
+    );
     let report: latlab::report::Report = serde_json::from_value(report).unwrap();
     let csv = report.render(latlab::report::Format::Csv);
     assert!(
-        csv.contains(",redis,50 MB value,newclients_mean_ms,"),
+        csv.contains(",redis,50 MB value,new_clients_mean_ms,"),
+        "{csv}"
+    );
+    // The t3-micro link's bandwidth was chosen after the seed's 50 MB row: that cell is
+    // calibrated; the other conditions are predictions.
+    let compared = |cond: &str| {
+        csv.lines()
+            .find(|l| l.contains(&format!(",compared,redis/average_lag/{cond}/new_clients,")))
+            .unwrap_or_else(|| panic!("no compared row for {cond}: {csv}"))
+            .to_string()
+    };
+    assert!(
+        compared("50 MB value").ends_with(",103.060,,calibrated"),
         "{csv}"
     );
     assert!(
-        csv.lines()
-            .any(|l| l.contains("newclients_mean_ms") && l.ends_with(",103.060")),
-        "the seed's figure beside ours: {csv}"
+        compared("10 MB value").ends_with(",26.750,,predicted"),
+        "{csv}"
     );
     let text = report.render(latlab::report::Format::Text);
     assert!(
@@ -320,6 +356,16 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
     assert!(
         text.contains("50 MB value") && text.contains("103.1 ms"),
         "the seed's average beside ours: {text}"
+    );
+    // What the seed's ~21 ms for 1 KB is made of is not known: no cause is invented.
+    assert!(!text.contains("TLS"), "{text}");
+    assert!(
+        text.contains("dials the replica inside the timed loop") && text.contains("not known"),
+        "{text}"
+    );
+    assert!(
+        text.contains("compared ") && text.contains("4 cells predicted"),
+        "the header counts the cells: {text}"
     );
     // Every condition's percentiles, each method its own row: 5 conditions x 3 methods.
     let (_, percentiles) = text
@@ -332,7 +378,7 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
     assert_eq!(rows, 15, "{percentiles}");
     let md = report.render(latlab::report::Format::Markdown);
     assert!(
-        md.contains("| condition | seed average | 1. new clients |"),
+        md.contains("| condition | seed average | 1. new clients | ours / seed | cell |"),
         "{md}"
     );
 }

@@ -40,32 +40,52 @@ fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let rows = report["s3_comparisons"].as_array().unwrap();
-    assert_eq!(rows.len(), 6, "three sets, up and down");
+    let rows = report["snapshot"]["s3"]["matrix"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "three sets");
     for r in rows {
-        let (e, s) = (
-            r["ours_express_s"].as_f64().unwrap(),
-            r["ours_standard_s"].as_f64().unwrap(),
-        );
-        assert!(e > 0.0 && s > e, "Express beats Standard: {r}");
-        assert!(r["seed_ratio"].as_f64().unwrap() > 1.0);
+        for dir in ["upload", "download"] {
+            let (e, s) = (
+                r[format!("{dir}_express_s")].as_f64().unwrap(),
+                r[format!("{dir}_standard_s")].as_f64().unwrap(),
+            );
+            assert!(e > 0.0 && s > e, "Express beats Standard: {r}");
+        }
     }
+    // The quick sets are scaled down: none is set beside the seed's full ones.
+    assert_eq!(
+        report["cells"].as_array().unwrap().len(),
+        0,
+        "{}",
+        report["cells"]
+    );
     let parsed: latlab::report::Report = serde_json::from_value(report.clone()).unwrap();
     let text = parsed.render(latlab::report::Format::Text);
     assert!(
-        text.contains("S3: upload, seconds per whole set") && text.contains("10,000 x 100 KB"),
+        text.contains("S3: upload, seconds per whole set") && text.contains("100 x 100 KB"),
+        "{text}"
+    );
+    assert!(
+        text.contains("No seed figure for 1 x 100 MB, 10 x 10 MB, 100 x 100 KB: the seed ran 1 x 1 GB, 100 x 10 MB, 10,000 x 100 KB"),
         "{text}"
     );
     let md = parsed.render(latlab::report::Format::Markdown);
     assert!(
-        md.contains("| set | Express One Zone | Standard | ratio |"),
+        md.contains("| set | class | ours | seed | ours / seed | cell |"),
         "{md}"
     );
     let csv = parsed.render(latlab::report::Format::Csv);
     assert!(
         csv.lines()
-            .any(|l| l.contains(",s3,100 x 100 KB,download_ratio,") && l.ends_with(",9.394")),
+            .any(|l| l.contains(",s3,100 x 100 KB,download_express_s,")),
         "{csv}"
+    );
+    // The SDK's calls are counted under their operations' names.
+    let ops = report["snapshot"]["s3"]["sdk"]["operations"]
+        .as_object()
+        .unwrap();
+    assert!(
+        ops.contains_key("PutObject") && ops.contains_key("GetObject") && !ops.contains_key(""),
+        "{ops:?}"
     );
     let s3 = &report["snapshot"]["s3"];
     assert!(

@@ -10,6 +10,7 @@ pub mod profile;
 pub mod rate;
 pub mod s3;
 pub mod stats;
+pub mod time;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -116,6 +117,13 @@ impl Emulator {
 
     pub fn s3(&self) -> &Arc<S3> {
         &self.s3
+    }
+
+    /// Moves the emulated Kinesis service's clock forward, as if `by` had passed: iterators age,
+    /// subscriptions run out, records pass their retention. For tests of time-based limits at
+    /// their documented values.
+    pub fn advance_clock(&self, by: std::time::Duration) {
+        self.kinesis.clock.advance(by);
     }
 
     /// Calls and throttles per shard and API so far.

@@ -11,6 +11,9 @@ use anyhow::{Context, bail};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use crate::provenance::{Param, Provenance, Source};
 
 /// The z-score of the 99th percentile of a standard normal distribution.
 const Z99: f64 = 2.326_347_874;
@@ -48,6 +51,39 @@ impl Dist {
         }
     }
 
+    /// A shifted log-normal given by its mean rather than its median (documents often state an
+    /// average): the median is solved for so that the distribution's mean is `mean`.
+    pub fn lognormal_mean_ms(min: f64, mean: f64, p99: f64) -> Dist {
+        let mean_of = |median: f64| {
+            let sigma = ((p99 - min) / (median - min)).ln() / Z99;
+            min + (median - min) * (sigma * sigma / 2.0).exp()
+        };
+        // The mean grows with the median between min and p99: bisect.
+        let (mut lo, mut hi) = (min + 1e-6, p99 - 1e-6);
+        for _ in 0..100 {
+            let mid = (lo + hi) / 2.0;
+            if mean_of(mid) < mean {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Dist::lognormal_ms(min, ((lo + hi) / 2.0 * 100.0).round() / 100.0, p99)
+    }
+
+    /// The mean in milliseconds (the cap ignored).
+    pub fn mean_ms(&self) -> f64 {
+        match *self {
+            Dist::Fixed(ms) => ms,
+            Dist::LogNormal {
+                min, median, p99, ..
+            } => {
+                let sigma = ((p99 - min) / (median - min)).ln() / Z99;
+                min + (median - min) * (sigma * sigma / 2.0).exp()
+            }
+        }
+    }
+
     pub fn is_zero(&self) -> bool {
         matches!(self, Dist::Fixed(v) if *v == 0.0)
     }
@@ -80,13 +116,21 @@ impl Dist {
     }
 
     pub fn describe(&self) -> String {
+        let n = |v: f64| {
+            let t = format!("{v:.2}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
         match *self {
-            Dist::Fixed(ms) => format!("{ms} ms"),
+            Dist::Fixed(ms) => format!("{} ms", n(ms)),
             Dist::LogNormal {
                 min, median, p99, ..
-            } => {
-                format!("min {min} ms, median {median} ms, p99 {p99} ms")
-            }
+            } => format!(
+                "min {} ms, median {} ms, p99 {} ms (mean {} ms)",
+                n(min),
+                n(median),
+                n(p99),
+                n(self.mean_ms())
+            ),
         }
     }
 }
@@ -104,6 +148,7 @@ struct DistSpec {
     fixed_ms: Option<f64>,
     min_ms: Option<f64>,
     median_ms: Option<f64>,
+    mean_ms: Option<f64>,
     p99_ms: Option<f64>,
     cap_ms: Option<f64>,
 }
@@ -116,6 +161,25 @@ impl DistSpec {
             }
             Ok(v)
         };
+        if let (Some(mean), None, None) = (self.mean_ms, self.fixed_ms, self.median_ms) {
+            let min = check("min_ms", self.min_ms.unwrap_or(0.0))?;
+            let mean = check("mean_ms", mean)?;
+            let p99 = check("p99_ms", self.p99_ms.unwrap_or(f64::NAN)).map_err(|_| {
+                anyhow::anyhow!("{field}: mean_ms needs p99_ms (and optionally min_ms)")
+            })?;
+            // A log-normal's mean lies above its median; with the median at the minimum the mean
+            // is the minimum, with the median at the p99 it is the p99.
+            if !(min < mean && mean < p99) {
+                bail!("{field} must satisfy min_ms < mean_ms < p99_ms, got {min} / {mean} / {p99}");
+            }
+            if self.cap_ms.is_some() {
+                bail!("{field}: cap_ms goes with median_ms, not mean_ms");
+            }
+            return Ok(Dist::lognormal_mean_ms(min, mean, p99));
+        }
+        if self.mean_ms.is_some() {
+            bail!("{field}: mean_ms cannot be combined with fixed_ms or median_ms");
+        }
         match (self.fixed_ms, self.median_ms, self.p99_ms) {
             (Some(ms), None, None) if self.min_ms.is_none() && self.cap_ms.is_none() => {
                 Ok(Dist::Fixed(check("fixed_ms", ms)?))
@@ -141,8 +205,8 @@ impl DistSpec {
                 })
             }
             _ => bail!(
-                "{field} must be either {{ fixed_ms = N }} or {{ median_ms = N, p99_ms = N }} \
-                 (optionally with min_ms and cap_ms)"
+                "{field} must be {{ fixed_ms = N }}, {{ median_ms = N, p99_ms = N }} (optionally \
+                 with min_ms and cap_ms) or {{ mean_ms = N, p99_ms = N }} (optionally with min_ms)"
             ),
         }
     }
@@ -226,13 +290,16 @@ impl S3Profile {
     }
 }
 
-/// A named latency profile.
+/// A named latency profile, with the provenance of every parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LatencyProfile {
     pub name: String,
     pub description: String,
     pub kinesis: KinesisProfile,
     pub s3: S3Profile,
+    /// Per parameter name (as [`LatencyProfile::values`] names them): where its value comes
+    /// from, and the seed cells it was derived from.
+    pub provenance: BTreeMap<String, Provenance>,
 }
 
 /// The names of the built-in profiles, in the order they are listed.
@@ -240,85 +307,376 @@ pub const BUILTIN_PROFILES: &[&str] = &["zero", "same-region", "seed-tokyo"];
 
 const MB: f64 = 1_000_000.0;
 
+// Sources named by more than one parameter.
+const DOC_EFO: &str = "AWS, Kinesis Data Streams Developer Guide, 'Reading data': enhanced fan-out \
+    propagation is 'typically an average of 70 ms' (the mean); min and p99";
+const DOC_CONNECTION: &str = "AWS, Amazon S3 performance guidelines, 'Horizontal scaling of \
+    storage connections': about one concurrent request per 85-90 MB/s of network throughput";
+const DOC_NIC: &str = "AWS, EC2 instance types: t3.medium (the seed's client) has 'up to 5 \
+    Gigabit' of network bandwidth";
+const MEASURED_STANDARD: &str = "published in-region measurements put S3 Standard's first byte \
+    at about 20-30 ms (WIRE-NOTES.md); the spread (min, p99) is assumed";
+const MEASURED_EXPRESS: &str = "AWS: 'single-digit millisecond' first-byte latency; published \
+    in-region measurements about 5-6 ms (WIRE-NOTES.md); the spread (min, p99) is assumed";
+const SEED_100KB: &str = "the seed's mean time per object of its 10,000 x 100 KB set, less the \
+    100 KB transfer at 88 MB/s and latlab's own time per request; shape assumed (min half, p99 \
+    three times the median)";
+const SEED_1GB: &str = "the seed's 1 x 1 GB set (ten 8 MiB parts or ranges at once, so the class's \
+    rate for one client binds, not one connection's): the rate that gives its time";
+
+/// The S3 part of `seed-tokyo`, fitted to the seed's 10,000 x 100 KB set (first-byte medians, ms)
+/// and its 1 x 1 GB set (each class's rate for one client, MB/s). docs/latency-profiles.md shows
+/// the arithmetic; the 100 x 10 MB set was not used and is a prediction.
+struct S3Fit {
+    standard_put: f64,
+    standard_get: f64,
+    express_put: f64,
+    express_get: f64,
+    standard_up: f64,
+    standard_down: f64,
+    express_up: f64,
+    express_down: f64,
+}
+
+const S3_FIT: S3Fit = S3Fit {
+    standard_put: 51.7,
+    standard_get: 90.9,
+    express_put: 7.6,
+    express_get: 8.4,
+    standard_up: 35.7,
+    standard_down: 98.7,
+    express_up: 100.3,
+    express_down: 143.5,
+};
+
 impl LatencyProfile {
     /// Nothing added: every figure measured is the emulator's own cost plus the client's.
     pub fn zero() -> Self {
-        LatencyProfile {
+        let mut p = LatencyProfile {
             name: "zero".into(),
             description: "nothing added: the emulator's own cost only".into(),
             kinesis: KinesisProfile::zero(),
             s3: S3Profile::zero(),
+            provenance: BTreeMap::new(),
+        };
+        for (name, _) in p.values() {
+            p.provenance.insert(
+                name,
+                Provenance::new(Source::Nothing, "nothing added (0 ms; unlimited bandwidth)"),
+            );
         }
+        p
     }
 
-    /// A client in the same region as the service, modelled on AWS's published figures.
+    /// A client in the same region as the service, from AWS's documents and independent public
+    /// measurements only: no parameter is derived from a seed figure, so a seed scenario run
+    /// with it is an out-of-sample check.
     pub fn same_region() -> Self {
-        LatencyProfile {
+        let connection = 88.0 * MB;
+        let mut p = LatencyProfile {
             name: "same-region".into(),
-            description: "client and service in one region (published in-region figures)".into(),
+            description: "client and service in one region (AWS documents and public measurements; no seed figure)".into(),
             kinesis: KinesisProfile {
                 request: Dist::lognormal_ms(0.5, 2.0, 8.0),
                 response: Dist::lognormal_ms(0.5, 2.0, 8.0),
                 put_commit: Dist::lognormal_ms(5.0, 20.0, 60.0),
                 read_visibility: Dist::lognormal_ms(5.0, 25.0, 80.0),
-                efo_push: Dist::lognormal_ms(20.0, 65.0, 110.0),
+                efo_push: Dist::lognormal_mean_ms(20.0, 70.0, 110.0),
             },
             s3: S3Profile {
                 standard: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(10.0, 30.0, 120.0),
                     get_first_byte: Dist::lognormal_ms(8.0, 22.0, 90.0),
-                    connection_upload: 90.0 * MB,
-                    connection_download: 90.0 * MB,
+                    connection_upload: connection,
+                    connection_download: connection,
                     aggregate_upload: 0.0,
                     aggregate_download: 0.0,
                 },
                 express: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(2.0, 6.0, 15.0),
                     get_first_byte: Dist::lognormal_ms(2.0, 5.0, 12.0),
-                    connection_upload: 150.0 * MB,
-                    connection_download: 150.0 * MB,
+                    connection_upload: connection,
+                    connection_download: connection,
                     aggregate_upload: 0.0,
                     aggregate_download: 0.0,
                 },
                 nic_bandwidth: 625.0 * MB,
                 create_session: Dist::lognormal_ms(2.0, 6.0, 15.0),
             },
+            provenance: BTreeMap::new(),
+        };
+        let leg = Provenance::new(
+            Source::Assumption,
+            "one network leg between a client and the service in one region: a few ms; AWS \
+             publishes no figure and latlab has not measured one",
+        );
+        let unlimited = Provenance::new(
+            Source::Assumption,
+            "no cap for the class as a whole: a client gets what its connections and NIC carry",
+        );
+        let prov = [
+            ("kinesis.request", leg.clone()),
+            ("kinesis.response", leg),
+            (
+                "kinesis.put_commit",
+                Provenance::new(
+                    Source::Assumption,
+                    "the service's write before it stamps ApproximateArrivalTimestamp: tens of \
+                     ms; AWS publishes no figure",
+                ),
+            ),
+            (
+                "kinesis.read_visibility",
+                Provenance::new(
+                    Source::Assumption,
+                    "from arrival until GetRecords returns a record: AWS documents ~200 ms average \
+                     propagation for one shared-throughput consumer, which includes the \
+                     consumer's polling wait; the part after arrival is assumed small",
+                ),
+            ),
+            (
+                "kinesis.efo_push",
+                Provenance::new(Source::AwsDoc, &format!("{DOC_EFO} are assumed")),
+            ),
+            (
+                "s3.standard.put_first_byte",
+                Provenance::new(Source::Measurement, MEASURED_STANDARD),
+            ),
+            (
+                "s3.standard.get_first_byte",
+                Provenance::new(Source::Measurement, MEASURED_STANDARD),
+            ),
+            (
+                "s3.express.put_first_byte",
+                Provenance::new(Source::Measurement, MEASURED_EXPRESS),
+            ),
+            (
+                "s3.express.get_first_byte",
+                Provenance::new(Source::Measurement, MEASURED_EXPRESS),
+            ),
+            (
+                "s3.create_session",
+                Provenance::new(Source::Measurement, MEASURED_EXPRESS),
+            ),
+            (
+                "s3.nic_bandwidth_mb_s",
+                Provenance::new(Source::AwsDoc, DOC_NIC),
+            ),
+        ];
+        for class in ["standard", "express"] {
+            for dir in ["upload", "download"] {
+                p.provenance.insert(
+                    format!("s3.{class}.connection_{dir}_mb_s"),
+                    Provenance::new(Source::AwsDoc, DOC_CONNECTION),
+                );
+                p.provenance.insert(
+                    format!("s3.{class}.aggregate_{dir}_mb_s"),
+                    unlimited.clone(),
+                );
+            }
         }
+        p.provenance
+            .extend(prov.into_iter().map(|(k, v)| (k.to_string(), v)));
+        p
     }
 
-    /// Calibrated against the three seed experiments (see `docs/latency-profiles.md`).
+    /// Calibrated on the seed experiments: Kinesis on round 1 only (all of round 2 is then a
+    /// prediction), S3 on the 1 x 1 GB and 10,000 x 100 KB sets (the 100 x 10 MB set is a
+    /// prediction). Each parameter names the seed cells it was derived from; those cells are
+    /// `calibrated` in every report of a run with this profile.
     pub fn seed_tokyo() -> Self {
-        LatencyProfile {
+        let connection = 88.0 * MB;
+        let mut p = LatencyProfile {
             name: "seed-tokyo".into(),
-            description: "calibrated to the seed experiments (ap-northeast-1)".into(),
+            description: "calibrated on the seed experiments (ap-northeast-1): Kinesis round 1, S3's 1 GB and 100 KB sets".into(),
             kinesis: KinesisProfile {
                 request: Dist::lognormal_ms(3.0, 11.0, 40.0),
                 response: Dist::lognormal_ms(3.0, 11.0, 40.0),
                 put_commit: Dist::lognormal_ms(25.0, 52.0, 100.0),
                 read_visibility: Dist::lognormal_ms(5.0, 25.0, 90.0),
-                efo_push: Dist::lognormal_ms(12.0, 70.0, 125.0),
+                efo_push: Dist::lognormal_mean_ms(12.0, 70.0, 119.1),
             },
             s3: S3Profile {
                 standard: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(20.0, 52.0, 180.0),
-                    get_first_byte: Dist::lognormal_ms(30.0, 90.0, 300.0),
-                    connection_upload: 36.0 * MB,
-                    connection_download: 36.0 * MB,
-                    aggregate_upload: 36.0 * MB,
-                    aggregate_download: 90.0 * MB,
+                    put_first_byte: Dist::lognormal_ms(S3_FIT.standard_put / 2.0, S3_FIT.standard_put, S3_FIT.standard_put * 3.0),
+                    get_first_byte: Dist::lognormal_ms(S3_FIT.standard_get / 2.0, S3_FIT.standard_get, S3_FIT.standard_get * 3.0),
+                    connection_upload: connection,
+                    connection_download: connection,
+                    aggregate_upload: S3_FIT.standard_up * MB,
+                    aggregate_download: S3_FIT.standard_down * MB,
                 },
                 express: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(4.0, 8.0, 25.0),
-                    get_first_byte: Dist::lognormal_ms(4.0, 9.0, 28.0),
-                    connection_upload: 91.0 * MB,
-                    connection_download: 120.0 * MB,
-                    aggregate_upload: 100.0 * MB,
-                    aggregate_download: 145.0 * MB,
+                    put_first_byte: Dist::lognormal_ms(S3_FIT.express_put / 2.0, S3_FIT.express_put, S3_FIT.express_put * 3.0),
+                    get_first_byte: Dist::lognormal_ms(S3_FIT.express_get / 2.0, S3_FIT.express_get, S3_FIT.express_get * 3.0),
+                    connection_upload: connection,
+                    connection_download: connection,
+                    aggregate_upload: S3_FIT.express_up * MB,
+                    aggregate_download: S3_FIT.express_down * MB,
                 },
                 nic_bandwidth: 625.0 * MB,
-                create_session: Dist::lognormal_ms(4.0, 9.0, 25.0),
+                create_session: Dist::lognormal_ms(S3_FIT.express_put / 2.0, S3_FIT.express_put, S3_FIT.express_put * 3.0),
             },
+            provenance: BTreeMap::new(),
+        };
+        let leg = Provenance::seed(
+            "chosen so that a GetRecords call takes 20-50 ms end to end: the reading \
+             (SEED-FIGURES.md) under which a poller sleeping 200 ms after each call makes about \
+             4.4 calls/s and, with Lambda's one poll a second, round 1's 12-24 throttles a minute",
+            &["kinesis-round1/read_throttles_per_minute/shard/value"],
+        );
+        // A class's time for a set in one direction, and the ratio of the two classes' times.
+        let class_cells = |class: &str, dir: &str, set: &str| -> Vec<String> {
+            vec![
+                format!("s3/{dir}/{set}/{class}"),
+                format!("s3/{dir}/{set}/ratio"),
+            ]
+        };
+        let seed_owned = |note: String, cells: Vec<String>| Provenance {
+            source: Source::Seed,
+            note,
+            seed_cells: cells,
+        };
+        let mut prov: Vec<(String, Provenance)> = vec![
+            ("kinesis.request".into(), leg.clone()),
+            ("kinesis.response".into(), leg),
+            (
+                "kinesis.put_commit".into(),
+                Provenance::seed(
+                    "round 1's send -> arrival (p50 71.1 ms, p99 122.2 ms) less the request leg",
+                    &["kinesis-round1/send_to_arrival/all/*"],
+                ),
+            ),
+            (
+                "kinesis.read_visibility".into(),
+                Provenance::seed(
+                    "round 1's Lambda standard iterator p50 (525 ms) less half of Lambda's 1 s \
+                     polling period",
+                    &["kinesis-round1/arrival_to_receive/Lambda standard iterator/p50"],
+                ),
+            ),
+            (
+                "kinesis.efo_push".into(),
+                Provenance::seed(
+                    &format!("{DOC_EFO} from round 1's Lambda EFO (lowest 13.7 ms, p99 119.1 ms)"),
+                    &["kinesis-round1/arrival_to_receive/Lambda EFO/p99"],
+                ),
+            ),
+            (
+                "s3.nic_bandwidth_mb_s".into(),
+                Provenance::new(Source::AwsDoc, DOC_NIC),
+            ),
+        ];
+        for (class, name) in [("standard", "standard"), ("express", "express")] {
+            for (op, dir) in [("put", "upload"), ("get", "download")] {
+                prov.push((
+                    format!("s3.{name}.{op}_first_byte"),
+                    seed_owned(
+                        format!("{SEED_100KB}: {class} {dir}"),
+                        class_cells(class, dir, "10,000 x 100 KB"),
+                    ),
+                ));
+                prov.push((
+                    format!("s3.{name}.connection_{dir}_mb_s"),
+                    Provenance::new(Source::AwsDoc, DOC_CONNECTION),
+                ));
+                prov.push((
+                    format!("s3.{name}.aggregate_{dir}_mb_s"),
+                    seed_owned(
+                        format!("{SEED_1GB}: {class} {dir}"),
+                        class_cells(class, dir, "1 x 1 GB"),
+                    ),
+                ));
+            }
         }
+        prov.push((
+            "s3.create_session".into(),
+            seed_owned(
+                "a zonal request like any other: taken as s3.express.put_first_byte".into(),
+                class_cells("express", "upload", "10,000 x 100 KB"),
+            ),
+        ));
+        p.provenance.extend(prov);
+        p
+    }
+
+    /// Every parameter's name and value in words, in a fixed order.
+    pub fn values(&self) -> Vec<(String, String)> {
+        let k = &self.kinesis;
+        let mut out: Vec<(String, String)> = vec![
+            ("kinesis.request".into(), k.request.describe()),
+            ("kinesis.response".into(), k.response.describe()),
+            ("kinesis.put_commit".into(), k.put_commit.describe()),
+            (
+                "kinesis.read_visibility".into(),
+                k.read_visibility.describe(),
+            ),
+            ("kinesis.efo_push".into(), k.efo_push.describe()),
+        ];
+        let rate = |v: f64| {
+            if v == 0.0 {
+                "unlimited".to_string()
+            } else {
+                format!("{} MB/s", v / MB)
+            }
+        };
+        for (name, c) in [
+            ("standard", &self.s3.standard),
+            ("express", &self.s3.express),
+        ] {
+            out.extend([
+                (
+                    format!("s3.{name}.put_first_byte"),
+                    c.put_first_byte.describe(),
+                ),
+                (
+                    format!("s3.{name}.get_first_byte"),
+                    c.get_first_byte.describe(),
+                ),
+                (
+                    format!("s3.{name}.connection_upload_mb_s"),
+                    rate(c.connection_upload),
+                ),
+                (
+                    format!("s3.{name}.connection_download_mb_s"),
+                    rate(c.connection_download),
+                ),
+                (
+                    format!("s3.{name}.aggregate_upload_mb_s"),
+                    rate(c.aggregate_upload),
+                ),
+                (
+                    format!("s3.{name}.aggregate_download_mb_s"),
+                    rate(c.aggregate_download),
+                ),
+            ]);
+        }
+        out.push(("s3.nic_bandwidth_mb_s".into(), rate(self.s3.nic_bandwidth)));
+        out.push((
+            "s3.create_session".into(),
+            self.s3.create_session.describe(),
+        ));
+        out
+    }
+
+    /// Every parameter with its value and provenance (a parameter of a profile file that gave
+    /// no source is `user`).
+    pub fn params(&self) -> Vec<Param> {
+        self.values()
+            .into_iter()
+            .map(|(name, value)| {
+                let provenance = self.provenance.get(&name).cloned().unwrap_or_else(|| {
+                    Provenance::new(
+                        Source::User,
+                        &format!("set in profile {}; no source given", self.name),
+                    )
+                });
+                Param {
+                    name,
+                    value,
+                    provenance,
+                }
+            })
+            .collect()
     }
 
     /// A built-in profile by name, or a TOML file by path.
@@ -377,6 +735,9 @@ impl LatencyProfile {
             base: Option<String>,
             kinesis: Option<KinesisSpec>,
             s3: Option<S3Spec>,
+            /// Per parameter name: where its value comes from.
+            #[serde(default)]
+            provenance: BTreeMap<String, Provenance>,
         }
         let spec: Spec = toml::from_str(text)
             .map_err(|e| anyhow::anyhow!("{}", crate::units::toml_error(text, &e)))?;
@@ -390,21 +751,25 @@ impl LatencyProfile {
         };
         p.name = spec.name;
         p.description = spec.description.unwrap_or_else(|| "user profile".into());
-        fn set(slot: &mut Dist, spec: Option<DistSpec>, field: &str) -> anyhow::Result<()> {
+        // The parameters the file sets: their base's provenance no longer applies.
+        let set_names = std::cell::RefCell::new(Vec::<String>::new());
+        let set = |slot: &mut Dist, spec: Option<DistSpec>, field: &str| -> anyhow::Result<()> {
             if let Some(s) = spec {
                 *slot = s.build(field)?;
+                set_names.borrow_mut().push(field.to_string());
             }
             Ok(())
-        }
-        fn bandwidth(slot: &mut f64, v: Option<f64>, field: &str) -> anyhow::Result<()> {
+        };
+        let bandwidth = |slot: &mut f64, v: Option<f64>, field: &str| -> anyhow::Result<()> {
             if let Some(v) = v {
                 if !v.is_finite() || v < 0.0 {
                     bail!("{field} must be a number of MB/s >= 0 (0 = unlimited), got {v}");
                 }
                 *slot = v * MB;
+                set_names.borrow_mut().push(field.to_string());
             }
             Ok(())
-        }
+        };
         if let Some(k) = spec.kinesis {
             let kp = &mut p.kinesis;
             set(&mut kp.request, k.request, "kinesis.request")?;
@@ -469,6 +834,19 @@ impl LatencyProfile {
                 s.create_session,
                 "s3.create_session",
             )?;
+        }
+        for name in set_names.into_inner() {
+            p.provenance.remove(&name);
+        }
+        let known: Vec<String> = p.values().into_iter().map(|(n, _)| n).collect();
+        for (name, prov) in spec.provenance {
+            if !known.contains(&name) {
+                bail!(
+                    "provenance names '{name}', which is not a parameter; parameters are {}",
+                    known.join(", ")
+                );
+            }
+            p.provenance.insert(name, prov);
         }
         Ok(p)
     }

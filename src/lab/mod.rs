@@ -92,6 +92,97 @@ async fn start_redis(
     }
 }
 
+/// The model in effect for a run, every parameter with its provenance: the latency profile and
+/// the emulator's limits (emulator runs), Lambda's retry model, and the Redis lab's shaped links.
+pub fn model_params(
+    scenario: &Scenario,
+    emulated: Option<(&LatencyProfile, &Limits)>,
+) -> Vec<crate::provenance::Param> {
+    use crate::emulator::limits::RateWindow;
+    use crate::provenance::{Param, Provenance, Source};
+    let mut params = Vec::new();
+    if let Some((profile, limits)) = emulated {
+        params.extend(profile.params());
+        let window = limits.kinesis.read_rate_window;
+        params.push(Param::new(
+            "emulator.read_rate_window",
+            window.name().into(),
+            if window == RateWindow::TokenBucket {
+                Provenance::seed(
+                    "how 'five reads per second' is counted is not documented; the token bucket \
+                     was chosen because a sliding window gave about 53 throttles a minute on round \
+                     1's set-up where the seed's CloudWatch showed 12-24 (docs/emulator.md)",
+                    &["kinesis-round1/read_throttles_per_minute/shard/value"],
+                )
+            } else {
+                Provenance::new(
+                    Source::User,
+                    "chosen in the scenario or on the command line",
+                )
+            },
+        ));
+        let documented = Limits::default();
+        let given = |a: Vec<(&'static str, String)>,
+                     b: Vec<(&'static str, String)>,
+                     section: &str| {
+            a.into_iter()
+                .zip(b)
+                .filter(|((k, v), (_, d))| v != d && *k != "read_rate_window")
+                .map(|((k, v), (_, d))| {
+                    Param::new(
+                        &format!("emulator.{section}.{k}"),
+                        v,
+                        Provenance::new(
+                            Source::User,
+                            &format!("set in the scenario or on the command line; the documented value is {d}"),
+                        ),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        params.extend(given(
+            limits.kinesis.describe(),
+            documented.kinesis.describe(),
+            "kinesis",
+        ));
+        params.extend(given(limits.s3.describe(), documented.s3.describe(), "s3"));
+    }
+    if let Some(k) = &scenario.kinesis {
+        let lambda_default = k.consumers.iter().any(|c| {
+            matches!(
+                c.kind,
+                crate::scenario::ConsumerKind::LambdaStandard
+                    | crate::scenario::ConsumerKind::LambdaEfo
+            ) && c.retry.as_ref() == Some(&crate::scenario::lambda_retry())
+        });
+        if lambda_default {
+            params.push(Param::new(
+                "lambda.retry",
+                format!(
+                    "{}, no retry quota",
+                    crate::scenario::lambda_retry().describe()
+                ),
+                crate::scenario::lambda_retry_provenance(),
+            ));
+        }
+    }
+    if let Some(r) = &scenario.redis {
+        for (name, link) in [
+            ("redis.link", &r.link),
+            ("redis.client_link", &r.client_link),
+        ] {
+            if let Ok(l) = crate::redis_local::LinkProfile::resolve(link) {
+                params.push(Param::new(
+                    name,
+                    format!("{} ({})", l.name, l.describe()),
+                    l.provenance(),
+                ));
+            }
+        }
+    }
+    params
+}
+
 /// The next step up (or down) from `current`; the end stays put.
 fn step(steps: &[u64], current: u64, up: bool) -> u64 {
     if up {
@@ -158,8 +249,8 @@ impl Lab {
                 let read_limit = limits.kinesis.get_records_calls_per_sec;
                 let profile = LatencyProfile::resolve(&profile_name)?;
                 let emu = Emulator::start(EmulatorConfig {
-                    limits,
-                    profile,
+                    limits: limits.clone(),
+                    profile: profile.clone(),
                     ..EmulatorConfig::default()
                 })
                 .await?;
@@ -169,6 +260,7 @@ impl Lab {
                     latency_profile: Some(profile_name),
                     endpoint: Some(emu.endpoint_url()),
                     region: crate::aws::EMULATOR_REGION.into(),
+                    model: model_params(&scenario, Some((&profile, &limits))),
                 };
                 (
                     Target::Emulator {
@@ -187,6 +279,7 @@ impl Lab {
                     latency_profile: None,
                     endpoint: Some(url.clone()),
                     region: clients.region(),
+                    model: model_params(&scenario, None),
                 },
                 None => Backend {
                     kind: "aws".into(),
@@ -194,6 +287,7 @@ impl Lab {
                     latency_profile: None,
                     endpoint: None,
                     region: clients.region(),
+                    model: model_params(&scenario, None),
                 },
             });
             (Some(clients), emulator, backend, read_limit)
@@ -208,6 +302,11 @@ impl Lab {
                 latency_profile: None,
                 endpoint: None,
                 region: String::new(),
+                model: if opts.redis_primary.is_some() {
+                    Vec::new()
+                } else {
+                    model_params(&scenario, None)
+                },
             };
             (None, None, backend, 0)
         };
@@ -282,11 +381,8 @@ impl Lab {
             // Every figure is read in its own statement: no lock (or lock guard kept alive by a
             // struct literal) is held while the next is taken, so readers never deadlock probes.
             let list = shared.consumers.read().clone();
-            let consumers = list
-                .iter()
-                .map(|c| snapshot::consumer(shared, c, complete))
-                .collect();
-            let producer = snapshot::producer(shared);
+            let consumers = list.iter().map(|c| snapshot::consumer(shared, c)).collect();
+            let producer = snapshot::producer(shared, &k.scenario().producer, complete);
             let send_to_arrival = shared.send_to_arrival.lock().summary();
             let rate = snapshot::get_records_rate(shared, k.ctx.shards.len());
             KinesisSnapshot {

@@ -47,6 +47,15 @@ impl Method {
         }
     }
 
+    /// Its name in CSV columns and JSON keys.
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::NewClients => "new_clients",
+            Method::Persistent => "persistent",
+            Method::Offset => "offset",
+        }
+    }
+
     pub fn short(self) -> &'static str {
         match self {
             Method::NewClients => "new clients",
@@ -80,7 +89,7 @@ pub struct MethodSnapshot {
     pub lag: Summary,
     pub tries: u64,
     pub errors: u64,
-    pub behind_bytes: Option<Summary>,
+    pub behind_bytes: Option<crate::metrics::BytesSummary>,
 }
 
 /// A condition's figures, for reports.
@@ -88,6 +97,9 @@ pub struct MethodSnapshot {
 pub struct ConditionResult {
     pub condition: Condition,
     pub methods: Vec<MethodSnapshot>,
+    /// Why the condition was not run, when it was not.
+    #[serde(default)]
+    pub skipped: Option<String>,
 }
 
 pub struct RedisShared {
@@ -146,7 +158,12 @@ impl RedisShared {
                     tries: e.map_or(0, |e| e.tries),
                     errors: e.map_or(0, |e| e.errors.values().sum()),
                     behind_bytes: if *m == Method::Offset {
-                        Some(e.map(|e| minus_one(e.behind.summary())).unwrap_or_default())
+                        Some(
+                            e.map(|e| {
+                                crate::metrics::BytesSummary::from_plus_one(&e.behind.summary())
+                            })
+                            .unwrap_or_default(),
+                        )
                     } else {
                         None
                     },
@@ -157,22 +174,6 @@ impl RedisShared {
 
     pub fn reset(&self) {
         self.methods.lock().clear();
-    }
-}
-
-fn minus_one(s: Summary) -> Summary {
-    if s.count == 0 {
-        return s;
-    }
-    Summary {
-        min_us: s.min_us - 1,
-        p50_us: s.p50_us - 1,
-        p90_us: s.p90_us - 1,
-        p99_us: s.p99_us - 1,
-        p999_us: s.p999_us - 1,
-        max_us: s.max_us - 1,
-        mean_us: s.mean_us - 1.0,
-        ..s
     }
 }
 
@@ -554,12 +555,16 @@ impl RedisLab {
         let (mut p, mut r) = self.ends.check().await?;
         for c in conditions {
             if c.memory_full && !self.ends.local {
-                progress(format!(
-                    "{}: skipped: memory is only filled on latlab's own servers",
-                    c.name
-                ));
+                let why = "memory is only filled on latlab's own servers".to_string();
+                progress(format!("{}: skipped: {why}", c.name));
+                self.results.lock().push(ConditionResult {
+                    condition: c.clone(),
+                    methods: Vec::new(),
+                    skipped: Some(why),
+                });
                 continue;
             }
+            *self.shared.status.lock() = format!("measuring: {}", c.name);
             self.shared.reset();
             self.shared.cpu_load.store(c.cpu_load, Ordering::Relaxed);
             set_memory_full(&self.ends, &mut p, c.memory_full)
@@ -583,13 +588,21 @@ impl RedisLab {
             self.results.lock().push(ConditionResult {
                 condition: c.clone(),
                 methods: self.shared.snapshot(),
+                skipped: None,
             });
         }
+        *self.shared.status.lock() = format!("finished: {} conditions", conditions.len());
         Ok(())
     }
 
     pub async fn stop(&self) {
         self.cancel.cancel();
+        {
+            let mut status = self.shared.status.lock();
+            if !status.starts_with("finished") {
+                *status = "stopped".into();
+            }
+        }
         let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
         for t in tasks {
             let _ = tokio::time::timeout(Duration::from_secs(10), t).await;

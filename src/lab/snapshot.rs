@@ -3,14 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use super::state::{ConsumerState, Shared};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::metrics::{SeqCounts, Summary};
-use crate::scenario::ConsumerKind;
+use crate::scenario::{ConsumerKind, ProducerSpec};
 
 /// Where the figures came from; every screen and report shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,6 +21,9 @@ pub struct Backend {
     pub latency_profile: Option<String>,
     pub endpoint: Option<String>,
     pub region: String,
+    /// The model in effect (emulator runs, and the Redis lab's shaped links): every parameter
+    /// with its source and the seed figures it was derived from.
+    pub model: Vec<crate::provenance::Param>,
 }
 
 impl Backend {
@@ -30,6 +32,7 @@ impl Backend {
         match (self.kind.as_str(), &self.latency_profile, &self.endpoint) {
             ("emulator", Some(p), _) => format!("emulator · {p} profile"),
             ("endpoint", _, Some(url)) => format!("endpoint {url}"),
+            ("fixture", _, _) => "fixture · not measured".into(),
             ("redis", _, _) => self
                 .label
                 .split(" (")
@@ -59,7 +62,11 @@ pub struct ConsumerSnapshot {
     pub send_to_receive: Summary,
     /// arrival -> receive over the last 10 seconds (bucket precision).
     pub recent: Summary,
+    /// `received + lost + unread = acknowledged`, always.
     pub counts: SeqCounts,
+    /// The largest MillisBehindLatest among its shards' last answers (the service's own measure
+    /// of how far behind the consumer reads); None before the first answer.
+    pub millis_behind: Option<i64>,
     pub sdk: SdkSnapshot,
     pub batches: u64,
     pub batch_sizes: Vec<BatchSize>,
@@ -69,14 +76,67 @@ pub struct ConsumerSnapshot {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProducerSnapshot {
-    pub rate: f64,
+    /// Records per second asked for.
+    pub asked_rate: f64,
+    /// Records per second acknowledged: over the producing time once the run is complete, over
+    /// the last 10 seconds while it runs.
+    pub achieved_rate: f64,
+    /// `PutRecord per record` or the PutRecords batching.
+    pub mode: String,
+    pub max_in_flight: u32,
     pub payload_bytes: u64,
+    /// Records handed to the service (a re-send counts again).
     pub sent: u64,
     pub acked: u64,
     pub resent: u64,
     pub failed: u64,
+    /// Records a PutRecords answer refused one by one.
+    pub records_refused: u64,
+    /// The share of the producing time the producer waited for a free in-flight slot.
+    pub in_flight_full: f64,
+    /// Records due by the asked rate and not yet sent (now).
+    pub behind: u64,
+    /// The share of one core latlab's process used while producing (emulator included when it
+    /// is embedded), and the cores it may use.
+    pub cpu: f64,
+    pub cores: usize,
+    /// send -> acknowledged per record: the put call's whole time, the SDK's retries (and, with
+    /// batching, the linger) included.
     pub put_latency: Summary,
     pub sdk: SdkSnapshot,
+}
+
+impl ProducerSnapshot {
+    /// Why the achieved rate is below the asked one, in a few words each; empty when it is not
+    /// (within 5%).
+    pub fn shortfall(&self) -> Vec<String> {
+        if self.asked_rate <= 0.0 || self.achieved_rate >= self.asked_rate * 0.95 {
+            return Vec::new();
+        }
+        let mut why = Vec::new();
+        if self.in_flight_full >= 0.01 {
+            why.push(format!(
+                "in-flight cap ({}) full {:.0}% of the time",
+                self.max_in_flight,
+                self.in_flight_full * 100.0
+            ));
+        }
+        let throttled = self.sdk.counters.throttles + self.records_refused;
+        if throttled > 0 {
+            why.push(format!("{throttled} writes throttled by the shards"));
+        }
+        if self.cpu >= 0.8 * self.cores as f64 {
+            why.push(format!(
+                "CPU: latlab used {:.0}% of {} cores",
+                self.cpu * 100.0 / self.cores as f64,
+                self.cores
+            ));
+        }
+        if why.is_empty() {
+            why.push("no cause measured (the put calls' own time)".into());
+        }
+        why
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,6 +151,21 @@ pub struct KinesisSnapshot {
     pub get_records_calls_per_sec: f64,
     /// The shard's limit those calls count against.
     pub get_records_limit_per_sec: u32,
+}
+
+impl KinesisSnapshot {
+    /// GetRecords calls, attempts and throttled attempts of every shared-throughput reader.
+    pub fn get_records_totals(&self) -> crate::metrics::sdk::OpCounts {
+        let mut t = crate::metrics::sdk::OpCounts::default();
+        for c in self.consumers.iter().filter(|c| !c.kind.is_fan_out()) {
+            if let Some(o) = c.sdk.counters.operations.get("GetRecords") {
+                t.calls += o.calls;
+                t.attempts += o.attempts;
+                t.throttles += o.throttles;
+            }
+        }
+        t
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,14 +239,11 @@ pub struct S3Snapshot {
     pub matrix: Option<Vec<crate::lab::s3::MatrixRow>>,
 }
 
-/// How long after its acknowledgement a record may be in flight before a live view calls it lost.
-pub const LIVE_GRACE: Duration = Duration::from_secs(30);
-
-pub fn consumer(shared: &Shared, c: &ConsumerState, complete: bool) -> ConsumerSnapshot {
+pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
     let now_sec = shared.second();
-    let grace = if complete { Duration::ZERO } else { LIVE_GRACE };
     // Each lock alone, in its own statement.
-    let counts = shared.ledger.lock().counts(c.id, Instant::now(), grace);
+    let counts = shared.ledger.lock().counts(c.id);
+    let millis_behind = c.behind_ms.lock().iter().flatten().copied().max();
     let status = c.status.lock().clone();
     let stopped_at_secs = c.stopped_at.lock().map(|d| d.as_secs_f64());
     let sdk = c.sdk.snapshot();
@@ -212,6 +284,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState, complete: bool) -> ConsumerS
         send_to_receive,
         recent,
         counts,
+        millis_behind,
         sdk,
         batches,
         batch_sizes,
@@ -220,18 +293,47 @@ pub fn consumer(shared: &Shared, c: &ConsumerState, complete: bool) -> ConsumerS
     }
 }
 
-pub fn producer(shared: &Shared) -> ProducerSnapshot {
+pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> ProducerSnapshot {
     let p = &shared.producer;
     let settings = shared.settings.lock().clone();
     let put_latency = p.put_latency.lock().summary();
     let sdk = shared.producer_sdk.snapshot();
+    let producing = shared.producing_for().as_secs_f64();
+    let acked = p.acked.load(Ordering::Relaxed);
+    let achieved_rate = if complete {
+        if producing > 0.0 {
+            acked as f64 / producing
+        } else {
+            0.0
+        }
+    } else {
+        // The last whole seconds, at most ten.
+        let secs = (producing.floor() as u64).clamp(1, 10);
+        let now = shared.second();
+        let series = p.put_latency.lock();
+        let points = series.points(now.saturating_sub(1), secs as usize);
+        points.iter().map(|pt| u64::from(pt.count)).sum::<u64>() as f64 / secs as f64
+    };
+    let in_flight_full = if producing > 0.0 {
+        (p.cap_wait_us.load(Ordering::Relaxed) as f64 / 1e6 / producing).min(1.0)
+    } else {
+        0.0
+    };
     ProducerSnapshot {
-        rate: settings.rate,
+        asked_rate: settings.rate,
+        achieved_rate,
+        mode: spec.mode.describe(),
+        max_in_flight: spec.max_in_flight,
         payload_bytes: settings.payload,
         sent: p.sent.load(Ordering::Relaxed),
-        acked: p.acked.load(Ordering::Relaxed),
+        acked,
         resent: p.resent.load(Ordering::Relaxed),
         failed: p.failed.load(Ordering::Relaxed),
+        records_refused: p.records_refused.load(Ordering::Relaxed),
+        in_flight_full,
+        behind: p.behind.load(Ordering::Relaxed),
+        cpu: shared.producing_cpu(),
+        cores: crate::metrics::cpu::cores(),
         put_latency,
         sdk,
     }
@@ -247,7 +349,7 @@ pub fn get_records_rate(shared: &Shared, shards: usize) -> f64 {
     let calls: u32 = consumers
         .iter()
         .filter(|c| !c.kind.is_fan_out())
-        .map(|c| c.sdk.attempt_latency.lock().points(sec - 1, 1)[0].count)
+        .map(|c| c.sdk.attempts_of("GetRecords", sec - 1, 1)[0])
         .sum();
     calls as f64 / shards.max(1) as f64
 }

@@ -11,7 +11,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
 
 use crate::aws::QuotaPartition;
-use crate::metrics::{ConsumerId, Ledger, SdkStats, Series};
+use crate::metrics::{ConsumerId, Ledger, SdkStats, SeqNo, Series};
 use crate::scenario::ConsumerKind;
 
 /// One record as a consumer received it.
@@ -22,6 +22,10 @@ pub struct Received {
     pub sent_us: Option<i64>,
     /// ApproximateArrivalTimestamp in microseconds since the epoch.
     pub arrival_us: i64,
+    /// The shard it came from (an index into the stream's shards) and its sequence number there:
+    /// where the consumer is in the shard once it has this record.
+    pub shard: usize,
+    pub kseq: Option<SeqNo>,
 }
 
 #[derive(Default)]
@@ -57,9 +61,22 @@ pub struct ConsumerState {
     pub stopped_at: Mutex<Option<Duration>>,
     pub cancel: CancellationToken,
     pub ready: AtomicBool,
+    /// Per shard: the service's MillisBehindLatest in the consumer's last answer there.
+    pub behind_ms: Mutex<Vec<Option<i64>>>,
 }
 
 impl ConsumerState {
+    /// Keeps the MillisBehindLatest of the last answer on `shard`.
+    pub fn set_behind(&self, shard: usize, ms: Option<i64>) {
+        let mut b = self.behind_ms.lock();
+        if b.len() <= shard {
+            b.resize(shard + 1, None);
+        }
+        if ms.is_some() {
+            b[shard] = ms;
+        }
+    }
+
     pub fn set_status(&self, s: impl Into<String>) {
         *self.status.lock() = s.into();
     }
@@ -89,6 +106,13 @@ pub struct ProducerMetrics {
     pub resent: AtomicU64,
     /// Seqs whose put failed twice: never stored.
     pub failed: AtomicU64,
+    /// Records a PutRecords answer refused one by one (its `ErrorCode`, usually the shard's
+    /// write limit).
+    pub records_refused: AtomicU64,
+    /// Time the producer waited for a free in-flight slot, in microseconds.
+    pub cap_wait_us: AtomicU64,
+    /// Records due by the asked rate and not yet handed over (now).
+    pub behind: AtomicU64,
 }
 
 /// Settings a user changes while the lab runs.
@@ -114,6 +138,8 @@ pub struct Shared {
     pub reset_count: AtomicU64,
     /// When the producer started and stopped, since `start`.
     pub producing: Mutex<(Option<Duration>, Option<Duration>)>,
+    /// The process's CPU seconds when the producer started and stopped.
+    pub producing_cpu: Mutex<(Option<f64>, Option<f64>)>,
 }
 
 const LOG_LINES: usize = 200;
@@ -133,11 +159,24 @@ impl Shared {
             log: Mutex::new(VecDeque::new()),
             reset_count: AtomicU64::new(0),
             producing: Mutex::new((None, None)),
+            producing_cpu: Mutex::new((None, None)),
         })
     }
 
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
+    }
+
+    /// The share of one core the process used while the producer ran (1.0 = a whole core).
+    pub fn producing_cpu(&self) -> f64 {
+        let (start, end) = *self.producing_cpu.lock();
+        let secs = self.producing_for().as_secs_f64();
+        match start {
+            Some(s) if secs > 0.0 => {
+                (end.unwrap_or_else(crate::metrics::cpu::process_seconds) - s) / secs
+            }
+            _ => 0.0,
+        }
     }
 
     /// How long the producer has run (or ran).
@@ -184,6 +223,7 @@ impl Shared {
             stopped_at: Mutex::new(None),
             cancel: CancellationToken::new(),
             ready: AtomicBool::new(false),
+            behind_ms: Mutex::new(Vec::new()),
         });
         self.consumers.write().push(c.clone());
         c
@@ -232,6 +272,20 @@ impl Shared {
                     first_copies.push((r.arrival_us - sent).max(0) as u64);
                 }
             }
+            // The consumer's position in each shard: records of a shard come in order, so the
+            // batch's last of each shard is where it now is.
+            let mut last: Vec<(usize, SeqNo)> = Vec::new();
+            for r in batch {
+                if let Some(k) = r.kseq {
+                    match last.iter_mut().find(|(s, _)| *s == r.shard) {
+                        Some((_, high)) => *high = (*high).max(k),
+                        None => last.push((r.shard, k)),
+                    }
+                }
+            }
+            for (shard, k) in last {
+                ledger.advance(c.id, shard, k);
+            }
         }
         {
             let mut m = c.metrics.lock();
@@ -266,6 +320,8 @@ impl Shared {
             &self.producer.acked,
             &self.producer.resent,
             &self.producer.failed,
+            &self.producer.records_refused,
+            &self.producer.cap_wait_us,
         ] {
             a.store(0, Ordering::Relaxed);
         }

@@ -1,10 +1,11 @@
 //! Measurement: latency series, record accounting by sequence number, and the SDK's attempts.
 //! Probes write here; the TUI and reports read snapshots. Everything has a fixed size.
 
+pub mod cpu;
 pub mod ledger;
 pub mod sdk;
 pub mod series;
 
-pub use ledger::{ConsumerId, Ledger, SeqCounts};
+pub use ledger::{ConsumerId, Ledger, SeqCounts, SeqNo};
 pub use sdk::{SdkCounters, SdkStats};
-pub use series::{Point, Series, Summary};
+pub use series::{BytesSummary, Point, Rate, Series, Summary};

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
-use super::series::{Series, Summary};
+use super::series::{Rate, Series, Summary};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SdkCounters {
@@ -25,8 +25,16 @@ pub struct SdkCounters {
     pub quota_left: Option<u64>,
     /// Retries the quota refused (an error was retryable but the bucket was empty).
     pub quota_refusals: u64,
-    /// Calls by operation name (CreateSession shows here when the SDK renews S3 Express sessions).
-    pub operations: BTreeMap<String, u64>,
+    /// Calls, attempts and throttled attempts by operation name.
+    pub operations: BTreeMap<String, OpCounts>,
+}
+
+/// One operation's share of a client's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpCounts {
+    pub calls: u64,
+    pub attempts: u64,
+    pub throttles: u64,
 }
 
 impl SdkCounters {
@@ -72,6 +80,8 @@ pub struct SdkStats {
     pub attempt_latency: Mutex<Series>,
     /// The SDK's wait before each retry.
     pub retry_wait: Mutex<Series>,
+    /// Attempts per second, by operation (GetRecords apart from GetShardIterator).
+    pub attempts_by_op: Mutex<BTreeMap<String, Rate>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -115,5 +125,14 @@ impl SdkStats {
         }
         self.attempt_latency.lock().reset();
         self.retry_wait.lock().reset();
+        self.attempts_by_op.lock().clear();
+    }
+
+    /// Attempts of `op` in each of the last `n` seconds up to `now_second`, oldest first.
+    pub fn attempts_of(&self, op: &str, now_second: u64, n: usize) -> Vec<u32> {
+        self.attempts_by_op
+            .lock()
+            .get(op)
+            .map_or_else(|| vec![0; n], |r| r.counts(now_second, n))
     }
 }

@@ -29,6 +29,37 @@ pub struct Summary {
     pub mean_us: f64,
 }
 
+/// A distribution of sizes in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BytesSummary {
+    pub count: u64,
+    pub min_bytes: u64,
+    pub p50_bytes: u64,
+    pub p90_bytes: u64,
+    pub p99_bytes: u64,
+    pub max_bytes: u64,
+    pub mean_bytes: f64,
+}
+
+impl BytesSummary {
+    /// From a [`Series`] that recorded sizes plus one (its histogram starts at 1, so a size of
+    /// 0 is recorded as 1 and taken back here).
+    pub fn from_plus_one(s: &Summary) -> BytesSummary {
+        if s.count == 0 {
+            return BytesSummary::default();
+        }
+        BytesSummary {
+            count: s.count,
+            min_bytes: s.min_us - 1,
+            p50_bytes: s.p50_us - 1,
+            p90_bytes: s.p90_us - 1,
+            p99_bytes: s.p99_us - 1,
+            max_bytes: s.max_us - 1,
+            mean_bytes: s.mean_us - 1.0,
+        }
+    }
+}
+
 /// One second of the rolling window.
 #[derive(Clone)]
 struct Slot {
@@ -233,6 +264,55 @@ impl Series {
     }
 }
 
+/// Events per second over the rolling window: a count a second, nothing else (for rates such as
+/// an operation's calls per second, where a whole [`Series`] would be wasted).
+#[derive(Clone, Debug, Default)]
+pub struct Rate {
+    /// `slots[i]` is second `first_second + i`.
+    slots: VecDeque<u32>,
+    first_second: u64,
+}
+
+impl Rate {
+    /// Counts one event at `second`.
+    pub fn tick(&mut self, second: u64) {
+        if self.slots.is_empty() {
+            self.first_second = second;
+            self.slots.push_back(0);
+        }
+        let last = self.first_second + self.slots.len() as u64 - 1;
+        if second > last {
+            for _ in 0..(second - last).min(ROLLING_SECONDS as u64) {
+                if self.slots.len() == ROLLING_SECONDS {
+                    self.slots.pop_front();
+                }
+                self.slots.push_back(0);
+            }
+            self.first_second = second + 1 - self.slots.len() as u64;
+        }
+        let i = (second.saturating_sub(self.first_second) as usize).min(self.slots.len() - 1);
+        self.slots[i] += 1;
+    }
+
+    /// The counts of the last `n` seconds up to and including `now_second`, oldest first.
+    pub fn counts(&self, now_second: u64, n: usize) -> Vec<u32> {
+        let n = n.min(ROLLING_SECONDS);
+        let start = (now_second + 1).saturating_sub(n as u64);
+        (start..=now_second)
+            .map(|sec| {
+                sec.checked_sub(self.first_second)
+                    .and_then(|i| self.slots.get(i as usize))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    pub fn reset(&mut self) {
+        self.slots.clear();
+    }
+}
+
 fn slot_quantile(s: &Slot, q: f64) -> u64 {
     let rank = ((s.count as f64) * q).ceil().max(1.0) as u64;
     let mut seen = 0u64;
@@ -248,6 +328,18 @@ fn slot_quantile(s: &Slot, q: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_counts_per_second_and_rolls() {
+        let mut r = Rate::default();
+        for sec in [5, 5, 6, 9] {
+            r.tick(sec);
+        }
+        assert_eq!(r.counts(9, 5), [2, 1, 0, 0, 1]);
+        r.tick(5000);
+        assert_eq!(r.counts(5000, 2), [0, 1]);
+        assert_eq!(r.counts(9, 3), [0, 0, 0], "old seconds left the window");
+    }
 
     #[test]
     fn percentiles_are_exact_to_three_digits() {

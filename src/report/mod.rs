@@ -1,17 +1,21 @@
 //! Reports of a finished run: text for terminals, Markdown for write-ups, JSON (schema in
 //! `schemas/run-report.schema.json`) and CSV for scripts. All four render the same [`Report`].
-//! For a seed scenario the seed's own figures stand beside ours with the ratio.
+//! For a seed scenario the seed's own figures stand beside ours, each compared cell labelled
+//! `calibrated` (the model was fitted to it), `predicted` or `measured` (see [`compare`]).
 
+pub mod compare;
 pub mod table;
 
 use serde::{Deserialize, Serialize};
 
 use crate::lab::snapshot::{ConsumerSnapshot, Snapshot};
 use crate::metrics::Summary;
-use crate::scenario::{ConsumerKind, Scenario, Seed, SeedRow};
-use table::{Table, ms, ms_f, ratio, thousands};
+use crate::provenance::Label;
+use crate::scenario::{ConsumerKind, Scenario, Seed};
+use compare::{Cell, Tally};
+use table::{Table, ms, ms_f, thousands};
 
-pub const SCHEMA: &str = "latlab-run-report/1";
+pub const SCHEMA: &str = "latlab-run-report/2";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -21,45 +25,25 @@ pub enum Format {
     Csv,
 }
 
+/// How the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// A headless run that ran its whole duration (or its whole experiment).
+    Completed,
+    /// A headless run stopped by Ctrl-C before its end.
+    StoppedEarly,
+    /// A live run in the TUI: it runs until quit, with no set length.
+    Quit,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioInfo {
     pub name: String,
     pub description: String,
     pub origin: String,
-    pub requested_duration_secs: f64,
-}
-
-/// One row of ours against the seed's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    pub series: String,
-    pub consumer: String,
-    pub ours_p50_ms: f64,
-    pub ours_p90_ms: f64,
-    pub ours_p99_ms: f64,
-    pub ours_max_ms: f64,
-    pub seed_p50_ms: f64,
-    pub seed_p90_ms: f64,
-    pub seed_p99_ms: f64,
-    pub seed_max_ms: Option<f64>,
-    pub ratio_p50: f64,
-    pub ratio_p90: f64,
-    pub ratio_p99: f64,
-}
-
-/// One row of the seed's S3 tables against ours: seconds per whole set.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct S3Comparison {
-    pub direction: String,
-    pub case: String,
-    pub ours_express_s: f64,
-    pub ours_standard_s: f64,
-    /// Standard / Express, as the seed reports it.
-    pub ours_ratio: f64,
-    pub seed_case: String,
-    pub seed_express_s: f64,
-    pub seed_standard_s: f64,
-    pub seed_ratio: f64,
+    /// The length asked for (a headless run); None for a live run, which lasts until quit.
+    pub requested_duration_secs: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,11 +51,12 @@ pub struct Report {
     pub schema: String,
     pub latlab_version: String,
     pub scenario: ScenarioInfo,
-    pub stopped_early: bool,
+    pub ending: Ending,
     pub snapshot: Snapshot,
     pub seed: Option<Seed>,
-    pub comparisons: Vec<Comparison>,
-    pub s3_comparisons: Vec<S3Comparison>,
+    /// Every figure compared with the seed's, labelled.
+    pub cells: Vec<Cell>,
+    pub tally: Tally,
     /// Resources latlab could not clean up, and other things a reader must know.
     pub problems: Vec<String>,
 }
@@ -80,21 +65,12 @@ fn msf(us: u64) -> f64 {
     us as f64 / 1000.0
 }
 
-fn compare(series: &str, consumer: &str, ours: &Summary, seed: &SeedRow) -> Comparison {
-    Comparison {
-        series: series.into(),
-        consumer: consumer.into(),
-        ours_p50_ms: msf(ours.p50_us),
-        ours_p90_ms: msf(ours.p90_us),
-        ours_p99_ms: msf(ours.p99_us),
-        ours_max_ms: msf(ours.max_us),
-        seed_p50_ms: seed.p50_ms,
-        seed_p90_ms: seed.p90_ms,
-        seed_p99_ms: seed.p99_ms,
-        seed_max_ms: seed.max_ms,
-        ratio_p50: msf(ours.p50_us) / seed.p50_ms,
-        ratio_p90: msf(ours.p90_us) / seed.p90_ms,
-        ratio_p99: msf(ours.p99_us) / seed.p99_ms,
+/// `x1.03`, or `-`.
+fn ratio_text(r: f64) -> String {
+    if r.is_finite() {
+        format!("x{r:.2}")
+    } else {
+        "-".into()
     }
 }
 
@@ -102,54 +78,14 @@ impl Report {
     pub fn new(
         scenario: &Scenario,
         snapshot: Snapshot,
-        stopped_early: bool,
+        ending: Ending,
         problems: Vec<String>,
     ) -> Report {
-        let mut comparisons = Vec::new();
-        if let (Some(seed), Some(k)) = (
-            scenario.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
-            &snapshot.kinesis,
-        ) {
-            for row in &seed.arrival_to_receive {
-                if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
-                    comparisons.push(compare(
-                        "arrival_to_receive",
-                        &c.name,
-                        &c.arrival_to_receive,
-                        row,
-                    ));
-                }
-            }
-            if let Some(row) = &seed.send_to_arrival {
-                comparisons.push(compare("send_to_arrival", "all", &k.send_to_arrival, row));
-            }
-        }
-        let mut s3_comparisons = Vec::new();
-        if let (Some(seed), Some(rows)) = (
-            scenario.seed.as_ref().and_then(|s| s.s3.as_ref()),
-            snapshot.s3.as_ref().and_then(|s| s.matrix.as_ref()),
-        ) {
-            for (dir, seed_rows) in [("upload", &seed.upload), ("download", &seed.download)] {
-                for (row, seed_row) in rows.iter().zip(seed_rows.iter()) {
-                    let (e, st) = if dir == "upload" {
-                        (row.upload_express_s, row.upload_standard_s)
-                    } else {
-                        (row.download_express_s, row.download_standard_s)
-                    };
-                    s3_comparisons.push(S3Comparison {
-                        direction: dir.into(),
-                        case: row.case.label(),
-                        ours_express_s: e,
-                        ours_standard_s: st,
-                        ours_ratio: if e > 0.0 { st / e } else { 0.0 },
-                        seed_case: seed_row.case.clone(),
-                        seed_express_s: seed_row.express_s,
-                        seed_standard_s: seed_row.standard_s,
-                        seed_ratio: seed_row.standard_s / seed_row.express_s,
-                    });
-                }
-            }
-        }
+        let cells = scenario
+            .seed
+            .as_ref()
+            .map(|seed| compare::cells(&snapshot, seed))
+            .unwrap_or_default();
         Report {
             schema: SCHEMA.into(),
             latlab_version: env!("CARGO_PKG_VERSION").into(),
@@ -157,13 +93,14 @@ impl Report {
                 name: scenario.name.clone(),
                 description: scenario.description.clone(),
                 origin: scenario.origin.clone(),
-                requested_duration_secs: scenario.duration.as_secs_f64(),
+                requested_duration_secs: (ending != Ending::Quit)
+                    .then_some(scenario.duration.as_secs_f64()),
             },
-            stopped_early,
+            ending,
+            tally: Tally::of(&cells),
+            cells,
             snapshot,
             seed: scenario.seed.clone(),
-            comparisons,
-            s3_comparisons,
             problems,
         }
     }
@@ -177,30 +114,34 @@ impl Report {
         }
     }
 
-    fn comparison(&self, series: &str, consumer: &str) -> Option<&Comparison> {
-        self.comparisons
-            .iter()
-            .find(|c| c.series == series && c.consumer == consumer)
+    /// The compared cell with this id.
+    pub fn cell(&self, id: &str) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.id == id)
     }
 
-    fn seed_escaped(&self, consumer: &str) -> Option<u64> {
-        let seed = self.seed.as_ref()?.kinesis.as_ref()?;
-        seed.escaped_throttles
+    /// The seed rows of a compared figure: the seed's value, ours over it, and the cell's label.
+    fn seed_rows(&self, ids: &[Option<String>]) -> Option<[Vec<String>; 3]> {
+        let cells: Vec<Option<&Cell>> = ids
             .iter()
-            .find(|e| e.consumer == consumer)
-            .map(|e| e.count)
+            .map(|id| id.as_deref().and_then(|id| self.cell(id)))
+            .collect();
+        if cells.iter().all(Option::is_none) {
+            return None;
+        }
+        let each = |f: &dyn Fn(&Cell) -> String| -> Vec<String> {
+            cells.iter().map(|c| c.map(f).unwrap_or_default()).collect()
+        };
+        Some([
+            each(&|c| ms_f(c.seed_low)),
+            each(&|c| ratio_text(c.ratio)),
+            each(&|c| c.label.name().to_string()),
+        ])
     }
 
     fn document(&self, md: bool) -> String {
         let mut out = String::new();
         let s = &self.snapshot;
-        let heading = |out: &mut String, text: &str| {
-            if md {
-                out.push_str(&format!("\n### {text}\n\n"));
-            } else {
-                out.push_str(&format!("\n{text}\n"));
-            }
-        };
+        let heading = section_heading(md);
         if md {
             out.push_str(&format!(
                 "## latlab: {}\n\n{}\n\n",
@@ -212,19 +153,23 @@ impl Report {
                 self.scenario.name, self.scenario.description
             ));
         }
+        let d = |secs: f64| {
+            crate::units::format_duration(std::time::Duration::from_secs_f64(secs.round()))
+        };
         let ran = match &s.kinesis {
             Some(_) => format!(
                 "{} of records produced ({} with set-up and drain)",
-                crate::units::format_duration(std::time::Duration::from_secs_f64(
-                    s.producing_secs.round()
-                )),
-                crate::units::format_duration(std::time::Duration::from_secs_f64(
-                    s.elapsed_secs.round()
-                ))
+                d(s.producing_secs),
+                d(s.elapsed_secs)
             ),
-            None => crate::units::format_duration(std::time::Duration::from_secs_f64(
-                s.elapsed_secs.round(),
-            )),
+            None => d(s.elapsed_secs),
+        };
+        let ran = match (self.ending, self.scenario.requested_duration_secs) {
+            (Ending::StoppedEarly, Some(asked)) => {
+                format!("{ran} (stopped early; {} requested)", d(asked))
+            }
+            (Ending::Quit, _) => format!("{ran} (live, until quit)"),
+            _ => ran,
         };
         let mut facts = vec![
             (
@@ -234,39 +179,49 @@ impl Report {
                         "{} (modelled latency, real SDK clients over HTTP)",
                         s.backend.label
                     ),
+                    "fixture" => s.backend.label.clone(),
                     _ => format!("{} (measured)", s.backend.label),
                 },
             ),
-            (
-                "ran",
-                if self.stopped_early {
-                    format!(
-                        "{ran} (stopped early; {} requested)",
-                        crate::units::format_duration(std::time::Duration::from_secs_f64(
-                            self.scenario.requested_duration_secs
-                        ))
-                    )
-                } else {
-                    ran
-                },
-            ),
+            ("ran", ran),
         ];
         if let Some(k) = &s.kinesis {
+            let p = &k.producer;
             facts.push((
                 "stream",
                 format!(
-                    "{}, {} shard{}; producer {} records/s, {} payloads",
+                    "{}, {} shard{}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
                     k.stream,
                     k.shards,
                     if k.shards == 1 { "" } else { "s" },
-                    k.producer.rate,
-                    crate::units::format_bytes(k.producer.payload_bytes)
+                    rate_text(p.asked_rate),
+                    p.achieved_rate,
+                    p.mode,
+                    crate::units::format_bytes(p.payload_bytes)
                 ),
             ));
             facts.push(("SDK", k.retry.clone()));
         }
         if let Some(seed) = self.seed.as_ref().and_then(|s| s.kinesis.as_ref()) {
             facts.push(("seed", seed.source.clone()));
+        }
+        let model = &s.backend.model;
+        if !model.is_empty() {
+            let derived = model
+                .iter()
+                .filter(|p| !p.provenance.seed_cells.is_empty())
+                .count();
+            facts.push((
+                "model",
+                format!(
+                    "{} parameters, {derived} derived from seed figures (`latlab profile show {}` lists each with its source)",
+                    model.len(),
+                    s.backend.latency_profile.as_deref().unwrap_or("NAME")
+                ),
+            ));
+        }
+        if !self.cells.is_empty() {
+            facts.push(("compared", self.tally.line()));
         }
         for (k, v) in facts {
             if md {
@@ -283,6 +238,19 @@ impl Report {
         }
         if let Some(r) = &s.redis {
             self.redis_sections(&mut out, md, r);
+        }
+        let calibrated: Vec<&Cell> = self
+            .cells
+            .iter()
+            .filter(|c| c.label == Label::Calibrated)
+            .collect();
+        if !calibrated.is_empty() {
+            heading(&mut out, "Calibrated cells: what the model was fitted to");
+            let mut t = Table::new(&["cell", "derived into"]);
+            for c in calibrated {
+                t.row(vec![c.id.clone(), c.calibrated_by.join(", ")]);
+            }
+            out.push_str(&if md { t.markdown() } else { t.text() });
         }
         if !self.problems.is_empty() {
             heading(&mut out, "Problems");
@@ -314,6 +282,7 @@ impl Report {
                 "seed average",
                 "1. new clients",
                 "ours / seed",
+                "cell",
                 "2. persistent",
                 "3. offset (WAIT)",
                 "bytes behind p50",
@@ -322,6 +291,9 @@ impl Report {
             for c in &r.conditions {
                 let m = |method: Method| c.methods.iter().find(|x| x.method == method);
                 let cell = |method: Method| {
+                    if let Some(why) = &c.skipped {
+                        return format!("skipped: {why}");
+                    }
                     m(method).map_or("-".to_string(), |x| {
                         if x.lag.count == 0 {
                             format!("{} errors", x.errors)
@@ -332,20 +304,21 @@ impl Report {
                 };
                 let seed_row =
                     seed.and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name));
-                let ratio_cell = match (seed_row, m(Method::NewClients)) {
-                    (Some(row), Some(x)) if x.lag.count > 0 => {
-                        ratio(x.lag.mean_us / 1000.0, row.average_ms)
-                    }
-                    _ => String::new(),
-                };
+                let compared = seed.and_then(|s| {
+                    self.cell(&format!(
+                        "{}/average_lag/{}/new_clients",
+                        s.experiment, c.condition.name
+                    ))
+                });
                 let behind = m(Method::Offset)
                     .and_then(|x| x.behind_bytes.as_ref())
-                    .map_or(String::new(), |b| crate::units::format_bytes(b.p50_us));
+                    .map_or(String::new(), |b| crate::units::format_bytes(b.p50_bytes));
                 t.row(vec![
                     c.condition.name.clone(),
                     seed_row.map_or(String::new(), |row| ms_f(row.average_ms)),
                     cell(Method::NewClients),
-                    ratio_cell,
+                    compared.map_or(String::new(), |x| ratio_text(x.ratio)),
+                    compared.map_or(String::new(), |x| x.label.name().to_string()),
                     cell(Method::Persistent),
                     cell(Method::Offset),
                     behind,
@@ -354,9 +327,10 @@ impl Report {
             }
             out.push_str(&table(&t));
             out.push_str(
-                "Method 1 builds new clients every try, as the seed's program did, so its figure includes connecting \
-                 to the replica; the seed's ~20 ms for 1 KB values is mostly that (TLS to ElastiCache), which a \
-                 loopback connection does not cost. Methods 2 and 3 are the lag itself.\n",
+                "Method 1 builds new clients inside every try, as the seed's program did, so its \
+                 first EXISTS also dials the replica inside the timed loop; what that connection \
+                 set-up cost on the seed's network is not known. Methods 2 and 3 measure the lag \
+                 alone.\n",
             );
         }
         // The percentiles: per condition and method for a headless run of conditions (each
@@ -439,64 +413,62 @@ impl Report {
         let heading = section_heading(md);
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
         let secs = |v: f64| format!("{v:.3}");
-        for dir in ["upload", "download"] {
-            let rows: Vec<&S3Comparison> = self
-                .s3_comparisons
-                .iter()
-                .filter(|c| c.direction == dir)
-                .collect();
-            if rows.is_empty() {
-                continue;
+        let seed = self.seed.as_ref().and_then(|s| s.s3.as_ref());
+        if let Some(rows) = &s3.matrix {
+            for dir in ["upload", "download"] {
+                heading(
+                    out,
+                    &format!("S3: {dir}, seconds per whole set (one object after another)"),
+                );
+                let mut t =
+                    Table::new(&["set", "class", "ours", "seed", "ours / seed", "cell"]).labels(2);
+                for row in rows {
+                    let set = row.case.label();
+                    let (e, st) = if dir == "upload" {
+                        (row.upload_express_s, row.upload_standard_s)
+                    } else {
+                        (row.download_express_s, row.download_standard_s)
+                    };
+                    let ratio = if e > 0.0 { st / e } else { f64::NAN };
+                    for (class, ours, stat, as_ratio) in [
+                        ("Express One Zone", e, "express", false),
+                        ("Standard", st, "standard", false),
+                        ("Standard / Express", ratio, "ratio", true),
+                    ] {
+                        let c = seed.and_then(|sd| {
+                            self.cell(&format!("{}/{dir}/{set}/{stat}", sd.experiment))
+                        });
+                        let show = |v: f64| if as_ratio { ratio_text(v) } else { secs(v) };
+                        t.row(vec![
+                            set.clone(),
+                            class.into(),
+                            show(ours),
+                            c.map_or(String::new(), |c| show(c.seed_low)),
+                            c.map_or(String::new(), |c| ratio_text(c.ratio)),
+                            c.map_or(String::new(), |c| c.label.name().into()),
+                        ]);
+                    }
+                }
+                out.push_str(&table(&t));
             }
-            heading(
-                out,
-                &format!("S3: {dir}, seconds per whole set (one object after another)"),
-            );
-            let mut t = Table::new(&[
-                "set",
-                "Express One Zone",
-                "Standard",
-                "ratio",
-                "seed set",
-                "seed Express",
-                "seed Standard",
-                "seed ratio",
-                "ratio / seed",
-            ]);
-            for c in rows {
-                t.row(vec![
-                    c.case.clone(),
-                    secs(c.ours_express_s),
-                    secs(c.ours_standard_s),
-                    format!("x{:.2}", c.ours_ratio),
-                    c.seed_case.clone(),
-                    secs(c.seed_express_s),
-                    secs(c.seed_standard_s),
-                    format!("x{:.2}", c.seed_ratio),
-                    ratio(c.ours_ratio, c.seed_ratio),
-                ]);
+            if let Some(sd) = seed {
+                let unmatched: Vec<String> = rows
+                    .iter()
+                    .map(|r| r.case.label())
+                    .filter(|l| !sd.upload.iter().any(|u| &u.case == l))
+                    .collect();
+                if !unmatched.is_empty() {
+                    out.push_str(&format!(
+                        "No seed figure for {}: the seed ran {} (a scaled-down set is not compared with a full one).\n",
+                        unmatched.join(", "),
+                        sd.upload
+                            .iter()
+                            .map(|u| u.case.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
             }
-            out.push_str(&table(&t));
-        }
-        if let (Some(rows), true) = (&s3.matrix, self.s3_comparisons.is_empty()) {
-            heading(out, "S3: seconds per whole set (one object after another)");
-            let mut t = Table::new(&[
-                "set",
-                "upload Express",
-                "upload Standard",
-                "download Express",
-                "download Standard",
-            ]);
-            for r in rows {
-                t.row(vec![
-                    r.case.label(),
-                    secs(r.upload_express_s),
-                    secs(r.upload_standard_s),
-                    secs(r.download_express_s),
-                    secs(r.download_standard_s),
-                ]);
-            }
-            out.push_str(&table(&t));
         }
         heading(out, "S3: per request");
         let mut t = Table::new(&[
@@ -548,6 +520,33 @@ impl Report {
         let s = &self.snapshot;
         let heading = section_heading(md);
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
+        let exp = self
+            .seed
+            .as_ref()
+            .and_then(|s| s.kinesis.as_ref())
+            .map(|k| k.experiment.clone());
+        // Cell ids of a percentile row: p50, p90, p99, (p99.9: never in the seed), max.
+        let ids = |series: &str, subject: &str| -> Vec<Option<String>> {
+            ["p50", "p90", "p99", "", "max"]
+                .iter()
+                .map(|stat| {
+                    exp.as_ref()
+                        .filter(|_| !stat.is_empty())
+                        .map(|e| format!("{e}/{series}/{subject}/{stat}"))
+                })
+                .collect()
+        };
+        let push_seed = |t: &mut Table, ids: &[Option<String>], trailing: usize| {
+            if let Some(rows) = self.seed_rows(ids) {
+                for (label, mut cells) in
+                    ["  seed", "  ours / seed", "  cell"].into_iter().zip(rows)
+                {
+                    cells.insert(0, label.to_string());
+                    cells.extend(std::iter::repeat_n(String::new(), trailing));
+                    t.row(cells);
+                }
+            }
+        };
 
         heading(
             out,
@@ -570,28 +569,7 @@ impl Report {
                 ms(a.max_us),
                 thousands(a.count),
             ]);
-            if let Some(cmp) = self.comparison("arrival_to_receive", &c.name) {
-                t.row(vec![
-                    "  seed".into(),
-                    ms_f(cmp.seed_p50_ms),
-                    ms_f(cmp.seed_p90_ms),
-                    ms_f(cmp.seed_p99_ms),
-                    String::new(),
-                    cmp.seed_max_ms.map(ms_f).unwrap_or_default(),
-                    String::new(),
-                ]);
-                t.row(vec![
-                    "  ours / seed".into(),
-                    ratio(cmp.ours_p50_ms, cmp.seed_p50_ms),
-                    ratio(cmp.ours_p90_ms, cmp.seed_p90_ms),
-                    ratio(cmp.ours_p99_ms, cmp.seed_p99_ms),
-                    String::new(),
-                    cmp.seed_max_ms
-                        .map(|m| ratio(cmp.ours_max_ms, m))
-                        .unwrap_or_default(),
-                    String::new(),
-                ]);
-            }
+            push_seed(&mut t, &ids("arrival_to_receive", &c.name), 1);
         }
         out.push_str(&table(&t));
 
@@ -600,66 +578,116 @@ impl Report {
             "Kinesis: send -> arrival (each record once) and send -> receive",
         );
         let mut t = Table::new(&["series", "p50", "p90", "p99", "max", "records"]);
-        let sa = &k.send_to_arrival;
-        t.row(vec![
-            "send -> arrival".into(),
-            ms(sa.p50_us),
-            ms(sa.p90_us),
-            ms(sa.p99_us),
-            ms(sa.max_us),
-            thousands(sa.count),
-        ]);
-        if let Some(cmp) = self.comparison("send_to_arrival", "all") {
-            t.row(vec![
-                "  seed".into(),
-                ms_f(cmp.seed_p50_ms),
-                ms_f(cmp.seed_p90_ms),
-                ms_f(cmp.seed_p99_ms),
-                String::new(),
-                String::new(),
-            ]);
-            t.row(vec![
-                "  ours / seed".into(),
-                ratio(cmp.ours_p50_ms, cmp.seed_p50_ms),
-                ratio(cmp.ours_p90_ms, cmp.seed_p90_ms),
-                ratio(cmp.ours_p99_ms, cmp.seed_p99_ms),
-                String::new(),
-                String::new(),
-            ]);
-        }
+        let row = |name: String, x: &Summary| {
+            vec![
+                name,
+                ms(x.p50_us),
+                ms(x.p90_us),
+                ms(x.p99_us),
+                ms(x.max_us),
+                thousands(x.count),
+            ]
+        };
+        t.row(row("send -> arrival".into(), &k.send_to_arrival));
+        let mut sa = ids("send_to_arrival", "all");
+        sa.remove(3);
+        push_seed(&mut t, &sa, 1);
         for c in &k.consumers {
-            let r = &c.send_to_receive;
-            t.row(vec![
+            t.row(row(
                 format!("send -> receive, {}", c.name),
-                ms(r.p50_us),
-                ms(r.p90_us),
-                ms(r.p99_us),
-                ms(r.max_us),
-                thousands(r.count),
-            ]);
+                &c.send_to_receive,
+            ));
         }
         let p = &k.producer;
-        t.row(vec![
-            "put call (send -> acknowledged)".into(),
-            ms(p.put_latency.p50_us),
-            ms(p.put_latency.p90_us),
-            ms(p.put_latency.p99_us),
-            ms(p.put_latency.max_us),
-            thousands(p.put_latency.count),
-        ]);
+        t.row(row("put (send -> acknowledged)".into(), &p.put_latency));
         out.push_str(&table(&t));
 
-        heading(out, "Kinesis: records by seq, and what the SDK did");
-        let has_seed_escaped = k
-            .consumers
-            .iter()
-            .any(|c| self.seed_escaped(&c.name).is_some());
+        heading(
+            out,
+            "Kinesis: every record accounted for (received + lost + unread = acknowledged)",
+        );
+        let late = k.consumers.iter().any(|c| c.counts.late > 0);
+        let unacked = k.consumers.iter().any(|c| c.counts.unacknowledged > 0);
         let mut headers = vec![
             "consumer",
+            "acknowledged",
             "received",
             "lost",
+            "unread",
             "duplicates",
-            "late",
+        ];
+        if late {
+            headers.push("late");
+        }
+        if unacked {
+            headers.push("never acknowledged");
+        }
+        headers.push("behind (MillisBehindLatest)");
+        let mut t = Table::new(&headers);
+        for c in &k.consumers {
+            let n = &c.counts;
+            let mut row = vec![
+                c.name.clone(),
+                thousands(n.acknowledged),
+                thousands(n.received),
+                thousands(n.lost),
+                thousands(n.unread),
+                thousands(n.duplicates),
+            ];
+            if late {
+                row.push(thousands(n.late));
+            }
+            if unacked {
+                row.push(thousands(n.unacknowledged));
+            }
+            row.push(
+                c.millis_behind
+                    .map_or("-".into(), |b| format!("{} ms", thousands(b.max(0) as u64))),
+            );
+            t.row(row);
+        }
+        out.push_str(&table(&t));
+        if k.consumers.iter().any(|c| c.counts.unread > 0) && s.complete {
+            out.push_str(
+                "unread: still in the stream, ahead of the consumer, when the drain ended.\n",
+            );
+        }
+        let unchecked: u64 = k.consumers.iter().map(|c| c.counts.unchecked).sum();
+        if unchecked > 0 {
+            out.push_str(&format!(
+                "{} unread records were not checked for loss: their consumer was more than {} records behind in a shard.\n",
+                thousands(unchecked),
+                thousands(crate::metrics::ledger::TAIL_CAPACITY as u64)
+            ));
+        }
+        let shortfall = p.shortfall();
+        out.push_str(&format!(
+            "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
+            p.mode,
+            rate_text(p.asked_rate),
+            p.achieved_rate,
+            if shortfall.is_empty() {
+                String::new()
+            } else {
+                format!(" (short: {})", shortfall.join("; "))
+            },
+            thousands(p.sent),
+            thousands(p.acked),
+            thousands(p.resent),
+            thousands(p.failed),
+            thousands(p.sdk.counters.throttles),
+            thousands(p.records_refused),
+        ));
+
+        heading(out, "Kinesis: what the SDK did");
+        let has_seed_escaped = k.consumers.iter().any(|c| {
+            exp.as_ref().is_some_and(|e| {
+                self.cell(&format!("{e}/escaped_throttles/{}/count", c.name))
+                    .is_some()
+            })
+        });
+        let mut headers = vec![
+            "consumer",
             "calls",
             "attempts",
             "throttled",
@@ -668,7 +696,7 @@ impl Report {
             "of them throttles",
         ];
         if has_seed_escaped {
-            headers.push("seed escaped");
+            headers.extend(["seed escaped", "cell"]);
         }
         headers.push("quota left");
         let mut t = Table::new(&headers);
@@ -676,10 +704,6 @@ impl Report {
             let sdk = &c.sdk.counters;
             let mut row = vec![
                 c.name.clone(),
-                thousands(c.counts.received),
-                thousands(c.counts.lost),
-                thousands(c.counts.duplicates),
-                thousands(c.counts.late),
                 thousands(sdk.calls),
                 thousands(sdk.attempts),
                 thousands(sdk.throttles),
@@ -688,25 +712,52 @@ impl Report {
                 thousands(sdk.escaped_throttles()),
             ];
             if has_seed_escaped {
-                row.push(
-                    self.seed_escaped(&c.name)
-                        .map(thousands)
-                        .unwrap_or_default(),
-                );
+                let cell = exp
+                    .as_ref()
+                    .and_then(|e| self.cell(&format!("{e}/escaped_throttles/{}/count", c.name)));
+                row.push(cell.map_or(String::new(), |c| thousands(c.seed_low as u64)));
+                row.push(cell.map_or(String::new(), |c| c.label.name().into()));
             }
             // Lambda's pollers retry on their own schedule, with no retry quota.
             row.push(sdk.quota_left.map_or_else(|| "none".to_string(), thousands));
             t.row(row);
         }
         out.push_str(&table(&t));
-        out.push_str(&format!(
-            "producer: {} puts sent, {} acknowledged, {} re-sent after the SDK gave up, {} never stored; {} throttled attempts\n",
-            thousands(p.sent),
-            thousands(p.acked),
-            thousands(p.resent),
-            thousands(p.failed),
-            thousands(p.sdk.counters.throttles)
-        ));
+
+        let reads = k.get_records_totals();
+        let minutes = s.elapsed_secs / 60.0;
+        if minutes > 0.0 && reads.attempts > 0 {
+            heading(
+                out,
+                "Kinesis: the shard's read budget (per shard, per minute of the run)",
+            );
+            let mut t = Table::new(&["figure", "ours", "seed (CloudWatch)", "ours / seed", "cell"]);
+            let per_min = |n: u64| n as f64 / minutes / k.shards.max(1) as f64;
+            for (name, ours, series) in [
+                (
+                    "GetRecords calls that succeeded",
+                    per_min(reads.attempts - reads.throttles),
+                    "get_records_per_minute",
+                ),
+                (
+                    "GetRecords calls throttled",
+                    per_min(reads.throttles),
+                    "read_throttles_per_minute",
+                ),
+            ] {
+                let c = exp
+                    .as_ref()
+                    .and_then(|e| self.cell(&format!("{e}/{series}/shard/value")));
+                t.row(vec![
+                    name.into(),
+                    format!("{ours:.1}"),
+                    c.map_or(String::new(), |c| format!("{}-{}", c.seed_low, c.seed_high)),
+                    c.map_or(String::new(), |c| ratio_text(c.ratio)),
+                    c.map_or(String::new(), |c| c.label.name().into()),
+                ]);
+            }
+            out.push_str(&table(&t));
+        }
 
         let lambdas: Vec<&ConsumerSnapshot> = k
             .consumers
@@ -726,73 +777,30 @@ impl Report {
         }
     }
 
-    /// Long form, one figure a row, for every lab: `lab,subject,metric,value,seed` (the seed's
-    /// figure where it has one). Spreadsheets and data frames pivot it as they need.
+    /// Long form, one figure a row, for every lab: `lab,subject,metric,value`, then one row per
+    /// compared cell (lab `compared`, the cell's id as subject) with the seed's figure (a range
+    /// has `seed_high`) and the cell's label. Spreadsheets and data frames pivot it as they need.
     fn csv(&self) -> String {
-        let mut rows: Vec<(String, String, String, f64, Option<f64>)> = Vec::new();
-        let mut add = |lab: &str, subject: &str, metric: &str, value: f64, seed: Option<f64>| {
-            rows.push((
-                lab.to_string(),
-                subject.to_string(),
-                metric.to_string(),
-                value,
-                seed,
-            ));
+        let mut rows: Vec<(String, String, String, f64)> = Vec::new();
+        let mut add = |lab: &str, subject: &str, metric: &str, value: f64| {
+            rows.push((lab.into(), subject.into(), metric.into(), value));
         };
-        let summary = |add: &mut AddRow,
-                       lab: &str,
-                       subject: &str,
-                       series: &str,
-                       s: &Summary,
-                       seed: Option<&Comparison>| {
-            add(
-                lab,
-                subject,
-                &format!("{series}_count"),
-                s.count as f64,
-                None,
-            );
-            add(
-                lab,
-                subject,
-                &format!("{series}_p50_ms"),
-                msf(s.p50_us),
-                seed.map(|c| c.seed_p50_ms),
-            );
-            add(
-                lab,
-                subject,
-                &format!("{series}_p90_ms"),
-                msf(s.p90_us),
-                seed.map(|c| c.seed_p90_ms),
-            );
-            add(
-                lab,
-                subject,
-                &format!("{series}_p99_ms"),
-                msf(s.p99_us),
-                seed.map(|c| c.seed_p99_ms),
-            );
-            add(
-                lab,
-                subject,
-                &format!("{series}_p999_ms"),
-                msf(s.p999_us),
-                None,
-            );
-            add(
-                lab,
-                subject,
-                &format!("{series}_max_ms"),
-                msf(s.max_us),
-                seed.and_then(|c| c.seed_max_ms),
-            );
+        let summary = |add: &mut AddRow, lab: &str, subject: &str, series: &str, s: &Summary| {
+            add(lab, subject, &format!("{series}_count"), s.count as f64);
+            for (stat, us) in [
+                ("p50", s.p50_us),
+                ("p90", s.p90_us),
+                ("p99", s.p99_us),
+                ("p999", s.p999_us),
+                ("max", s.max_us),
+            ] {
+                add(lab, subject, &format!("{series}_{stat}_ms"), msf(us));
+            }
             add(
                 lab,
                 subject,
                 &format!("{series}_mean_ms"),
                 s.mean_us / 1000.0,
-                None,
             );
         };
         if let Some(k) = &self.snapshot.kinesis {
@@ -803,7 +811,6 @@ impl Report {
                     &c.name,
                     "arrival_to_receive",
                     &c.arrival_to_receive,
-                    self.comparison("arrival_to_receive", &c.name),
                 );
                 summary(
                     &mut add,
@@ -811,28 +818,29 @@ impl Report {
                     &c.name,
                     "send_to_receive",
                     &c.send_to_receive,
-                    None,
                 );
                 let sdk = &c.sdk.counters;
+                let n = &c.counts;
                 for (metric, v) in [
-                    ("received", c.counts.received),
-                    ("lost", c.counts.lost),
-                    ("duplicates", c.counts.duplicates),
-                    ("late", c.counts.late),
+                    ("acknowledged", n.acknowledged),
+                    ("received", n.received),
+                    ("lost", n.lost),
+                    ("unread", n.unread),
+                    ("duplicates", n.duplicates),
+                    ("late", n.late),
                     ("attempts", sdk.attempts),
                     ("throttled", sdk.throttles),
                     ("retries", sdk.retries),
                     ("escaped", sdk.escaped_total()),
+                    ("escaped_throttles", sdk.escaped_throttles()),
                 ] {
-                    let seed = if metric == "escaped" {
-                        self.seed_escaped(&c.name).map(|n| n as f64)
-                    } else {
-                        None
-                    };
-                    add("kinesis", &c.name, metric, v as f64, seed);
+                    add("kinesis", &c.name, metric, v as f64);
                 }
                 if let Some(q) = sdk.quota_left {
-                    add("kinesis", &c.name, "quota_left", q as f64, None);
+                    add("kinesis", &c.name, "quota_left", q as f64);
+                }
+                if let Some(b) = c.millis_behind {
+                    add("kinesis", &c.name, "millis_behind_latest", b as f64);
                 }
             }
             summary(
@@ -841,96 +849,75 @@ impl Report {
                 "producer",
                 "send_to_arrival",
                 &k.send_to_arrival,
-                self.comparison("send_to_arrival", "all"),
             );
-            summary(
-                &mut add,
-                "kinesis",
-                "producer",
-                "put_call",
-                &k.producer.put_latency,
-                None,
-            );
+            let p = &k.producer;
+            summary(&mut add, "kinesis", "producer", "put", &p.put_latency);
+            for (metric, v) in [
+                ("asked_rate", p.asked_rate),
+                ("achieved_rate", p.achieved_rate),
+                ("acknowledged", p.acked as f64),
+                ("resent", p.resent as f64),
+                ("never_stored", p.failed as f64),
+                ("records_refused", p.records_refused as f64),
+                ("in_flight_full", p.in_flight_full),
+                ("cpu_cores_used", p.cpu),
+            ] {
+                add("kinesis", "producer", metric, v);
+            }
         }
         if let Some(s3) = &self.snapshot.s3 {
-            for c in &self.s3_comparisons {
-                add(
-                    "s3",
-                    &c.case,
-                    &format!("{}_express_s", c.direction),
-                    c.ours_express_s,
-                    Some(c.seed_express_s),
-                );
-                add(
-                    "s3",
-                    &c.case,
-                    &format!("{}_standard_s", c.direction),
-                    c.ours_standard_s,
-                    Some(c.seed_standard_s),
-                );
-                add(
-                    "s3",
-                    &c.case,
-                    &format!("{}_ratio", c.direction),
-                    c.ours_ratio,
-                    Some(c.seed_ratio),
-                );
+            for r in s3.matrix.iter().flatten() {
+                let set = r.case.label();
+                for (metric, v) in [
+                    ("upload_express_s", r.upload_express_s),
+                    ("upload_standard_s", r.upload_standard_s),
+                    ("download_express_s", r.download_express_s),
+                    ("download_standard_s", r.download_standard_s),
+                ] {
+                    add("s3", &set, metric, v);
+                }
             }
             for o in &s3.ops {
                 let subject = format!("{} {}", o.class.storage_class(), o.op);
-                summary(&mut add, "s3", &subject, "first_byte", &o.first_byte, None);
-                summary(&mut add, "s3", &subject, "total", &o.total, None);
-                add("s3", &subject, "mb_per_sec", o.mb_per_sec, None);
-                add("s3", &subject, "slow_downs", o.slow_downs as f64, None);
-                add("s3", &subject, "errors", o.errors as f64, None);
+                summary(&mut add, "s3", &subject, "first_byte", &o.first_byte);
+                summary(&mut add, "s3", &subject, "total", &o.total);
+                add("s3", &subject, "mb_per_sec", o.mb_per_sec);
+                add("s3", &subject, "slow_downs", o.slow_downs as f64);
+                add("s3", &subject, "errors", o.errors as f64);
             }
         }
         if let Some(r) = &self.snapshot.redis {
-            let seed = self.seed.as_ref().and_then(|s| s.redis.as_ref());
             for c in &r.conditions {
-                let seed_avg = seed
-                    .and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name))
-                    .map(|row| row.average_ms);
                 for m in &c.methods {
-                    let series = format!("{:?}", m.method).to_lowercase();
-                    let seed = if m.method == crate::lab::redis::Method::NewClients {
-                        seed_avg
-                    } else {
-                        None
-                    };
+                    let series = m.method.key();
                     add(
                         "redis",
                         &c.condition.name,
                         &format!("{series}_mean_ms"),
                         m.lag.mean_us / 1000.0,
-                        seed,
                     );
                     add(
                         "redis",
                         &c.condition.name,
                         &format!("{series}_p50_ms"),
                         msf(m.lag.p50_us),
-                        None,
                     );
                     add(
                         "redis",
                         &c.condition.name,
                         &format!("{series}_max_ms"),
                         msf(m.lag.max_us),
-                        None,
                     );
                     add(
                         "redis",
                         &c.condition.name,
                         &format!("{series}_errors"),
                         m.errors as f64,
-                        None,
                     );
                 }
             }
             for m in &r.methods {
-                let series = format!("{:?}", m.method).to_lowercase();
-                summary(&mut add, "redis", "live", &series, &m.lag, None);
+                summary(&mut add, "redis", "live", m.method.key(), &m.lag);
             }
         }
         let field = |s: &str| {
@@ -947,23 +934,49 @@ impl Report {
                 format!("{v:.3}")
             }
         };
-        let mut out = String::from("scenario,backend,lab,subject,metric,value,seed\n");
-        for (lab, subject, metric, value, seed) in rows {
+        let head = format!(
+            "{},{}",
+            field(&self.scenario.name),
+            field(&self.snapshot.backend.label)
+        );
+        let mut out =
+            String::from("scenario,backend,lab,subject,metric,value,seed,seed_high,cell\n");
+        for (lab, subject, metric, value) in rows {
             out.push_str(&format!(
-                "{},{},{lab},{},{metric},{},{}\n",
-                field(&self.scenario.name),
-                field(&self.snapshot.backend.label),
+                "{head},{lab},{},{metric},{},,,\n",
                 field(&subject),
-                num(value),
-                seed.map(num).unwrap_or_default()
+                num(value)
+            ));
+        }
+        for c in &self.cells {
+            out.push_str(&format!(
+                "{head},compared,{},ours,{},{},{},{}\n",
+                field(&c.id),
+                num(c.ours),
+                num(c.seed_low),
+                if c.is_range() {
+                    num(c.seed_high)
+                } else {
+                    String::new()
+                },
+                c.label.name()
             ));
         }
         out
     }
 }
 
-/// Adds one long-form CSV row: lab, subject, metric, value, the seed's value.
-type AddRow<'a> = dyn FnMut(&str, &str, &str, f64, Option<f64>) + 'a;
+/// Adds one long-form CSV row: lab, subject, metric, value.
+type AddRow<'a> = dyn FnMut(&str, &str, &str, f64) + 'a;
+
+/// `5`, `0.5`, `8,000`: a rate as asked.
+fn rate_text(r: f64) -> String {
+    if r.fract() == 0.0 && r >= 0.0 {
+        thousands(r as u64)
+    } else {
+        format!("{r}")
+    }
+}
 
 /// A section heading in text or Markdown.
 fn section_heading(md: bool) -> impl Fn(&mut String, &str) {

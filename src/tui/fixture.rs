@@ -1,6 +1,6 @@
-//! A fixed view: the seed's round 2 as the screen shows it, with made-up but plausible figures. The
-//! snapshot tests, the render benchmark and the docs draw it, since a live lab never draws the same
-//! screen twice.
+//! Fixed views: round 2's set-up as the screen shows it, with made-up but plausible figures, its
+//! backend labelled as a fixture (never as the emulator or a measurement). The snapshot tests and
+//! the render benchmark draw them, since a live lab never draws the same screen twice.
 
 use std::collections::BTreeMap;
 
@@ -35,6 +35,8 @@ fn consumer(
     throttles: u64,
     escaped: u64,
 ) -> ConsumerSnapshot {
+    // A throttled poller is a few records behind.
+    let unread = (throttles / 30).min(20);
     let mut esc = BTreeMap::new();
     if escaped > 0 {
         esc.insert(
@@ -62,11 +64,12 @@ fn consumer(
         send_to_receive: summary(p50 + 70.0, p99 + 70.0, max + 70.0, 1500),
         recent: summary(p50, p99, max, 50),
         counts: SeqCounts {
-            received: 1500,
-            lost: 0,
-            duplicates: 0,
-            late: 0,
+            acknowledged: 1500,
+            received: 1500 - unread,
+            unread,
+            ..SeqCounts::default()
         },
+        millis_behind: Some(if unread > 0 { 812 } else { 0 }),
         sdk: SdkSnapshot {
             counters: SdkCounters {
                 calls: 1500,
@@ -76,7 +79,14 @@ fn consumer(
                 escaped: esc,
                 quota_left: Some(500 - throttles.min(400)),
                 quota_refusals: 0,
-                operations: BTreeMap::from([("GetRecords".to_string(), 1500)]),
+                operations: BTreeMap::from([(
+                    "GetRecords".to_string(),
+                    crate::metrics::sdk::OpCounts {
+                        calls: 1500,
+                        attempts: 1500 + throttles,
+                        throttles,
+                    },
+                )]),
             },
             attempt_latency: summary(25.0, 60.0, 80.0, 1500),
             retry_wait: summary(500.0, 1800.0, 2500.0, throttles),
@@ -177,11 +187,14 @@ pub fn sample_view() -> View {
         snapshot: Snapshot {
             scenario: "seed-kinesis-round2".into(),
             backend: Backend {
-                kind: "emulator".into(),
-                label: "embedded emulator, latency profile seed-tokyo".into(),
-                latency_profile: Some("seed-tokyo".into()),
-                endpoint: Some("http://127.0.0.1:40000".into()),
+                kind: "fixture".into(),
+                label:
+                    "test fixture: made-up figures in the shape of the seed's round 2, not measured"
+                        .into(),
+                latency_profile: None,
+                endpoint: None,
                 region: "us-east-1".into(),
+                model: Vec::new(),
             },
             elapsed_secs: 300.0,
             producing_secs: 298.0,
@@ -191,12 +204,20 @@ pub fn sample_view() -> View {
                 shards: 1,
                 retry: "standard retries: 4 attempts, back-off 1s .. 20s full jitter".into(),
                 producer: ProducerSnapshot {
-                    rate: 5.0,
+                    asked_rate: 5.0,
+                    achieved_rate: 5.0,
+                    mode: "PutRecord per record".into(),
+                    max_in_flight: 64,
                     payload_bytes: 128,
                     sent: 1500,
                     acked: 1500,
                     resent: 0,
                     failed: 0,
+                    records_refused: 0,
+                    in_flight_full: 0.0,
+                    behind: 0,
+                    cpu: 0.04,
+                    cores: 2,
                     put_latency: summary(76.0, 130.0, 150.0, 1500),
                     sdk: SdkSnapshot::default(),
                 },
@@ -293,15 +314,14 @@ pub fn sample_redis_view() -> View {
         lag: summary(p50, p50 * 2.5, p50 * 4.0, 240),
         tries: 240,
         errors: 0,
-        behind_bytes: behind.map(|b| Summary {
+        behind_bytes: behind.map(|b| crate::metrics::BytesSummary {
             count: 240,
-            min_us: b,
-            p50_us: b,
-            p90_us: b,
-            p99_us: b,
-            p999_us: b,
-            max_us: b,
-            mean_us: b as f64,
+            min_bytes: b,
+            p50_bytes: b,
+            p90_bytes: b,
+            p99_bytes: b,
+            max_bytes: b,
+            mean_bytes: b as f64,
         }),
     };
     let methods = vec![

@@ -266,7 +266,12 @@ where
         }
     };
     let (snap, problems) = lab.finish().await;
-    Ok(Report::new(&scenario, snap, true, problems))
+    Ok(Report::new(
+        &scenario,
+        snap,
+        crate::report::Ending::Quit,
+        problems,
+    ))
 }
 
 /// q, Esc or Ctrl-C.

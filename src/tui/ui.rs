@@ -213,14 +213,18 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
             ];
             cells.extend(lat(&c.arrival_to_receive));
             cells.push(txt(thousands(c.counts.received)));
-            let bad = sdk.throttles > 0 || c.counts.lost > 0 || c.counts.duplicates > 0;
+            let bad = sdk.throttles > 0
+                || c.counts.lost > 0
+                || c.counts.duplicates > 0
+                || c.counts.unread > 0;
             cells.push(note(
                 format!(
-                    "throttled {} · escaped {} · lost {} · dup {}",
+                    "unread {} · lost {} · dup {} · throttled {} · escaped {}",
+                    thousands(c.counts.unread),
+                    thousands(c.counts.lost),
+                    thousands(c.counts.duplicates),
                     thousands(sdk.throttles),
                     thousands(sdk.escaped_total()),
-                    thousands(c.counts.lost),
-                    thousands(c.counts.duplicates)
                 ),
                 bad,
             ));
@@ -444,13 +448,27 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             style,
             3,
         ));
+        let p = &k.producer;
+        // Asked against achieved; a shortfall says its first cause (a second of production
+        // before judging).
+        let short = s.producing_secs >= 2.0 && !p.shortfall().is_empty();
         parts.push((
             format!(
-                "{} rec/s · {} payloads",
-                fmt_rate(k.producer.rate),
-                crate::units::format_bytes(k.producer.payload_bytes)
+                "{} rec/s asked · {} achieved{} · {}",
+                fmt_rate(p.asked_rate),
+                fmt_rate(p.achieved_rate),
+                if short {
+                    format!(" ({})", p.shortfall()[0])
+                } else {
+                    String::new()
+                },
+                crate::units::format_bytes(p.payload_bytes)
             ),
-            style,
+            if short {
+                style.add_modifier(Modifier::BOLD)
+            } else {
+                style
+            },
             2,
         ));
     }
@@ -610,10 +628,9 @@ fn draw_redis(
                     )),
                 ];
                 if method == Method::Offset {
-                    cells
-                        .push(txt(m.behind_bytes.as_ref().map_or("-".to_string(), |b| {
-                            crate::units::format_bytes(b.p50_us)
-                        })));
+                    cells.push(txt(m.behind_bytes.as_ref().map_or("-".to_string(), |b| {
+                        crate::units::format_bytes(b.p50_bytes)
+                    })));
                 }
                 cells
             }
@@ -1230,15 +1247,19 @@ fn draw_table(
         .clamp(8, 28) as u16;
     // What fits, at one cell of spacing: status, the retry quota and p99.9 go first, then the
     // names narrow (to 12), then p90, retries and received go.
-    const HEAD: [&str; 14] = [
+    // acked = received + lost + unread; behind is the service's MillisBehindLatest.
+    const HEAD: [&str; 17] = [
         "consumer",
         "p50",
         "p90",
         "p99",
         "p99.9",
         "max",
+        "acked",
         "received",
         "lost",
+        "unread",
+        "behind",
         "dup",
         "throttled",
         "retries",
@@ -1247,8 +1268,8 @@ fn draw_table(
         "status",
     ];
     let (show, widths) = fit(
-        &[name_w, 11, 11, 11, 11, 11, 9, 5, 3, 9, 7, 7, 6, 13],
-        &[0, 0, 4, 0, 6, 0, 2, 0, 0, 0, 3, 0, 7, 8],
+        &[name_w, 11, 11, 11, 11, 11, 8, 8, 5, 6, 9, 3, 9, 7, 7, 6, 13],
+        &[0, 0, 5, 0, 7, 0, 6, 2, 0, 0, 4, 0, 0, 3, 0, 8, 9],
         Some((0, 12, 5)),
         area.width,
     );
@@ -1351,8 +1372,19 @@ fn consumer_cells(theme: &Theme, c: &ConsumerSnapshot, color: Color) -> Vec<Cell
         lat(a.p99_us),
         lat(a.p999_us),
         lat(a.max_us),
+        num(c.counts.acknowledged, false),
         num(c.counts.received, false),
         num(c.counts.lost, c.counts.lost > 0),
+        warn(c.counts.unread),
+        right(Span::styled(
+            c.millis_behind
+                .map_or("-".into(), |b| short_ms(b.max(0) as u64 * 1000)),
+            if c.millis_behind.unwrap_or(0) > 1000 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        )),
         num(c.counts.duplicates, c.counts.duplicates > 0),
         warn(sdk.throttles),
         warn(sdk.retries),

@@ -37,13 +37,11 @@ impl View {
         let shards = snapshot.kinesis.as_ref().map_or(1, |k| k.shards.max(1));
         let mut read_rate = vec![0.0; window as usize];
         for c in consumers.iter().filter(|c| !c.kind.is_fan_out()) {
-            let pts = c
+            let calls = c
                 .sdk
-                .attempt_latency
-                .lock()
-                .points(now.saturating_sub(1), window as usize);
-            for (slot, p) in read_rate.iter_mut().zip(pts.iter()) {
-                *slot += p.count as f64 / shards as f64;
+                .attempts_of("GetRecords", now.saturating_sub(1), window as usize);
+            for (slot, n) in read_rate.iter_mut().zip(calls) {
+                *slot += f64::from(n) / shards as f64;
             }
         }
         let s3_sparks = match &lab.s3 {

@@ -77,7 +77,7 @@ impl Kinesis {
         let stream = self.consumer_stream(req)?;
         let name = req.str("ConsumerName")?;
         check_name("ConsumerName", name)?;
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut consumers = stream.consumers.lock();
         if consumers.iter().any(|c| c.name == name) {
             return Err(ApiError::in_use(format!(
@@ -102,7 +102,7 @@ impl Kinesis {
                 stream.name, self.limits.max_creating_consumers
             )));
         }
-        let created = crate::clock::now_micros();
+        let created = self.clock.now_micros();
         let consumer = Consumer {
             name: name.to_string(),
             arn: Arc::from(format!(
@@ -120,7 +120,7 @@ impl Kinesis {
 
     pub(super) fn describe_consumer(&self, req: &Req) -> ApiResult<Value> {
         let (stream, c) = self.find_consumer(req)?;
-        Ok(json!({ "ConsumerDescription": describe(&c, Instant::now(), Some(&stream.arn)) }))
+        Ok(json!({ "ConsumerDescription": describe(&c, self.clock.now(), Some(&stream.arn)) }))
     }
 
     pub(super) fn list_consumers(&self, req: &Req) -> ApiResult<Value> {
@@ -132,7 +132,7 @@ impl Kinesis {
                 .map_err(|_| ApiError::invalid_argument("NextToken is not valid."))?,
             None => 0,
         };
-        let now = Instant::now();
+        let now = self.clock.now();
         let consumers = stream.consumers.lock();
         let end = consumers.len().min(start.saturating_add(max));
         let page: Vec<Value> = consumers[start.min(end)..end]
@@ -150,9 +150,7 @@ impl Kinesis {
         let (stream, consumer) = self.find_consumer(req)?;
         stream.consumers.lock().retain(|c| c.arn != consumer.arn);
         for shard in &stream.shards {
-            let mut shard = shard.lock();
-            shard.last_subscribe_call.remove(&consumer.arn);
-            if let Some(sub) = shard.subscriptions.remove(&consumer.arn) {
+            if let Some(sub) = shard.lock().forget_consumer(&consumer.arn) {
                 let _ = sub.cancel.send(ApiError::not_found(format!(
                     "Consumer {} was deregistered.",
                     consumer.arn

@@ -64,6 +64,8 @@ pub struct Kinesis {
     incarnations: AtomicU64,
     subscriptions: AtomicU64,
     pub stats: Stats,
+    /// The service's clock: every time-based rule reads it.
+    pub clock: super::time::ServiceClock,
 }
 
 impl Kinesis {
@@ -75,6 +77,7 @@ impl Kinesis {
             incarnations: AtomicU64::new(1),
             subscriptions: AtomicU64::new(1),
             stats: Stats::default(),
+            clock: Default::default(),
         }
     }
 
@@ -163,7 +166,7 @@ impl Kinesis {
     /// The stream, which must be ACTIVE for data operations.
     fn active_stream_from(&self, req: &Req) -> ApiResult<Arc<Stream>> {
         let stream = self.stream_from(req)?;
-        let status = stream.status(std::time::Instant::now());
+        let status = stream.status(self.clock.now());
         if status != "ACTIVE" {
             return Err(ApiError::not_found(format!(
                 "Stream {} under account {ACCOUNT} is {status}, not ACTIVE.",

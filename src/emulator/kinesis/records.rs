@@ -1,7 +1,6 @@
 //! PutRecord, PutRecords, GetShardIterator and GetRecords, with the per-shard write and read limits.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use base64::Engine;
 use bytes::Bytes;
@@ -104,8 +103,8 @@ impl Kinesis {
         entry: Entry,
         visibility: std::time::Duration,
     ) -> Result<Value, ApiError> {
-        let now = Instant::now();
-        let arrival = crate::clock::now_micros();
+        let now = self.clock.now();
+        let arrival = self.clock.now_micros();
         let size = (entry.data.len() + entry.key.len()) as u64;
         let per_shard_cap = self.limits.stream_max_bytes / stream.shards.len() as u64;
         let mut shard = stream.shards[entry.shard].lock();
@@ -218,7 +217,7 @@ impl Kinesis {
         let shard_lock = stream.shard(shard_id)?;
         let seq = req.str_opt("StartingSequenceNumber")?;
         let timestamp = req.timestamp_opt("Timestamp")?;
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut shard = shard_lock.lock();
         let position = match kind {
             "TRIM_HORIZON" => shard.first_counter,
@@ -275,7 +274,7 @@ impl Kinesis {
             incarnation: stream.incarnation,
             shard: index,
             position,
-            created_ms: crate::clock::now_micros() / 1000,
+            created_ms: self.clock.now_micros() / 1000,
         };
         Ok(json!({ "ShardIterator": it.encode() }))
     }
@@ -301,7 +300,7 @@ impl Kinesis {
                     it.stream
                 ))
             })?;
-        let now_ms = crate::clock::now_micros() / 1000;
+        let now_ms = self.clock.now_micros() / 1000;
         let expiry = self.limits.iterator_expiry.as_millis();
         if (now_ms - it.created_ms) as i128 > expiry as i128 {
             return Err(ApiError::expired_iterator(it.created_ms, now_ms, expiry));
@@ -310,7 +309,7 @@ impl Kinesis {
             .shards
             .get(it.shard as usize)
             .ok_or_else(|| ApiError::invalid_argument("Invalid ShardIterator."))?;
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut shard = shard_lock.lock();
         let penalized = shard.penalty_until.is_some_and(|t| now < t);
         if penalized || !shard.read_bytes.can_take(now, 0) || !shard.get_records_rate.try_admit(now)
@@ -324,26 +323,32 @@ impl Kinesis {
         let start = it.position.max(shard.first_counter);
         let mut taken: Vec<Record> = Vec::new();
         let mut bytes = 0u64;
+        // Whether the call returned the per-call maximum of data: it stopped because the next
+        // visible record would have taken it past 10 MiB (or it reached 10 MiB exactly). Either
+        // way it returned all the data one call may; docs/emulator.md explains the reading.
+        let mut at_byte_maximum = false;
         for r in shard.records.range(shard.index_of(start)..) {
-            if taken.len() >= limit
-                || r.visible_at > now
-                || (bytes + r.size() > self.limits.get_records_max_bytes && !taken.is_empty())
-            {
+            if taken.len() >= limit || r.visible_at > now {
+                break;
+            }
+            if bytes + r.size() > self.limits.get_records_max_bytes && !taken.is_empty() {
+                at_byte_maximum = true;
                 break;
             }
             bytes += r.size();
             taken.push(r.clone());
         }
+        at_byte_maximum |= bytes >= self.limits.get_records_max_bytes;
         let next = taken.last().map_or(start, |r| r.counter + 1);
         let behind = shard
             .records
             .get(shard.index_of(next))
             .filter(|r| r.counter == next && r.visible_at <= now)
             .map_or(0, |r| {
-                ((crate::clock::now_micros() - r.arrival_micros) / 1000).max(0)
+                ((self.clock.now_micros() - r.arrival_micros) / 1000).max(0)
             });
         shard.read_bytes.take(now, bytes);
-        if bytes >= self.limits.get_records_max_bytes {
+        if at_byte_maximum {
             shard.penalty_until = Some(now + self.limits.large_read_penalty);
         }
         let index = shard.index;

@@ -97,6 +97,8 @@ pub struct Shard {
     /// Per consumer ARN: the subscription in progress, and when SubscribeToShard was last called.
     pub subscriptions: HashMap<Arc<str>, Subscription>,
     pub last_subscribe_call: HashMap<Arc<str>, Instant>,
+    /// Per consumer ARN: its enhanced fan-out read budget on this shard (2 MB/s by default).
+    efo_budgets: HashMap<Arc<str>, Arc<Mutex<Bucket>>>,
 }
 
 /// Counters start at 1 so that counter 0 names "before the first record" and can be resumed after.
@@ -130,7 +132,24 @@ impl Shard {
             tip: watch::Sender::new(FIRST_COUNTER),
             subscriptions: HashMap::new(),
             last_subscribe_call: HashMap::new(),
+            efo_budgets: HashMap::new(),
         }
+    }
+
+    /// The fan-out read budget of a consumer on this shard, shared by its subscriptions one
+    /// after another (a new subscription continues where the last one left the budget).
+    pub fn efo_budget(&mut self, consumer: &Arc<str>, bytes_per_sec: u64) -> Arc<Mutex<Bucket>> {
+        self.efo_budgets
+            .entry(consumer.clone())
+            .or_insert_with(|| Arc::new(Mutex::new(Bucket::new(bytes_per_sec, true))))
+            .clone()
+    }
+
+    /// Forgets a deregistered consumer's subscription state on this shard.
+    pub fn forget_consumer(&mut self, consumer: &Arc<str>) -> Option<Subscription> {
+        self.last_subscribe_call.remove(consumer);
+        self.efo_budgets.remove(consumer);
+        self.subscriptions.remove(consumer)
     }
 
     /// Appends a record that passed the write limits; returns its counter.
@@ -249,13 +268,14 @@ impl Stream {
         shard_count: u32,
         incarnation: u64,
         limits: &KinesisLimits,
+        clock: &crate::emulator::time::ServiceClock,
     ) -> Stream {
-        let now = Instant::now();
+        let now = clock.now();
         Stream {
             name: Arc::from(name),
             arn: stream_arn(region, name),
             incarnation,
-            created_micros: crate::clock::now_micros(),
+            created_micros: clock.now_micros(),
             active_at: now + limits.stream_activation,
             shards: (0..shard_count)
                 .map(|i| Mutex::new(Shard::new(i, shard_count, limits)))

@@ -1,7 +1,6 @@
 //! CreateStream, DeleteStream, DescribeStreamSummary, ListStreams, ListShards and stream tags.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -52,6 +51,7 @@ impl Kinesis {
             shard_count,
             self.next_incarnation(),
             &self.limits,
+            &self.clock,
         );
         *stream.tags.lock() = tags;
         streams.insert(name.to_string(), Arc::new(stream));
@@ -84,7 +84,7 @@ impl Kinesis {
 
     pub(super) fn describe_stream_summary(&self, req: &Req) -> ApiResult<Value> {
         let s = self.stream_from(req)?;
-        let now = Instant::now();
+        let now = self.clock.now();
         Ok(json!({
             "StreamDescriptionSummary": {
                 "StreamName": &*s.name,
@@ -108,7 +108,7 @@ impl Kinesis {
             None => req.str_opt("ExclusiveStartStreamName")?.map(str::to_string),
         };
         let streams = self.streams.read();
-        let now = Instant::now();
+        let now = self.clock.now();
         let after: Vec<&Arc<Stream>> = streams
             .iter()
             .filter(|(name, _)| start.as_deref().is_none_or(|s| name.as_str() > s))

@@ -48,7 +48,7 @@ impl Kinesis {
             .map_err(|_| ApiError::missing("StartingPosition.Type"))?
             .to_string();
         let (stream, consumer) = self.find_consumer(req)?;
-        let now = Instant::now();
+        let now = self.clock.now();
         if consumer.status(now) != "ACTIVE" {
             return Err(ApiError::in_use(format!(
                 "Consumer {} is not in ACTIVE state (it is {}).",
@@ -60,7 +60,9 @@ impl Kinesis {
         let arn = consumer.arn.clone();
         let mut shard = shard_lock.lock();
         let index = shard.index;
-        let last_call = shard.last_subscribe_call.insert(arn.clone(), now);
+        // Only an admitted call starts the once-a-second clock: a client retrying slightly faster
+        // than once a second is refused now and then, never forever.
+        let last_call = shard.last_subscribe_call.get(&arn).copied();
         if last_call.is_some_and(|t| now.duration_since(t) < self.limits.subscribe_min_interval) {
             drop(shard);
             self.stats.record(
@@ -73,6 +75,7 @@ impl Kinesis {
                 "Rate exceeded for consumer {arn_text} and shard {shard_id}: SubscribeToShard may be called once per second per consumer and shard."
             )));
         }
+        shard.last_subscribe_call.insert(arn.clone(), now);
         if let Some(existing) = shard.subscriptions.get(&arn)
             && now.duration_since(existing.started) < self.limits.subscribe_takeover_after
         {
@@ -137,6 +140,7 @@ impl Kinesis {
             },
         );
         let tip = shard.tip.subscribe();
+        let budget = shard.efo_budget(&arn, self.limits.efo_bytes_per_sec);
         drop(shard);
         self.stats.record(
             &stream.name,
@@ -160,6 +164,7 @@ impl Kinesis {
             position,
             tx,
             tip,
+            budget,
         };
         tokio::spawn(pusher.run(cancelled));
         let frames = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -181,34 +186,36 @@ struct Pusher {
     position: u64,
     tx: mpsc::Sender<Bytes>,
     tip: watch::Receiver<u64>,
+    /// The consumer's read budget on this shard: it outlives the subscription, so subscribing
+    /// again does not refill it.
+    budget: Arc<parking_lot::Mutex<Bucket>>,
 }
 
 impl Pusher {
     async fn run(mut self, mut cancelled: oneshot::Receiver<ApiError>) {
         let svc = self.svc.clone();
         let limits = &svc.limits;
-        let deadline = Instant::now() + limits.subscription_duration;
+        let deadline = svc.clock.now() + limits.subscription_duration;
         let mut pending: VecDeque<(Record, Instant)> = VecDeque::new();
         let mut last_due: Option<Instant> = None;
         let mut continuation = self.position.saturating_sub(1);
-        let mut budget = Bucket::new(limits.efo_bytes_per_sec, true);
-        let mut last_event = Instant::now();
+        let mut last_event = svc.clock.now();
         let end: Option<ApiError> = loop {
             self.fetch(&mut pending, &mut last_due);
-            let now = Instant::now();
+            let now = svc.clock.now();
             if now >= deadline {
                 break None;
             }
             let due = pending.front().is_some_and(|(_, at)| *at <= now);
-            if due && budget.can_take(now, 0) {
+            if due && self.budget.lock().can_take(now, 0) {
                 let (batch, bytes) = take_due(&mut pending, now, limits);
-                budget.take(now, bytes);
+                self.budget.lock().take(now, bytes);
                 continuation = batch.last().map_or(continuation, |r| r.counter);
                 let behind = pending
                     .front()
                     .filter(|(_, at)| *at <= now)
                     .map_or(0, |(r, _)| {
-                        ((crate::clock::now_micros() - r.arrival_micros) / 1000).max(0)
+                        ((svc.clock.now_micros() - r.arrival_micros) / 1000).max(0)
                     });
                 let frame = event(self.shard, &batch, continuation, behind);
                 if self.tx.send(frame).await.is_err() {
@@ -221,7 +228,7 @@ impl Pusher {
                     batch.len() as u64,
                     bytes,
                 );
-                last_event = Instant::now();
+                last_event = svc.clock.now();
                 continue;
             }
             let idle = limits.efo_idle_event_interval;
@@ -234,19 +241,19 @@ impl Pusher {
                 {
                     break None;
                 }
-                last_event = Instant::now();
+                last_event = svc.clock.now();
                 continue;
             }
             let mut wake = deadline.min(last_event + idle);
             if let Some((_, at)) = pending.front() {
                 wake = wake.min(if due {
-                    now + budget.wait_for(now, 0)
+                    now + self.budget.lock().wait_for(now, 0)
                 } else {
                     *at
                 });
             }
             tokio::select! {
-                _ = crate::emulator::profile::sleep_until(wake) => {}
+                _ = svc.clock.sleep_until(wake) => {}
                 changed = self.tip.changed() => {
                     if changed.is_err() {
                         break Some(ApiError::not_found(format!("Stream {} was deleted.", self.stream.name)));

@@ -204,9 +204,10 @@ async fn subscribe_loop(
                     let batch: Vec<Received> = ev
                         .records()
                         .iter()
-                        .map(|r| received(&ctx.shared.run_id, r))
+                        .map(|r| received(&ctx.shared.run_id, shard, r))
                         .collect();
                     continuation = Some(ev.continuation_sequence_number().to_string());
+                    c.set_behind(shard, Some(ev.millis_behind_latest()));
                     if batch.is_empty() {
                         continue;
                     }

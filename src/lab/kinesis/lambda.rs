@@ -52,13 +52,14 @@ pub async fn run(
                         pending.extend(
                             out.records()
                                 .iter()
-                                .map(|r| received(&ctx.shared.run_id, r)),
+                                .map(|r| received(&ctx.shared.run_id, shard, r)),
                         );
                         if n > 0 && window_started.is_none() {
                             window_started = Some(Instant::now());
                         }
                         behind = n >= spec.batch_size as usize
                             || out.millis_behind_latest().unwrap_or(0) > 0;
+                        c.set_behind(shard, out.millis_behind_latest());
                         c.set_status(if behind {
                             "behind: polling again at once"
                         } else {

@@ -24,8 +24,9 @@ use super::state::{ConsumerState, Received, Shared};
 use crate::aws::{Clients, QuotaPartition, RetrySettings, error_line};
 use crate::scenario::{ConsumerKind, ConsumerSpec, KinesisScenario, RetryQuota, StartPosition};
 
-/// Converts an SDK record into what the lab measures.
-pub fn received(run: &str, r: &aws_sdk_kinesis::types::Record) -> Received {
+/// Converts an SDK record of shard `shard` (an index into the stream's shards) into what the lab
+/// measures.
+pub fn received(run: &str, shard: usize, r: &aws_sdk_kinesis::types::Record) -> Received {
     let arrival_us = r
         .approximate_arrival_timestamp()
         .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
@@ -35,6 +36,8 @@ pub fn received(run: &str, r: &aws_sdk_kinesis::types::Record) -> Received {
         seq: parsed.map(|p| p.0),
         sent_us: parsed.map(|p| p.1),
         arrival_us,
+        shard,
+        kseq: crate::metrics::SeqNo::parse(r.sequence_number()),
     }
 }
 
@@ -79,6 +82,20 @@ pub struct Ctx {
     pub stream_arn: String,
     pub shards: Arc<Vec<String>>,
     pub start: StartPosition,
+}
+
+impl Ctx {
+    /// The index of a shard id in `shards`.
+    pub fn shard_index(&self, id: &str) -> Option<usize> {
+        // Shard ids end in their number, which is their index on the emulator and on a stream
+        // that was never resharded; look it up by name otherwise.
+        let guess = id
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|i| self.shards.get(*i).is_some_and(|s| s == id));
+        guess.or_else(|| self.shards.iter().position(|s| s == id))
+    }
 }
 
 pub struct KinesisLab {
@@ -395,7 +412,7 @@ impl KinesisLab {
         }
     }
 
-    /// Records acknowledged but not yet received, summed over the running consumers.
+    /// Records acknowledged and not yet read, summed over the running consumers.
     fn missing(&self) -> u64 {
         let running: Vec<Arc<ConsumerState>> = self
             .ctx
@@ -407,11 +424,7 @@ impl KinesisLab {
             .cloned()
             .collect();
         let ledger = self.ctx.shared.ledger.lock();
-        let now = Instant::now();
-        running
-            .iter()
-            .map(|c| ledger.counts(c.id, now, Duration::ZERO).lost)
-            .sum()
+        running.iter().map(|c| ledger.counts(c.id).unread).sum()
     }
 
     /// Deregisters the consumers latlab registered and deletes the stream if latlab created it.

@@ -44,9 +44,10 @@ pub async fn run(
                     let batch: Vec<_> = out
                         .records()
                         .iter()
-                        .map(|r| received(&ctx.shared.run_id, r))
+                        .map(|r| received(&ctx.shared.run_id, shard, r))
                         .collect();
                     ctx.shared.deliver(&c, &batch);
+                    c.set_behind(shard, out.millis_behind_latest());
                     c.set_status(match out.millis_behind_latest() {
                         Some(ms) if ms > 0 => format!("reading, {ms} ms behind"),
                         _ => "reading".to_string(),
