@@ -59,6 +59,9 @@ pub enum ProfileCommand {
         /// A built-in profile (zero, same-region, seed-tokyo) or a profile file
         #[arg(value_name = "NAME|FILE")]
         name: String,
+        /// A Markdown table (as docs/latency-profiles.md shows it) instead of text
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
@@ -291,8 +294,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", profiles_listing(false)?);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Profile(ProfileCommand::Show { name }) => {
-            print!("{}", profile_listing(&LatencyProfile::resolve(&name)?));
+        Command::Profile(ProfileCommand::Show { name, markdown }) => {
+            let p = LatencyProfile::resolve(&name)?;
+            print!(
+                "{}",
+                if markdown {
+                    profile_markdown(&p)
+                } else {
+                    profile_listing(&p)
+                }
+            );
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -311,6 +322,32 @@ pub fn profiles_listing(verbose: bool) -> anyhow::Result<String> {
         }
     }
     Ok(out)
+}
+
+/// A profile's parameters as a Markdown table: value, source, and the seed cells each was derived
+/// from.
+pub fn profile_markdown(p: &LatencyProfile) -> String {
+    let mut t = crate::report::table::Table::new(&[
+        "parameter",
+        "value",
+        "source",
+        "derived from seed cells",
+    ])
+    .labels(4);
+    for x in p.params() {
+        t.row(vec![
+            format!("`{}`", x.name),
+            x.value,
+            format!("{}: {}", x.provenance.source.name(), x.provenance.note),
+            x.provenance
+                .seed_cells
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    t.markdown()
 }
 
 /// A profile's parameters, each with its value, source and the seed cells it was derived from.

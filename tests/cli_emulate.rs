@@ -41,6 +41,58 @@ fn list_profiles_names_every_builtin() {
 }
 
 #[test]
+fn profiles_show_every_parameters_source() {
+    let (ok, out, err) = latlab(&["profile", "show", "seed-tokyo"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("kinesis.efo_push  = min 12 ms, median 67.76 ms, p99 119.1 ms (mean 70 ms)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("derived from seed cells: kinesis-round1/arrival_to_receive/Lambda EFO/p99"),
+        "{out}"
+    );
+    assert!(out.contains("source: aws-doc"), "{out}");
+    let (ok, out, _) = latlab(&["profile", "show", "same-region"]);
+    assert!(ok);
+    assert!(
+        !out.contains("derived from seed cells") && !out.contains("source: seed"),
+        "same-region holds no seed figure: {out}"
+    );
+    assert!(out.contains("0 derived from seed figures"), "{out}");
+    let (ok, verbose, _) = latlab(&["emulate", "--list-profiles", "--verbose"]);
+    assert!(ok);
+    for name in ["zero:", "same-region:", "seed-tokyo:"] {
+        assert!(verbose.contains(name), "{verbose}");
+    }
+    assert!(
+        verbose.contains("source: none - nothing added"),
+        "{verbose}"
+    );
+    let (ok, _, err) = latlab(&["profile", "show", "mars"]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "unknown latency profile 'mars': valid names are zero, same-region, seed-tokyo"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_docs_show_each_profiles_parameters_as_the_code_holds_them() {
+    let docs = include_str!("../docs/latency-profiles.md");
+    for name in ["same-region", "seed-tokyo"] {
+        let (ok, table, _) = latlab(&["profile", "show", name, "--markdown"]);
+        assert!(ok);
+        assert!(
+            docs.contains(&table),
+            "docs/latency-profiles.md is out of date for {name}: paste `latlab profile show {name} --markdown`:\n{table}"
+        );
+    }
+}
+
+#[test]
 fn bad_flags_and_files_are_named() {
     let (ok, _, err) = latlab(&[
         "emulate",
@@ -119,7 +171,7 @@ fn bad_flags_and_files_are_named() {
     assert!(!ok);
     assert!(
         err.contains(
-            "kinesis.efo_push must be either { fixed_ms = N } or { median_ms = N, p99_ms = N }"
+            "kinesis.efo_push must be { fixed_ms = N }, { median_ms = N, p99_ms = N } (optionally with min_ms and cap_ms) or { mean_ms = N, p99_ms = N }"
         ),
         "{err}"
     );

@@ -591,13 +591,28 @@ async fn the_sdk_retries_throttles_with_back_off() {
     let t = Instant::now();
     let result = c.get_records().shard_iterator(&it).send().await;
     let stats = emu.stats().get("s", SHARD0, Api::GetRecords);
-    assert!(stats.throttled >= 1, "the first attempt was throttled");
+    // The emulator saw the call's every attempt: more than one means the SDK retried.
+    let attempts = stats.calls - 5;
+    assert!(
+        attempts >= 2,
+        "the throttled call was retried: {attempts} attempt(s)"
+    );
     match result {
-        Ok(_) => assert!(
-            t.elapsed() > Duration::from_millis(5),
-            "a retried call took back-off time"
-        ),
-        Err(e) => assert_eq!(code(&e), "ProvisionedThroughputExceededException"),
+        Ok(_) => {
+            assert_eq!(stats.throttled, attempts - 1, "all but the last throttled");
+            assert!(
+                t.elapsed() > Duration::from_millis(5),
+                "a retried call took back-off time"
+            );
+        }
+        Err(e) => {
+            assert_eq!(code(&e), "ProvisionedThroughputExceededException");
+            assert_eq!(
+                (attempts, stats.throttled),
+                (3, 3),
+                "every attempt throttled"
+            );
+        }
     }
 }
 

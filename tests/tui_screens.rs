@@ -131,7 +131,7 @@ fn the_overview_shows_every_lab_at_once() {
     for row in [
         "get_records 3",
         "Lambda standard itera",
-        "throttled 214",
+        "unread 7 · throttled 214",
         "▶ PUT STANDARD",
         "GET EXPRESS_ONEZONE",
         "lag: offset (WAIT)",

@@ -339,14 +339,14 @@ struct S3Fit {
 }
 
 const S3_FIT: S3Fit = S3Fit {
-    standard_put: 51.7,
-    standard_get: 90.9,
-    express_put: 7.6,
-    express_get: 8.4,
-    standard_up: 35.7,
-    standard_down: 98.7,
-    express_up: 100.3,
-    express_down: 143.5,
+    standard_put: 51.76,
+    standard_get: 88.59,
+    express_put: 8.26,
+    express_get: 9.24,
+    standard_up: 34.9,
+    standard_down: 88.5,
+    express_up: 99.8,
+    express_down: 141.3,
 };
 
 impl LatencyProfile {
@@ -912,6 +912,96 @@ mod tests {
             p.kinesis.put_commit,
             LatencyProfile::seed_tokyo().kinesis.put_commit
         );
+    }
+
+    #[test]
+    fn every_parameter_of_a_builtin_profile_says_where_it_comes_from() {
+        for name in BUILTIN_PROFILES {
+            let p = LatencyProfile::resolve(name).unwrap();
+            let names: Vec<String> = p.values().into_iter().map(|(n, _)| n).collect();
+            for n in &names {
+                assert!(
+                    p.provenance.contains_key(n),
+                    "{name}: {n} has no provenance"
+                );
+            }
+            for k in p.provenance.keys() {
+                assert!(names.contains(k), "{name}: provenance for unknown {k}");
+            }
+            for param in p.params() {
+                assert!(!param.provenance.note.is_empty(), "{name}: {}", param.name);
+                assert_ne!(
+                    param.provenance.source,
+                    Source::User,
+                    "{name}: {}",
+                    param.name
+                );
+            }
+        }
+        let same = LatencyProfile::same_region();
+        let seeded: Vec<String> = same
+            .params()
+            .into_iter()
+            .filter(|p| p.provenance.source == Source::Seed || !p.provenance.seed_cells.is_empty())
+            .map(|p| p.name)
+            .collect();
+        assert!(
+            seeded.is_empty(),
+            "same-region holds seed-derived {seeded:?}"
+        );
+    }
+
+    #[test]
+    fn a_mean_given_is_the_mean_sampled() {
+        let d = Dist::lognormal_mean_ms(12.0, 70.0, 119.1);
+        assert!((d.mean_ms() - 70.0).abs() < 0.05, "{d:?}");
+        let n = 200_000;
+        let mean = (0..n)
+            .map(|_| d.sample().as_secs_f64() * 1000.0)
+            .sum::<f64>()
+            / n as f64;
+        assert!((mean - 70.0).abs() < 0.7, "sampled mean {mean}");
+    }
+
+    #[test]
+    fn a_profile_file_overriding_a_parameter_takes_over_its_provenance() {
+        let p = LatencyProfile::from_toml(
+            "name = \"mine\"\nbase = \"seed-tokyo\"\n[kinesis]\nefo_push = { mean_ms = 60, p99_ms = 100, min_ms = 10 }\nput_commit = { fixed_ms = 30 }\n\
+             [provenance.\"kinesis.efo_push\"]\nsource = \"measurement\"\nnote = \"our own in-region test\"\n",
+        )
+        .unwrap();
+        let by = |n: &str| {
+            p.params()
+                .into_iter()
+                .find(|x| x.name == n)
+                .unwrap()
+                .provenance
+        };
+        assert_eq!(by("kinesis.efo_push").source, Source::Measurement);
+        assert!(by("kinesis.efo_push").seed_cells.is_empty());
+        assert_eq!(
+            by("kinesis.put_commit").source,
+            Source::User,
+            "set, with no source given"
+        );
+        assert_eq!(
+            by("kinesis.read_visibility").source,
+            Source::Seed,
+            "the base's, untouched"
+        );
+        let e = LatencyProfile::from_toml(
+            "name = \"x\"\n[provenance.\"kinesis.efo_pushh\"]\nsource = \"seed\"\nnote = \"n\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("'kinesis.efo_pushh', which is not a parameter"),
+            "{e}"
+        );
+        let e = LatencyProfile::from_toml("name = \"x\"\n[kinesis]\nefo_push = { mean_ms = 60 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("mean_ms needs p99_ms"), "{e}");
     }
 
     #[test]

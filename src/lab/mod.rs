@@ -110,7 +110,7 @@ pub fn model_params(
             if window == RateWindow::TokenBucket {
                 Provenance::seed(
                     "how 'five reads per second' is counted is not documented; the token bucket \
-                     was chosen because a sliding window gave about 53 throttles a minute on round \
+                     was chosen because a sliding window gave about 51 throttles a minute on round \
                      1's set-up where the seed's CloudWatch showed 12-24 (docs/emulator.md)",
                     &["kinesis-round1/read_throttles_per_minute/shard/value"],
                 )

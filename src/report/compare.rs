@@ -192,6 +192,63 @@ impl<'a> Comparer<'a> {
     }
 }
 
+/// Every cell id a seed can be compared on, whatever a run measured.
+pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
+    let mut ids = Vec::new();
+    if let Some(k) = &seed.kinesis {
+        let e = &k.experiment;
+        let stats = |ids: &mut Vec<String>, prefix: String, max: bool| {
+            for stat in ["p50", "p90", "p99"] {
+                ids.push(format!("{prefix}/{stat}"));
+            }
+            if max {
+                ids.push(format!("{prefix}/max"));
+            }
+        };
+        for row in &k.arrival_to_receive {
+            stats(
+                &mut ids,
+                format!("{e}/arrival_to_receive/{}", row.consumer),
+                row.max_ms.is_some(),
+            );
+        }
+        if let Some(row) = &k.send_to_arrival {
+            stats(
+                &mut ids,
+                format!("{e}/send_to_arrival/all"),
+                row.max_ms.is_some(),
+            );
+        }
+        for c in &k.escaped_throttles {
+            ids.push(format!("{e}/escaped_throttles/{}/count", c.consumer));
+        }
+        if k.read_throttles_per_minute.is_some() {
+            ids.push(format!("{e}/read_throttles_per_minute/shard/value"));
+        }
+        if k.get_records_per_minute.is_some() {
+            ids.push(format!("{e}/get_records_per_minute/shard/value"));
+        }
+    }
+    if let Some(s3) = &seed.s3 {
+        for (dir, rows) in [("upload", &s3.upload), ("download", &s3.download)] {
+            for r in rows {
+                for stat in ["express", "standard", "ratio"] {
+                    ids.push(format!("{}/{dir}/{}/{stat}", s3.experiment, r.case));
+                }
+            }
+        }
+    }
+    if let Some(r) = &seed.redis {
+        for row in &r.rows {
+            ids.push(format!(
+                "{}/average_lag/{}/new_clients",
+                r.experiment, row.condition
+            ));
+        }
+    }
+    ids
+}
+
 /// Every compared cell of a run: its figures beside the seed's.
 pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
     let model = (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
@@ -308,7 +365,77 @@ pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provenance::Provenance;
+    use crate::provenance::{Provenance, Source, matches};
+
+    /// The seeds of the built-in scenarios.
+    fn builtin_seeds() -> Vec<(crate::scenario::Scenario, Seed)> {
+        crate::scenario::BUILTIN
+            .iter()
+            .filter_map(|(name, _)| {
+                let s = crate::scenario::Scenario::resolve(name).unwrap();
+                s.seed.clone().map(|seed| (s, seed))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_seed_cell_a_parameter_names_is_one_the_seed_scenarios_compare() {
+        let ids: Vec<String> = builtin_seeds()
+            .iter()
+            .flat_map(|(_, seed)| seed_cell_ids(seed))
+            .collect();
+        assert!(ids.contains(&"kinesis-round1/arrival_to_receive/Lambda EFO/p99".to_string()));
+        assert!(ids.contains(&"s3/download/100 x 10 MB/ratio".to_string()));
+        assert!(ids.contains(&"redis/average_lag/50 MB value/new_clients".to_string()));
+        for name in crate::emulator::profile::BUILTIN_PROFILES {
+            let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
+            for (scenario, _) in builtin_seeds() {
+                let limits = crate::emulator::limits::Limits::default();
+                for p in crate::lab::model_params(&scenario, Some((&profile, &limits))) {
+                    assert_eq!(
+                        p.provenance.source == Source::Seed,
+                        !p.provenance.seed_cells.is_empty(),
+                        "{name} {}: a parameter is derived from seed cells exactly when its source is the seed",
+                        p.name
+                    );
+                    for pattern in &p.provenance.seed_cells {
+                        assert!(
+                            ids.iter().any(|id| matches(pattern, id)),
+                            "{name} {}: '{pattern}' names no cell any seed scenario compares",
+                            p.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_held_out_cells_are_never_calibrated_by_seed_tokyo() {
+        // Kinesis is fitted on round 1 only and S3 on the 1 GB and 100 KB sets: round 2 and the
+        // 10 MB set are predictions on every built-in profile.
+        for name in crate::emulator::profile::BUILTIN_PROFILES {
+            let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
+            for (scenario, seed) in builtin_seeds() {
+                let limits = crate::emulator::limits::Limits::default();
+                let model = crate::lab::model_params(&scenario, Some((&profile, &limits)));
+                for id in seed_cell_ids(&seed) {
+                    let held_out =
+                        id.starts_with("kinesis-round2/") || id.contains("/100 x 10 MB/");
+                    if held_out {
+                        assert!(
+                            calibrating(&model, &id).is_empty(),
+                            "{name}: {id} is held out but calibrated by {:?}",
+                            calibrating(&model, &id)
+                                .iter()
+                                .map(|p| &p.name)
+                                .collect::<Vec<_>>()
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn cells_derived_from_a_parameter_are_calibrated_and_the_rest_predicted() {

@@ -211,12 +211,19 @@ impl Report {
                 .iter()
                 .filter(|p| !p.provenance.seed_cells.is_empty())
                 .count();
+            let detail = match &s.backend.latency_profile {
+                Some(p) => format!("`latlab profile show {p}` lists each with its source"),
+                None => model
+                    .iter()
+                    .map(|p| format!("{} {} ({})", p.name, p.value, p.provenance.source.name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
             facts.push((
                 "model",
                 format!(
-                    "{} parameters, {derived} derived from seed figures (`latlab profile show {}` lists each with its source)",
+                    "{} parameters, {derived} derived from seed figures: {detail}",
                     model.len(),
-                    s.backend.latency_profile.as_deref().unwrap_or("NAME")
                 ),
             ));
         }
@@ -1015,4 +1022,29 @@ pub fn batch_line(c: &ConsumerSnapshot) -> String {
         parts.join(", "),
         thousands(c.batches)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_run_says_it_ran_until_quit_never_that_it_stopped_early() {
+        let scenario = Scenario::resolve("demo").unwrap();
+        let mut snap = crate::tui::fixture::sample_view().snapshot;
+        snap.elapsed_secs = 231.0;
+        snap.producing_secs = 229.0;
+        let live = Report::new(&scenario, snap.clone(), Ending::Quit, vec![]).render(Format::Text);
+        assert!(live.contains("(live, until quit)"), "{live}");
+        assert!(
+            !live.contains("stopped early") && !live.contains("requested"),
+            "{live}"
+        );
+        let stopped =
+            Report::new(&scenario, snap, Ending::StoppedEarly, vec![]).render(Format::Text);
+        assert!(
+            stopped.contains("(stopped early; 2m requested)"),
+            "{stopped}"
+        );
+    }
 }

@@ -217,14 +217,19 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
                 || c.counts.lost > 0
                 || c.counts.duplicates > 0
                 || c.counts.unread > 0;
+            // A consumer behind says so first: the column is cut on small screens.
+            let behind = if c.counts.unread > 0 {
+                format!("unread {} · ", thousands(c.counts.unread))
+            } else {
+                String::new()
+            };
             cells.push(note(
                 format!(
-                    "unread {} · lost {} · dup {} · throttled {} · escaped {}",
-                    thousands(c.counts.unread),
-                    thousands(c.counts.lost),
-                    thousands(c.counts.duplicates),
+                    "{behind}throttled {} · escaped {} · lost {} · dup {}",
                     thousands(sdk.throttles),
                     thousands(sdk.escaped_total()),
+                    thousands(c.counts.lost),
+                    thousands(c.counts.duplicates),
                 ),
                 bad,
             ));
@@ -1245,8 +1250,9 @@ fn draw_table(
         .max()
         .unwrap_or(8)
         .clamp(8, 28) as u16;
-    // What fits, at one cell of spacing: status, the retry quota and p99.9 go first, then the
-    // names narrow (to 12), then p90, retries and received go.
+    // What fits, at one cell of spacing: status, the retry quota, p99.9, acked (received + lost +
+    // unread), behind and retries go first, then the names narrow (to 14, so "get_records 2"
+    // stays whole), then p90 and received go.
     // acked = received + lost + unread; behind is the service's MillisBehindLatest.
     const HEAD: [&str; 17] = [
         "consumer",
@@ -1269,8 +1275,8 @@ fn draw_table(
     ];
     let (show, widths) = fit(
         &[name_w, 11, 11, 11, 11, 11, 8, 8, 5, 6, 9, 3, 9, 7, 7, 6, 13],
-        &[0, 0, 5, 0, 7, 0, 6, 2, 0, 0, 4, 0, 0, 3, 0, 8, 9],
-        Some((0, 12, 5)),
+        &[0, 0, 3, 0, 8, 0, 7, 2, 0, 0, 6, 0, 0, 5, 0, 9, 10],
+        Some((0, 14, 4)),
         area.width,
     );
     let head = Row::new(shown(

@@ -194,8 +194,10 @@ impl Schedule {
         }
     }
 
+    /// Records due by `now`: the k-th (from 0) is due at k / rate, and counts once that time has
+    /// passed, so a run of exactly N seconds at R records/s sends N x R records.
     fn owed(&self, now: Instant) -> u64 {
-        (now.duration_since(self.start).as_secs_f64() * self.rate) as u64 + 1
+        (now.duration_since(self.start).as_secs_f64() * self.rate).ceil() as u64
     }
 
     /// Records due now; a backlog over one second's worth is forgiven (the shortfall shows as
@@ -368,12 +370,13 @@ async fn put_records(
                         answer.shard_id(),
                         answer.sequence_number(),
                     ),
-                    Some(code) => {
+                    // The call succeeded; this record was refused on its own (usually the
+                    // shard's write limit): counted apart from the SDK's escaped errors.
+                    Some(_) => {
                         shared
                             .producer
                             .records_refused
                             .fetch_add(1, Ordering::Relaxed);
-                        shared.producer_sdk.escaped(code);
                         if let Some(again) = refused(ctx, record) {
                             let _ = retry.send(again);
                         }
@@ -400,11 +403,18 @@ mod tests {
     fn the_schedule_owes_rate_times_time_and_forgives_more_than_a_second() {
         let mut s = Schedule::new(100.0);
         let t0 = s.start;
-        assert_eq!(s.due(t0), 1, "the first record at once");
+        assert_eq!(s.due(t0), 0);
+        assert_eq!(
+            s.due(t0 + Duration::from_micros(100)),
+            1,
+            "the first record at once"
+        );
         s.sent(1);
         assert_eq!(s.due(t0 + Duration::from_millis(95)), 9);
         s.sent(9);
         assert_eq!(s.behind(t0 + Duration::from_millis(95)), 0);
+        // Exactly one second: 100 records, not 101.
+        assert_eq!(s.owed(t0 + Duration::from_secs(1)), 100);
         // Ten seconds without sending: only one second's worth is owed.
         assert_eq!(s.due(t0 + Duration::from_secs(10)), 100);
         assert_eq!(s.behind(t0 + Duration::from_secs(10)), 100);
