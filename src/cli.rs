@@ -497,7 +497,9 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
             .as_ref()
             .zip(scenario.redis.as_ref())
             .filter(|(_, r)| !r.conditions.is_empty());
-        let deadline = tokio::time::Instant::now() + scenario.duration;
+        // The duration is the producer's: it started while the lab did, a moment ago.
+        let deadline = tokio::time::Instant::now()
+            + scenario.duration.saturating_sub(lab.shared.producing_for());
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
         let signal = shutdown_signal();
         tokio::pin!(signal);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_kinesis::primitives::{Blob, DateTime};
 use aws_sdk_kinesis::types::{
-    PutRecordsRequestEntry, ShardIteratorType, StartingPosition, SubscribeToShardEventStream,
+    PutRecordsRequestEntry, ShardIteratorType, SubscribeToShardEventStream,
 };
 use common::*;
 use latlab::emulator::stats::Api;
@@ -767,40 +767,6 @@ async fn iterators_expire() {
         .await
         .unwrap_err();
     assert_eq!(code(&e), "ExpiredIteratorException");
-}
-
-async fn register_active(c: &aws_sdk_kinesis::Client, stream_arn: &str, name: &str) -> String {
-    let arn = c
-        .register_stream_consumer()
-        .stream_arn(stream_arn)
-        .consumer_name(name)
-        .send()
-        .await
-        .unwrap()
-        .consumer
-        .unwrap()
-        .consumer_arn;
-    for _ in 0..200 {
-        let d = c
-            .describe_stream_consumer()
-            .consumer_arn(&arn)
-            .send()
-            .await
-            .unwrap();
-        if d.consumer_description().unwrap().consumer_status().as_str() == "ACTIVE" {
-            return arn;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("consumer never became ACTIVE");
-}
-
-fn starting(kind: ShardIteratorType, seq: Option<String>) -> StartingPosition {
-    StartingPosition::builder()
-        .r#type(kind)
-        .set_sequence_number(seq)
-        .build()
-        .unwrap()
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_kinesis::primitives::Blob;
 use aws_sdk_kinesis::types::{
-    PutRecordsRequestEntry, ShardIteratorType, StartingPosition, SubscribeToShardEventStream,
+    PutRecordsRequestEntry, ShardIteratorType, SubscribeToShardEventStream,
 };
 use common::*;
 use latlab::emulator::Emulator;
@@ -90,19 +90,19 @@ async fn a_read_that_returns_all_a_call_may_is_penalized_five_seconds() {
     assert_eq!(get(&c, &next).await.map(|r| r.0), Ok(46), "after 5 s");
 
     // A large read that ended because the shard had no more records is not the maximum: only
-    // the 2 MiB/s budget holds the next call back (3 MB: ~0.45 s).
+    // the 2 MiB/s budget holds the next call back (6 MB: ~1.9 s), and no 5 s penalty follows.
     let (emu, c) = defaults().await;
-    fill(&emu, &c, 30, 100_000).await;
+    fill(&emu, &c, 60, 100_000).await;
     emu.advance_clock(Duration::from_secs(2));
     let (records, _, next) = get(&c, &trim_horizon(&c).await).await.unwrap();
-    assert_eq!(records, 30);
-    emu.advance_clock(Duration::from_millis(300));
+    assert_eq!(records, 60);
+    emu.advance_clock(Duration::from_millis(1000));
     assert_eq!(
         get(&c, &next).await.map(|r| r.0),
         Err("ProvisionedThroughputExceededException".into()),
-        "3 MB overdrew the 2 MiB/s budget"
+        "6 MB overdrew the 2 MiB/s budget"
     );
-    emu.advance_clock(Duration::from_millis(300));
+    emu.advance_clock(Duration::from_millis(1000));
     assert_eq!(
         get(&c, &next).await.map(|r| r.0),
         Ok(0),
@@ -176,8 +176,10 @@ async fn the_read_rate_is_a_bucket_of_five_calls_refilled_at_five_a_second() {
             Err(_) => refused += 1,
         }
     }
+    // (Real time passes between the calls too and refills a little: a slow machine sees a few
+    // refusals fewer, never more.)
     assert!(
-        (15..=17).contains(&refused),
+        (12..=17).contains(&refused),
         "6 calls/s for 20 s: {ok} passed, {refused} refused"
     );
 }
@@ -311,49 +313,15 @@ async fn records_are_kept_24_hours() {
     assert_eq!(payloads(out), ["b", "c"], "past 24 h the oldest is gone");
 }
 
-async fn register(c: &aws_sdk_kinesis::Client, name: &str) -> String {
-    let arn = c
-        .register_stream_consumer()
-        .stream_arn(STREAM_ARN)
-        .consumer_name(name)
-        .send()
-        .await
-        .unwrap()
-        .consumer
-        .unwrap()
-        .consumer_arn;
-    for _ in 0..100 {
-        let d = c
-            .describe_stream_consumer()
-            .consumer_arn(&arn)
-            .send()
-            .await
-            .unwrap();
-        if d.consumer_description().unwrap().consumer_status().as_str() == "ACTIVE" {
-            return arn;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("consumer {name} never became ACTIVE");
-}
-
-fn position(kind: ShardIteratorType, seq: Option<String>) -> StartingPosition {
-    StartingPosition::builder()
-        .r#type(kind)
-        .set_sequence_number(seq)
-        .build()
-        .unwrap()
-}
-
 #[tokio::test]
 async fn subscribe_to_shard_once_a_second_take_over_after_five_seconds() {
     let (emu, c) = defaults().await;
-    let consumer = register(&c, "efo").await;
+    let consumer = register_active(&c, STREAM_ARN, "efo").await;
     let subscribe = || {
         c.subscribe_to_shard()
             .consumer_arn(&consumer)
             .shard_id(SHARD0)
-            .starting_position(position(ShardIteratorType::Latest, None))
+            .starting_position(starting(ShardIteratorType::Latest, None))
             .send()
     };
     let first = subscribe().await.expect("the first subscription");
@@ -405,12 +373,12 @@ async fn subscribe_to_shard_once_a_second_take_over_after_five_seconds() {
 #[tokio::test]
 async fn a_subscription_lasts_five_minutes() {
     let (emu, c) = defaults().await;
-    let consumer = register(&c, "efo").await;
+    let consumer = register_active(&c, STREAM_ARN, "efo").await;
     let mut out = c
         .subscribe_to_shard()
         .consumer_arn(&consumer)
         .shard_id(SHARD0)
-        .starting_position(position(ShardIteratorType::Latest, None))
+        .starting_position(starting(ShardIteratorType::Latest, None))
         .send()
         .await
         .unwrap();
@@ -456,14 +424,14 @@ async fn the_fan_out_budget_belongs_to_the_consumer_and_shard() {
     for i in 0..80 {
         put(&c, vec![(i % 251) as u8; 500_000]).await;
     }
-    let consumer = register(&c, "efo").await;
+    let consumer = register_active(&c, STREAM_ARN, "efo").await;
     let started = Instant::now();
     let mut bytes = 0usize;
     let mut continuation: Option<String> = None;
     for _ in 0..6 {
         let pos = match &continuation {
-            Some(s) => position(ShardIteratorType::AfterSequenceNumber, Some(s.clone())),
-            None => position(ShardIteratorType::TrimHorizon, None),
+            Some(s) => starting(ShardIteratorType::AfterSequenceNumber, Some(s.clone())),
+            None => starting(ShardIteratorType::TrimHorizon, None),
         };
         // The dropped subscription ends as soon as the emulator notices the closed connection.
         let mut tries = 0;

@@ -374,11 +374,7 @@ async fn multipart_round_trip_is_byte_exact() {
     assert_eq!(code(&e), "EntityTooSmall");
 }
 
-#[tokio::test]
-async fn express_directory_buckets_use_sessions() {
-    let emu = emulator(&["s3.session_duration=2s"]).await;
-    let c = client(&emu);
-    let bucket = "lab--use1-az4--x-s3";
+async fn create_directory_bucket(c: &aws_sdk_s3::Client, bucket: &str) {
     c.create_bucket()
         .bucket(bucket)
         .create_bucket_configuration(
@@ -400,6 +396,51 @@ async fn express_directory_buckets_use_sessions() {
         .send()
         .await
         .unwrap();
+}
+
+/// A CreateSession answer's token.
+fn session_token(xml: &str) -> String {
+    xml.split("<SessionToken>")
+        .nth(1)
+        .and_then(|rest| rest.split("</SessionToken>").next())
+        .unwrap_or_else(|| panic!("no SessionToken in {xml}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn express_sessions_last_five_minutes() {
+    // The documented 5 minutes, checked at their value by moving the emulator's clock.
+    let emu = emulator(&[]).await;
+    let c = client(&emu);
+    let bucket = "five--use1-az4--x-s3";
+    create_directory_bucket(&c, bucket).await;
+    c.put_object()
+        .bucket(bucket)
+        .key("k")
+        .body(ByteStream::from_static(b"x"))
+        .send()
+        .await
+        .unwrap();
+    let (status, xml) = raw(&emu, "GET", &format!("/{bucket}?session"), &[], b"").await;
+    assert_eq!(status, 200, "{xml}");
+    let token = session_token(&xml);
+    let headers = [("x-amz-s3session-token", token.as_str())];
+    let path = format!("/{bucket}/k");
+    emu.advance_clock(std::time::Duration::from_secs(299));
+    let (status, xml) = raw(&emu, "GET", &path, &headers, b"").await;
+    assert_eq!(status, 200, "a 4m59s-old session still works: {xml}");
+    emu.advance_clock(std::time::Duration::from_secs(2));
+    let (status, xml) = raw(&emu, "GET", &path, &headers, b"").await;
+    assert_eq!(status, 400);
+    assert!(xml.contains("<Code>ExpiredToken</Code>"), "{xml}");
+}
+
+#[tokio::test]
+async fn express_directory_buckets_use_sessions() {
+    let emu = emulator(&["s3.session_duration=2s"]).await;
+    let c = client(&emu);
+    let bucket = "lab--use1-az4--x-s3";
+    create_directory_bucket(&c, bucket).await;
     let payload = data(10_000, 3);
     let put = c
         .put_object()
@@ -441,14 +482,7 @@ async fn express_directory_buckets_use_sessions() {
     );
     let (status, xml) = raw(&emu, "GET", &format!("/{bucket}?session"), &[], b"").await;
     assert_eq!(status, 200);
-    let token = xml
-        .split("<SessionToken>")
-        .nth(1)
-        .unwrap()
-        .split("</SessionToken>")
-        .next()
-        .unwrap()
-        .to_string();
+    let token = session_token(&xml);
     assert!(xml.contains("<Expiration>"));
     let (status, _) = raw(
         &emu,

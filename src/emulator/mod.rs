@@ -119,11 +119,12 @@ impl Emulator {
         &self.s3
     }
 
-    /// Moves the emulated Kinesis service's clock forward, as if `by` had passed: iterators age,
-    /// subscriptions run out, records pass their retention. For tests of time-based limits at
-    /// their documented values.
+    /// Moves the emulated services' clock forward, as if `by` had passed: iterators age,
+    /// subscriptions and S3 Express sessions run out, records pass their retention, rate limits
+    /// refill. For tests of time-based limits at their documented values.
     pub fn advance_clock(&self, by: std::time::Duration) {
         self.kinesis.clock.advance(by);
+        self.s3.clock.advance(by);
     }
 
     /// Calls and throttles per shard and API so far.

@@ -349,6 +349,29 @@ const S3_FIT: S3Fit = S3Fit {
     express_down: 141.3,
 };
 
+impl S3Fit {
+    /// A fitted first byte: the seed gives means only, so the shape is assumed (the minimum half
+    /// the median, the p99 three times it: the mean is then 1.135 times the median).
+    fn first_byte(median_ms: f64) -> Dist {
+        Dist::lognormal_ms(median_ms / 2.0, median_ms, median_ms * 3.0)
+    }
+
+    /// A class with fitted first bytes and rates (MB/s) and AWS's 88 MB/s per connection.
+    fn class(&self, put_ms: f64, get_ms: f64, up: f64, down: f64) -> S3ClassProfile {
+        S3ClassProfile {
+            put_first_byte: S3Fit::first_byte(put_ms),
+            get_first_byte: S3Fit::first_byte(get_ms),
+            connection_upload: CONNECTION,
+            connection_download: CONNECTION,
+            aggregate_upload: up * MB,
+            aggregate_download: down * MB,
+        }
+    }
+}
+
+/// One S3 connection's throughput (AWS: about 85-90 MB/s per concurrent request).
+const CONNECTION: f64 = 88.0 * MB;
+
 impl LatencyProfile {
     /// Nothing added: every figure measured is the emulator's own cost plus the client's.
     pub fn zero() -> Self {
@@ -372,7 +395,6 @@ impl LatencyProfile {
     /// measurements only: no parameter is derived from a seed figure, so a seed scenario run
     /// with it is an out-of-sample check.
     pub fn same_region() -> Self {
-        let connection = 88.0 * MB;
         let mut p = LatencyProfile {
             name: "same-region".into(),
             description: "client and service in one region (AWS documents and public measurements; no seed figure)".into(),
@@ -387,16 +409,16 @@ impl LatencyProfile {
                 standard: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(10.0, 30.0, 120.0),
                     get_first_byte: Dist::lognormal_ms(8.0, 22.0, 90.0),
-                    connection_upload: connection,
-                    connection_download: connection,
+                    connection_upload: CONNECTION,
+                    connection_download: CONNECTION,
                     aggregate_upload: 0.0,
                     aggregate_download: 0.0,
                 },
                 express: S3ClassProfile {
                     put_first_byte: Dist::lognormal_ms(2.0, 6.0, 15.0),
                     get_first_byte: Dist::lognormal_ms(2.0, 5.0, 12.0),
-                    connection_upload: connection,
-                    connection_download: connection,
+                    connection_upload: CONNECTION,
+                    connection_download: CONNECTION,
                     aggregate_upload: 0.0,
                     aggregate_download: 0.0,
                 },
@@ -485,7 +507,6 @@ impl LatencyProfile {
     /// prediction). Each parameter names the seed cells it was derived from; those cells are
     /// `calibrated` in every report of a run with this profile.
     pub fn seed_tokyo() -> Self {
-        let connection = 88.0 * MB;
         let mut p = LatencyProfile {
             name: "seed-tokyo".into(),
             description: "calibrated on the seed experiments (ap-northeast-1): Kinesis round 1, S3's 1 GB and 100 KB sets".into(),
@@ -497,24 +518,20 @@ impl LatencyProfile {
                 efo_push: Dist::lognormal_mean_ms(12.0, 70.0, 119.1),
             },
             s3: S3Profile {
-                standard: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(S3_FIT.standard_put / 2.0, S3_FIT.standard_put, S3_FIT.standard_put * 3.0),
-                    get_first_byte: Dist::lognormal_ms(S3_FIT.standard_get / 2.0, S3_FIT.standard_get, S3_FIT.standard_get * 3.0),
-                    connection_upload: connection,
-                    connection_download: connection,
-                    aggregate_upload: S3_FIT.standard_up * MB,
-                    aggregate_download: S3_FIT.standard_down * MB,
-                },
-                express: S3ClassProfile {
-                    put_first_byte: Dist::lognormal_ms(S3_FIT.express_put / 2.0, S3_FIT.express_put, S3_FIT.express_put * 3.0),
-                    get_first_byte: Dist::lognormal_ms(S3_FIT.express_get / 2.0, S3_FIT.express_get, S3_FIT.express_get * 3.0),
-                    connection_upload: connection,
-                    connection_download: connection,
-                    aggregate_upload: S3_FIT.express_up * MB,
-                    aggregate_download: S3_FIT.express_down * MB,
-                },
+                standard: S3_FIT.class(
+                    S3_FIT.standard_put,
+                    S3_FIT.standard_get,
+                    S3_FIT.standard_up,
+                    S3_FIT.standard_down,
+                ),
+                express: S3_FIT.class(
+                    S3_FIT.express_put,
+                    S3_FIT.express_get,
+                    S3_FIT.express_up,
+                    S3_FIT.express_down,
+                ),
                 nic_bandwidth: 625.0 * MB,
-                create_session: Dist::lognormal_ms(S3_FIT.express_put / 2.0, S3_FIT.express_put, S3_FIT.express_put * 3.0),
+                create_session: S3Fit::first_byte(S3_FIT.express_put),
             },
             provenance: BTreeMap::new(),
         };

@@ -101,8 +101,14 @@ pub fn model_params(
     use crate::emulator::limits::RateWindow;
     use crate::provenance::{Param, Provenance, Source};
     let mut params = Vec::new();
-    if let Some((profile, limits)) = emulated {
-        params.extend(profile.params());
+    if let Some((profile, _)) = emulated {
+        // Only the labs the scenario runs: an S3 run's figures owe nothing to Kinesis's model.
+        params.extend(profile.params().into_iter().filter(|p| {
+            (scenario.kinesis.is_some() && p.name.starts_with("kinesis."))
+                || (scenario.s3.is_some() && p.name.starts_with("s3."))
+        }));
+    }
+    if let (Some((_, limits)), Some(_)) = (emulated, &scenario.kinesis) {
         let window = limits.kinesis.read_rate_window;
         params.push(Param::new(
             "emulator.read_rate_window",
@@ -121,6 +127,8 @@ pub fn model_params(
                 )
             },
         ));
+    }
+    if let Some((_, limits)) = emulated {
         let documented = Limits::default();
         let given = |a: Vec<(&'static str, String)>,
                      b: Vec<(&'static str, String)>,

@@ -131,3 +131,42 @@ pub async fn raw_kinesis(emu: &Emulator, target: &str, body: &str) -> (u16, serd
         serde_json::from_str(&body).unwrap_or(serde_json::Value::String(body)),
     )
 }
+
+/// Registers an enhanced fan-out consumer and waits until it is ACTIVE; returns its ARN.
+pub async fn register_active(c: &aws_sdk_kinesis::Client, stream_arn: &str, name: &str) -> String {
+    let arn = c
+        .register_stream_consumer()
+        .stream_arn(stream_arn)
+        .consumer_name(name)
+        .send()
+        .await
+        .unwrap()
+        .consumer
+        .unwrap()
+        .consumer_arn;
+    for _ in 0..200 {
+        let d = c
+            .describe_stream_consumer()
+            .consumer_arn(&arn)
+            .send()
+            .await
+            .unwrap();
+        if d.consumer_description().unwrap().consumer_status().as_str() == "ACTIVE" {
+            return arn;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("consumer never became ACTIVE");
+}
+
+/// A SubscribeToShard starting position.
+pub fn starting(
+    kind: aws_sdk_kinesis::types::ShardIteratorType,
+    seq: Option<String>,
+) -> aws_sdk_kinesis::types::StartingPosition {
+    aws_sdk_kinesis::types::StartingPosition::builder()
+        .r#type(kind)
+        .set_sequence_number(seq)
+        .build()
+        .unwrap()
+}

@@ -123,6 +123,9 @@ pub struct S3 {
     stats: Mutex<BTreeMap<(Class, &'static str), S3Counts>>,
     create_sessions: Mutex<u64>,
     ids: Mutex<u64>,
+    /// The service's clock for its rules (request rates, session expiry); bodies are paced on
+    /// real time.
+    pub clock: super::time::ServiceClock,
 }
 
 /// Pacing budgets every connection of a kind shares.
@@ -169,6 +172,7 @@ impl S3 {
             stats: Mutex::new(BTreeMap::new()),
             create_sessions: Mutex::new(0),
             ids: Mutex::new(0),
+            clock: Default::default(),
         }
     }
 
@@ -265,7 +269,7 @@ impl S3 {
         rates
             .entry((bucket.name.clone(), scope, write))
             .or_insert_with(|| CallRate::new(RateWindow::TokenBucket, per_sec))
-            .try_admit(Instant::now())
+            .try_admit(self.clock.now())
     }
 
     fn session_duration(&self) -> Duration {

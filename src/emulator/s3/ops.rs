@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -416,17 +416,17 @@ impl S3 {
             rand::random::<u64>()
         );
         let duration = self.session_duration();
-        let expires_ms = crate::clock::now_micros() / 1000 + duration.as_millis() as i64;
+        let expires_ms = self.clock.now_micros() / 1000 + duration.as_millis() as i64;
+        let now = self.clock.now();
         self.sessions.lock().insert(
             token.clone(),
             Session {
                 bucket: bucket.to_string(),
-                expires: Instant::now() + duration,
+                expires: now + duration,
                 expires_ms,
             },
         );
         // Old sessions are forgotten so the table stays small.
-        let now = Instant::now();
         self.sessions
             .lock()
             .retain(|_, s| s.expires + Duration::from_secs(600) > now);
@@ -467,7 +467,7 @@ impl S3 {
                 ),
             ));
         }
-        if Instant::now() >= s.expires {
+        if self.clock.now() >= s.expires {
             return Err(
                 S3Error::new(400, "ExpiredToken", "The provided token has expired.")
                     .with("Expiration", rfc3339_ms(s.expires_ms)),

@@ -76,19 +76,8 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             };
             match spec.mode {
                 ProducerMode::PutRecord => {
-                    let permit = match in_flight.clone().try_acquire_owned() {
-                        Ok(p) => p,
-                        Err(_) => {
-                            let waited = Instant::now();
-                            let Ok(p) = in_flight.clone().acquire_owned().await else {
-                                return;
-                            };
-                            shared
-                                .producer
-                                .cap_wait_us
-                                .fetch_add(waited.elapsed().as_micros() as u64, Ordering::Relaxed);
-                            p
-                        }
+                    let Some(permit) = slot(&ctx, &in_flight).await else {
+                        return;
                     };
                     let (ctx2, client) = (ctx.clone(), client.clone());
                     puts.spawn(async move {
@@ -226,6 +215,21 @@ impl Schedule {
     }
 }
 
+/// A free in-flight slot, waiting for one when the cap is reached (the wait is counted: it is
+/// why a producer falls short of its rate). None once the semaphore is closed.
+async fn slot(ctx: &Ctx, in_flight: &Arc<Semaphore>) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    if let Ok(p) = in_flight.clone().try_acquire_owned() {
+        return Some(p);
+    }
+    let waited = Instant::now();
+    let p = in_flight.clone().acquire_owned().await.ok()?;
+    ctx.shared
+        .producer
+        .cap_wait_us
+        .fetch_add(waited.elapsed().as_micros() as u64, Ordering::Relaxed);
+    Some(p)
+}
+
 /// Sends a PutRecords batch as one request in flight.
 async fn send_batch(
     ctx: &Ctx,
@@ -238,19 +242,8 @@ async fn send_batch(
     if batch.is_empty() {
         return;
     }
-    let permit = match in_flight.clone().try_acquire_owned() {
-        Ok(p) => p,
-        Err(_) => {
-            let waited = Instant::now();
-            let Ok(p) = in_flight.clone().acquire_owned().await else {
-                return;
-            };
-            ctx.shared
-                .producer
-                .cap_wait_us
-                .fetch_add(waited.elapsed().as_micros() as u64, Ordering::Relaxed);
-            p
-        }
+    let Some(permit) = slot(ctx, in_flight).await else {
+        return;
     };
     let (ctx, client, retry) = (ctx.clone(), client.clone(), retry.clone());
     puts.spawn(async move {
