@@ -50,7 +50,7 @@ async fn measure(label: &str, mode: &str, seconds: u64) -> f64 {
         "{label}: every acknowledged record is accounted for"
     );
     println!(
-        "{label:<34} asked {RATE:>6}/s  achieved {:>8.0}/s  CPU {:>4.0}% of a core  {:>8.0} records/s per core{}",
+        "{label:<36} asked {RATE:>6}/s  achieved {:>8.0}/s  CPU {:>4.0}% of a core  {:>8.0} records/s per core{}",
         p.achieved_rate,
         cores_used * 100.0,
         per_core,

@@ -477,6 +477,10 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         scenario.duration = d;
     }
+    // The producer stops by itself after the run's length: exactly rate x duration records.
+    if let Some(k) = scenario.kinesis.as_mut() {
+        k.producer.stop_after = Some(scenario.duration);
+    }
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.
         std::fs::OpenOptions::new()

@@ -174,6 +174,9 @@ pub struct ProducerSpec {
     /// Requests in flight at once at most.
     pub max_in_flight: u32,
     pub mode: ProducerMode,
+    /// A headless run produces for exactly this long (`rate x duration` records); None: until
+    /// stopped (the live lab).
+    pub stop_after: Option<Duration>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -633,6 +636,7 @@ fn kinesis(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
             payload: p.payload.0,
             max_in_flight: p.max_in_flight.unwrap_or(64).clamp(1, 1024),
             mode,
+            stop_after: None,
         },
         consumers,
         drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),

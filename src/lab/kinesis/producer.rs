@@ -54,10 +54,14 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
     shared.producing.lock().0 = Some(shared.elapsed());
     shared.producing_cpu.lock().0 = Some(crate::metrics::cpu::process_seconds());
     let mut schedule = Schedule::new(shared.settings.lock().rate);
+    let stop_at = spec.stop_after.map(|d| schedule.start + d);
     loop {
         let settings = shared.settings.lock().clone();
         schedule.set_rate(settings.rate);
-        let due = schedule.due(Instant::now());
+        let now = Instant::now();
+        // A run of a set length: records due at or after its end are not sent.
+        let ended = stop_at.is_some_and(|end| now >= end);
+        let due = schedule.due(stop_at.map_or(now, |end| now.min(end)));
         let mut made = 0u64;
         while made < due {
             let seq = shared.ledger.lock().allocate();
@@ -129,10 +133,13 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             send_batch(&ctx, &client, &in_flight, &mut puts, full, &retry_tx).await;
         }
         while puts.try_join_next().is_some() {}
-        if cancel.is_cancelled() {
+        if cancel.is_cancelled() || ended {
             break;
         }
         let mut wake = schedule.next_due(Instant::now());
+        if let Some(end) = stop_at {
+            wake = wake.min(end);
+        }
         if let (ProducerMode::PutRecords { linger, .. }, Some(t)) = (spec.mode, batch_started) {
             wake = wake.min(t + linger);
         }
@@ -408,6 +415,9 @@ mod tests {
         assert_eq!(s.behind(t0 + Duration::from_millis(95)), 0);
         // Exactly one second: 100 records, not 101.
         assert_eq!(s.owed(t0 + Duration::from_secs(1)), 100);
+        // A run of exactly ten minutes at 5/s owes 3,000 records at its end, not 3,001.
+        let five = Schedule::new(5.0);
+        assert_eq!(five.owed(five.start + Duration::from_secs(600)), 3000);
         // Ten seconds without sending: only one second's worth is owed.
         assert_eq!(s.due(t0 + Duration::from_secs(10)), 100);
         assert_eq!(s.behind(t0 + Duration::from_secs(10)), 100);
