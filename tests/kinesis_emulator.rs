@@ -748,11 +748,10 @@ async fn iterators_expire() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "ExpiredIteratorException");
-    assert!(
-        message(&e).contains("tolerated delay of 1000 milliseconds"),
-        "{}",
-        message(&e)
+    assert_error(
+        &e,
+        "ExpiredIteratorException",
+        "tolerated delay of 1000 milliseconds",
     );
     assert!(
         e.as_service_error()
@@ -795,12 +794,7 @@ async fn consumers_register_describe_list_and_are_capped() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "LimitExceededException");
-    assert!(
-        message(&e).contains("5 consumers in CREATING"),
-        "{}",
-        message(&e)
-    );
+    assert_error(&e, "LimitExceededException", "5 consumers in CREATING");
     let e = c
         .register_stream_consumer()
         .stream_arn(arn)

@@ -195,11 +195,10 @@ async fn records_over_one_mib_and_put_records_over_500_or_10_mib_are_refused() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "ValidationException");
-    assert!(
-        message(&e).contains("Member must have length less than or equal to 1048576"),
-        "{}",
-        message(&e)
+    assert_error(
+        &e,
+        "ValidationException",
+        "Member must have length less than or equal to 1048576",
     );
     let entry = |size: usize| {
         PutRecordsRequestEntry::builder()
@@ -215,11 +214,10 @@ async fn records_over_one_mib_and_put_records_over_500_or_10_mib_are_refused() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "ValidationException");
-    assert!(
-        message(&e).contains("Member must have length between 1 and 500"),
-        "{}",
-        message(&e)
+    assert_error(
+        &e,
+        "ValidationException",
+        "Member must have length between 1 and 500",
     );
     // Eleven records of just under 1 MiB: over 10 MiB in one request.
     let e = c
@@ -229,11 +227,10 @@ async fn records_over_one_mib_and_put_records_over_500_or_10_mib_are_refused() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "InvalidArgumentException");
-    assert!(
-        message(&e).contains("over the PutRecords limit of 10485760 bytes"),
-        "{}",
-        message(&e)
+    assert_error(
+        &e,
+        "InvalidArgumentException",
+        "over the PutRecords limit of 10485760 bytes",
     );
 }
 
@@ -275,11 +272,10 @@ async fn iterators_expire_after_five_minutes() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(code(&e), "ExpiredIteratorException");
-    assert!(
-        message(&e).contains("tolerated delay of 300000 milliseconds"),
-        "{}",
-        message(&e)
+    assert_error(
+        &e,
+        "ExpiredIteratorException",
+        "tolerated delay of 300000 milliseconds",
     );
 }
 

@@ -133,7 +133,7 @@ impl ProducerSnapshot {
             ));
         }
         if why.is_empty() {
-            why.push("no cause measured (the put calls' own time)".into());
+            why.push("none of the measured causes (in-flight cap, throttles, CPU)".into());
         }
         why
     }

@@ -170,3 +170,12 @@ pub fn starting(
         .build()
         .unwrap()
 }
+
+/// Asserts an SDK error's code, and that its message says `says`.
+pub fn assert_error<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>, want: &str, says: &str)
+where
+    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
+{
+    assert_eq!(code(e), want, "{}", message(e));
+    assert!(message(e).contains(says), "{want}: {}", message(e));
+}
