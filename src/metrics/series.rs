@@ -294,13 +294,16 @@ impl Rate {
         self.slots[i] += 1;
     }
 
-    /// The counts of the last `n` seconds up to and including `now_second`, oldest first.
+    /// The counts of the last `n` seconds up to and including `now_second`, oldest first: always
+    /// `n` of them (seconds before the lab started count zero), so the newest is last.
     pub fn counts(&self, now_second: u64, n: usize) -> Vec<u32> {
         let n = n.min(ROLLING_SECONDS);
-        let start = (now_second + 1).saturating_sub(n as u64);
-        (start..=now_second)
-            .map(|sec| {
-                sec.checked_sub(self.first_second)
+        (0..n as u64)
+            .rev()
+            .map(|ago| {
+                now_second
+                    .checked_sub(ago)
+                    .and_then(|sec| sec.checked_sub(self.first_second))
                     .and_then(|i| self.slots.get(i as usize))
                     .copied()
                     .unwrap_or(0)
@@ -339,6 +342,10 @@ mod tests {
         r.tick(5000);
         assert_eq!(r.counts(5000, 2), [0, 1]);
         assert_eq!(r.counts(9, 3), [0, 0, 0], "old seconds left the window");
+        // Early in a run: still n values, the newest last.
+        let mut early = Rate::default();
+        early.tick(1);
+        assert_eq!(early.counts(1, 4), [0, 0, 0, 1]);
     }
 
     #[test]

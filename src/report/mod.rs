@@ -738,7 +738,15 @@ impl Report {
                 out,
                 "Kinesis: the shard's read budget (per shard, per minute of the run)",
             );
-            let mut t = Table::new(&["figure", "ours", "seed (CloudWatch)", "ours / seed", "cell"]);
+            let seeded = exp.as_ref().is_some_and(|e| {
+                self.cell(&format!("{e}/get_records_per_minute/shard/value"))
+                    .is_some()
+            });
+            let mut headers = vec!["figure", "ours"];
+            if seeded {
+                headers.extend(["seed (CloudWatch)", "ours / seed", "cell"]);
+            }
+            let mut t = Table::new(&headers);
             let per_min = |n: u64| n as f64 / minutes / k.shards.max(1) as f64;
             for (name, ours, series) in [
                 (
@@ -755,13 +763,15 @@ impl Report {
                 let c = exp
                     .as_ref()
                     .and_then(|e| self.cell(&format!("{e}/{series}/shard/value")));
-                t.row(vec![
-                    name.into(),
-                    format!("{ours:.1}"),
-                    c.map_or(String::new(), |c| format!("{}-{}", c.seed_low, c.seed_high)),
-                    c.map_or(String::new(), |c| ratio_text(c.ratio)),
-                    c.map_or(String::new(), |c| c.label.name().into()),
-                ]);
+                let mut row = vec![name.into(), format!("{ours:.1}")];
+                if seeded {
+                    row.extend([
+                        c.map_or(String::new(), |c| format!("{}-{}", c.seed_low, c.seed_high)),
+                        c.map_or(String::new(), |c| ratio_text(c.ratio)),
+                        c.map_or(String::new(), |c| c.label.name().into()),
+                    ]);
+                }
+                t.row(row);
             }
             out.push_str(&table(&t));
         }
