@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use latlab::lab::{Lab, TargetOptions};
 use latlab::metrics::cpu;
+use latlab::run::{Lab, TargetOptions};
 use latlab::scenario::Scenario;
 
 const RATE: u32 = 15_000;

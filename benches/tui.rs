@@ -7,6 +7,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use latlab::labs::LabKind;
 use latlab::tui::app::App;
 use latlab::tui::fixture::{sample_tour_view, sample_view};
 use latlab::tui::screenshot::render;
@@ -68,7 +69,7 @@ fn main() {
     // The overview of the `tour` scenario: 4 Kinesis panes, 2 S3 panes and 3 Redis panes.
     let tour = sample_tour_view();
     let mut app = App::new(Theme::dark());
-    app.sync_labs(true, true, true);
+    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     let rows = tour
         .snapshot
         .kinesis

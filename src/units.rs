@@ -1,4 +1,5 @@
-//! Small value types shared by configuration files and flags: durations and byte sizes with units.
+//! Values with units, parsed and formatted in one place: durations and byte sizes (configuration
+//! files and flags), milliseconds and counts the way the seed writes them (screens and reports).
 
 use std::fmt;
 use std::time::Duration;
@@ -126,9 +127,73 @@ impl<'de> Deserialize<'de> for Bytes {
     }
 }
 
+/// Milliseconds the way the seed writes them: `68.3 ms`, `1,364.7 ms`.
+pub fn ms(us: u64) -> String {
+    ms_f(us as f64 / 1000.0)
+}
+
+pub fn ms_f(ms: f64) -> String {
+    let tenths = (ms * 10.0).round() as u64;
+    format!("{}.{} ms", thousands(tenths / 10), tenths % 10)
+}
+
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// ours / seed, as `x1.03`.
+pub fn ratio(ours: f64, seed: f64) -> String {
+    if seed <= 0.0 {
+        "-".into()
+    } else {
+        format!("x{:.2}", ours / seed)
+    }
+}
+
+pub fn clock(secs: f64) -> String {
+    let s = secs as u64;
+    format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+}
+
+pub fn fmt_rate(r: f64) -> String {
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// Compact milliseconds for axis labels: `850 ms`, `12.3 s`.
+pub fn short_ms(us: u64) -> String {
+    if us >= 10_000_000 {
+        format!("{:.1} s", us as f64 / 1e6)
+    } else {
+        format!("{} ms", thousands((us as f64 / 1000.0).round() as u64))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_like_the_seed() {
+        assert_eq!(ms(68_300), "68.3 ms");
+        assert_eq!(ms(1_364_700), "1,364.7 ms");
+        assert_eq!(ms(12_041_449), "12,041.4 ms");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(ratio(70.0, 68.3), "x1.02");
+        assert_eq!(short_ms(1_234_000), "1,234 ms");
+        assert_eq!(short_ms(12_340_000), "12.3 s");
+    }
 
     #[test]
     fn sizes_and_durations_parse_and_print() {
@@ -184,4 +249,9 @@ mod toml_error_tests {
         assert!(msg.starts_with("line 2, column "), "{msg}");
         assert!(!msg.contains('\n'));
     }
+}
+
+/// The line (from 1) of a byte offset in a file's text, for errors that name the line.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
 }

@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use latlab::emulator::stats::Api;
-use latlab::lab::{Command, Lab, TargetOptions};
+use latlab::labs::kinesis;
+use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::report::{Ending, Format, Report};
-use latlab::scenario::{ConsumerKind, Scenario};
+use latlab::run::{Command, Lab, TargetOptions};
+use latlab::scenario::Scenario;
 
 fn scenario(body: &str) -> Scenario {
     let text = format!(
@@ -20,7 +22,7 @@ async fn run_for(
     s: &Scenario,
     opts: &TargetOptions,
     d: Duration,
-) -> latlab::lab::snapshot::Snapshot {
+) -> latlab::run::snapshot::Snapshot {
     let lab = Lab::start(s.clone(), opts).await.expect("the lab starts");
     tokio::time::sleep(d).await;
     let (snap, problems) = lab.finish().await;
@@ -168,7 +170,9 @@ async fn keys_add_and_remove_pollers_without_losing_data() {
     let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
-        lab.apply(Command::AddPoller).await.unwrap(),
+        lab.apply(Command::Kinesis(kinesis::Command::AddPoller))
+            .await
+            .unwrap(),
         "added poller get_records 2"
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -177,11 +181,15 @@ async fn keys_add_and_remove_pollers_without_losing_data() {
         .counts
         .received;
     assert_eq!(
-        lab.apply(Command::RemovePoller).await.unwrap(),
+        lab.apply(Command::Kinesis(kinesis::Command::RemovePoller))
+            .await
+            .unwrap(),
         "removed poller get_records 2"
     );
     assert_eq!(
-        lab.apply(Command::PayloadUp).await.unwrap(),
+        lab.apply(Command::Kinesis(kinesis::Command::PayloadUp))
+            .await
+            .unwrap(),
         "payload size 256 B"
     );
     tokio::time::sleep(Duration::from_secs(2)).await;

@@ -5,8 +5,8 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use latlab::lab::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
-use latlab::redis_local::{LinkProfile, LocalRedis};
+use latlab::labs::redis::local::{LinkProfile, LocalRedis};
+use latlab::labs::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
 
 /// The tests here measure milliseconds on real servers, and one loads a server's CPU on purpose:
 /// they run one at a time.
@@ -14,7 +14,7 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn require_redis() {
     assert!(
-        latlab::redis_local::redis_server_binary().is_ok(),
+        latlab::labs::redis::local::redis_server_binary().is_ok(),
         "redis-server is required for the Redis tests: install it (sudo apt-get install -y redis-server; scripts/test and .ci/run do)"
     );
 }

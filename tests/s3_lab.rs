@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use latlab::emulator::s3::Class;
-use latlab::lab::{Command, Lab, TargetOptions};
+use latlab::labs::s3;
+use latlab::run::{Command, Lab, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::tui::app::{Action, App, Tab};
 use latlab::tui::screenshot::render;
@@ -113,11 +114,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
     let view = View::of(&lab, 60);
-    app.sync_labs(
-        view.snapshot.kinesis.is_some(),
-        view.snapshot.s3.is_some(),
-        view.snapshot.redis.is_some(),
-    );
+    app.sync_labs(&view.snapshot.labs());
     assert_eq!(
         app.tab,
         Tab::S3,
@@ -134,16 +131,20 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     assert!(express_puts > 5);
 
     let action = app.key(KeyEvent::from(KeyCode::Char('s')), || View::of(&lab, 60));
-    assert_eq!(action, Action::Lab(Command::ToggleS3Class));
+    assert_eq!(action, Action::Lab(Command::S3(s3::Command::ToggleClass)));
     assert_eq!(
-        lab.apply(Command::ToggleS3Class).await.unwrap(),
+        lab.apply(Command::S3(s3::Command::ToggleClass))
+            .await
+            .unwrap(),
         "S3 storage class STANDARD"
     );
     app.say("S3 storage class STANDARD", false);
     let action = app.key(KeyEvent::from(KeyCode::Char(']')), || View::of(&lab, 60));
-    assert_eq!(action, Action::Lab(Command::S3PayloadUp));
+    assert_eq!(action, Action::Lab(Command::S3(s3::Command::PayloadUp)));
     assert_eq!(
-        lab.apply(Command::S3PayloadUp).await.unwrap(),
+        lab.apply(Command::S3(s3::Command::PayloadUp))
+            .await
+            .unwrap(),
         "S3 payload size 1 MB"
     );
     tokio::time::sleep(Duration::from_secs(2)).await;

@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::lab::{Command, Lab, TargetOptions};
-use latlab::scenario::{ConsumerKind, Scenario};
+use latlab::labs::kinesis::config::ConsumerKind;
+use latlab::labs::{LabKind, kinesis, redis, s3};
+use latlab::run::{Command, Lab, TargetOptions};
+use latlab::scenario::Scenario;
 use latlab::tui::app::{Action, App};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;
@@ -61,7 +63,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
 
     assert_eq!(
         press(&mut app, &lab, '+').await,
-        Action::Lab(Command::AddPoller)
+        Action::Lab(Command::Kinesis(kinesis::Command::AddPoller))
     );
     assert_eq!(
         running_pollers(&lab),
@@ -102,7 +104,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
         .received;
     assert_eq!(
         press(&mut app, &lab, '-').await,
-        Action::Lab(Command::RemovePoller)
+        Action::Lab(Command::Kinesis(kinesis::Command::RemovePoller))
     );
     assert_eq!(running_pollers(&lab), ["get_records"]);
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -162,7 +164,7 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     let view = latlab::tui::fixture::sample_tour_view();
     let k = |c| KeyEvent::from(KeyCode::Char(c));
     let mut app = App::new(Theme::dark());
-    app.sync_labs(true, true, true);
+    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     assert_eq!(app.tab, Tab::Overview);
     app.key(k('1'), || view.clone());
     assert_eq!(app.tab, Tab::Kinesis);
@@ -179,11 +181,11 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     // The labs' keys act from the overview and leave it on screen.
     assert_eq!(
         app.key(k('s'), || view.clone()),
-        Action::Lab(Command::ToggleS3Class)
+        Action::Lab(Command::S3(s3::Command::ToggleClass))
     );
     assert_eq!(
         app.key(k('v'), || view.clone()),
-        Action::Lab(Command::RedisValueNext)
+        Action::Lab(Command::Redis(redis::Command::ValueNext))
     );
     assert_eq!(app.tab, Tab::Overview);
     // From a lab's own tab they bring that lab's tab up.
@@ -198,7 +200,7 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
 
     // A scenario with one lab has no overview, and says so.
     let mut one = App::new(Theme::dark());
-    one.sync_labs(true, false, false);
+    one.sync_labs(&[LabKind::Kinesis]);
     assert_eq!(one.tab, Tab::Kinesis);
     one.key(k('0'), || view.clone());
     assert_eq!(one.tab, Tab::Kinesis);

@@ -1,6 +1,7 @@
 //! The screen as a user sees it, drawn from fixed figures on ratatui's TestBackend and pinned with
 //! insta snapshots: the main screen, the help overlay, each theme, a narrow terminal.
 
+use latlab::labs::LabKind;
 use latlab::tui::app::{App, Tab};
 use latlab::tui::fixture::sample_view as fixture;
 use latlab::tui::screenshot::{render, svg};
@@ -67,7 +68,7 @@ fn every_theme_colours_the_screen() {
 fn the_s3_pane() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_s3_view();
-    app.sync_labs(false, true, false);
+    app.sync_labs(&[LabKind::S3]);
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);
     insta::assert_snapshot!("s3_120x40", s);
@@ -82,7 +83,7 @@ fn the_s3_pane() {
 fn the_overview_shows_every_lab_at_once() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_tour_view();
-    app.sync_labs(true, true, true);
+    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     assert_eq!(
         app.tab,
         Tab::Overview,
@@ -143,7 +144,7 @@ fn the_overview_shows_every_lab_at_once() {
     let mut no_s3 = latlab::tui::fixture::sample_tour_view();
     no_s3.snapshot.s3 = None;
     let mut app = App::new(Theme::dark());
-    app.sync_labs(true, false, true);
+    app.sync_labs(&[LabKind::Kinesis, LabKind::Redis]);
     let s = text(&render(&app, &no_s3, (200, 60)));
     assert!(!s.contains("S3 PUT") && !s.contains("S3 class"), "{s}");
     assert!(
@@ -156,7 +157,7 @@ fn the_overview_shows_every_lab_at_once() {
 fn the_redis_pane() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_redis_view();
-    app.sync_labs(false, false, true);
+    app.sync_labs(&[LabKind::Redis]);
     assert_eq!(app.tab, Tab::Redis);
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);
@@ -184,10 +185,10 @@ fn the_redis_pane() {
 fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
     let mut app = App::new(Theme::dark());
     let mut view = latlab::tui::fixture::sample_tour_view();
-    view.snapshot.redis = Some(latlab::lab::snapshot::RedisSnapshot::unavailable(
+    view.snapshot.redis = Some(latlab::labs::redis::snapshot::RedisSnapshot::unavailable(
         "redis-server is not installed: install it with `sudo apt-get install -y redis-server`",
     ));
-    app.sync_labs(true, true, true);
+    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     app.tab = Tab::Redis;
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);

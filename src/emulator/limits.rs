@@ -12,27 +12,7 @@ use crate::units::{Bytes, Dur, one_line, toml_error};
 
 const MIB: u64 = 1024 * 1024;
 
-/// How a per-shard "N calls per second" limit is counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RateWindow {
-    /// At most N admitted calls within any 1-second window.
-    Sliding,
-    /// At most N admitted calls per calendar second.
-    Fixed,
-    /// A bucket of N tokens refilled continuously at N per second.
-    TokenBucket,
-}
-
-impl RateWindow {
-    pub fn name(self) -> &'static str {
-        match self {
-            RateWindow::Sliding => "sliding",
-            RateWindow::Fixed => "fixed",
-            RateWindow::TokenBucket => "token-bucket",
-        }
-    }
-}
+pub use crate::shaping::RateWindow;
 
 /// Kinesis Data Streams limits, per shard unless the name says otherwise.
 #[derive(Clone, Debug, PartialEq)]

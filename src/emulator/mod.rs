@@ -7,7 +7,6 @@
 pub mod kinesis;
 pub mod limits;
 pub mod profile;
-pub mod rate;
 pub mod s3;
 pub mod stats;
 pub mod time;

@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::lab::snapshot::Snapshot;
 use crate::metrics::Summary;
 use crate::provenance::{Label, Param, calibrating};
+use crate::run::snapshot::Snapshot;
 use crate::scenario::Seed;
 
 /// Agreement is claimed within this fraction of the seed's figure.
@@ -138,7 +138,12 @@ impl<'a> Comparer<'a> {
     /// A row of percentiles (milliseconds): p50, p90, p99 and max where the seed has them. A
     /// percentile between two calibrated ones of the same row is calibrated too: the fitted
     /// shape pins it.
-    pub fn percentiles(&mut self, prefix: &str, ours: &Summary, seed: &crate::scenario::SeedRow) {
+    pub fn percentiles(
+        &mut self,
+        prefix: &str,
+        ours: &Summary,
+        seed: &crate::labs::kinesis::config::SeedRow,
+    ) {
         let ms = |us: u64| us as f64 / 1000.0;
         let first = self.cells.len();
         self.add(
@@ -343,7 +348,7 @@ pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
             let Some(m) = c
                 .methods
                 .iter()
-                .find(|m| m.method == crate::lab::redis::Method::NewClients && m.lag.count > 0)
+                .find(|m| m.method == crate::labs::redis::Method::NewClients && m.lag.count > 0)
             else {
                 continue;
             };
@@ -391,7 +396,7 @@ mod tests {
             let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
             for (scenario, _) in builtin_seeds() {
                 let limits = crate::emulator::limits::Limits::default();
-                for p in crate::lab::model_params(&scenario, Some((&profile, &limits))) {
+                for p in crate::run::model_params(&scenario, Some((&profile, &limits))) {
                     assert_eq!(
                         p.provenance.source == Source::Seed,
                         !p.provenance.seed_cells.is_empty(),
@@ -418,7 +423,7 @@ mod tests {
             let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
             for (scenario, seed) in builtin_seeds() {
                 let limits = crate::emulator::limits::Limits::default();
-                let model = crate::lab::model_params(&scenario, Some((&profile, &limits)));
+                let model = crate::run::model_params(&scenario, Some((&profile, &limits)));
                 for id in seed_cell_ids(&seed) {
                     let held_out =
                         id.starts_with("kinesis-round2/") || id.contains("/100 x 10 MB/");
@@ -451,7 +456,7 @@ mod tests {
             ),
         )];
         let mut cmp = Comparer::new(Some(&model));
-        let seed = crate::scenario::SeedRow {
+        let seed = crate::labs::kinesis::config::SeedRow {
             consumer: "Lambda EFO".into(),
             p50_ms: 68.3,
             p90_ms: 109.0,

@@ -8,12 +8,15 @@ pub mod table;
 
 use serde::{Deserialize, Serialize};
 
-use crate::lab::snapshot::{ConsumerSnapshot, Snapshot};
+use crate::labs::kinesis::config::ConsumerKind;
+use crate::labs::kinesis::snapshot::ConsumerSnapshot;
 use crate::metrics::Summary;
 use crate::provenance::Label;
-use crate::scenario::{ConsumerKind, Scenario, Seed};
+use crate::run::snapshot::Snapshot;
+use crate::scenario::{Scenario, Seed};
+use crate::units::{ms, ms_f, thousands};
 use compare::{Cell, Tally};
-use table::{Table, ms, ms_f, thousands};
+use table::Table;
 
 pub const SCHEMA: &str = "latlab-run-report/2";
 
@@ -268,8 +271,13 @@ impl Report {
         out
     }
 
-    fn redis_sections(&self, out: &mut String, md: bool, r: &crate::lab::snapshot::RedisSnapshot) {
-        use crate::lab::redis::Method;
+    fn redis_sections(
+        &self,
+        out: &mut String,
+        md: bool,
+        r: &crate::labs::redis::snapshot::RedisSnapshot,
+    ) {
+        use crate::labs::redis::Method;
         let heading = section_heading(md);
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
         if let Some(why) = &r.unavailable {
@@ -342,7 +350,7 @@ impl Report {
         }
         // The percentiles: per condition and method for a headless run of conditions (each
         // condition's tries are its own), else every try since the last reset.
-        let rows: Vec<(String, &crate::lab::redis::MethodSnapshot)> = if r.conditions.is_empty() {
+        let rows: Vec<(String, &crate::labs::redis::MethodSnapshot)> = if r.conditions.is_empty() {
             let tried = r.methods.iter().any(|m| m.tries > 0);
             r.methods
                 .iter()
@@ -416,7 +424,7 @@ impl Report {
         }
     }
 
-    fn s3_sections(&self, out: &mut String, md: bool, s3: &crate::lab::snapshot::S3Snapshot) {
+    fn s3_sections(&self, out: &mut String, md: bool, s3: &crate::labs::s3::snapshot::S3Snapshot) {
         let heading = section_heading(md);
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
         let secs = |v: f64| format!("{v:.3}");
@@ -522,7 +530,7 @@ impl Report {
         &self,
         out: &mut String,
         md: bool,
-        k: &crate::lab::snapshot::KinesisSnapshot,
+        k: &crate::labs::kinesis::snapshot::KinesisSnapshot,
     ) {
         let s = &self.snapshot;
         let heading = section_heading(md);

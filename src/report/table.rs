@@ -96,49 +96,9 @@ impl Table {
     }
 }
 
-/// Milliseconds the way the seed writes them: `68.3 ms`, `1,364.7 ms`.
-pub fn ms(us: u64) -> String {
-    ms_f(us as f64 / 1000.0)
-}
-
-pub fn ms_f(ms: f64) -> String {
-    let tenths = (ms * 10.0).round() as u64;
-    format!("{}.{} ms", thousands(tenths / 10), tenths % 10)
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// ours / seed, as `x1.03`.
-pub fn ratio(ours: f64, seed: f64) -> String {
-    if seed <= 0.0 {
-        "-".into()
-    } else {
-        format!("x{:.2}", ours / seed)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_read_like_the_seed() {
-        assert_eq!(ms(68_300), "68.3 ms");
-        assert_eq!(ms(1_364_700), "1,364.7 ms");
-        assert_eq!(ms(12_041_449), "12,041.4 ms");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(ratio(70.0, 68.3), "x1.02");
-    }
 
     #[test]
     fn tables_align() {

@@ -1,5 +1,6 @@
-//! The TUI's state and what each key does. Keys never touch probes directly: they become a
-//! [`crate::lab::Command`] for the supervisor, or change only what is displayed.
+//! The TUI's state and what each key does (the keys themselves are listed once, in
+//! [`super::keys::KEYS`]). Keys never touch probes directly: they become a
+//! [`crate::run::Command`] for the supervisor, or change only what is displayed.
 
 use std::time::{Duration, Instant};
 
@@ -7,7 +8,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent
 
 use super::theme::Theme;
 use super::view::View;
-use crate::lab::Command;
+use crate::labs::{LabKind, kinesis, redis, s3};
+use crate::run::Command;
 
 /// Sparkline time windows the zoom keys step through, in seconds.
 pub const ZOOMS: &[u64] = &[30, 60, 120, 300, 600];
@@ -21,27 +23,6 @@ pub enum Action {
     Lab(Command),
 }
 
-/// Every key, for the help overlay and the footer: (keys, what they do).
-pub const KEYS: &[(&str, &str)] = &[
-    ("+ / -", "add / remove a GetRecords poller"),
-    ("[ / ]", "payload size down / up (of the tab shown)"),
-    (
-        "s",
-        "toggle the S3 storage class: Express One Zone / Standard",
-    ),
-    ("v / c / m", "Redis: value size / CPU load / memory full"),
-    (
-        "Tab, 0 - 3",
-        "tabs: 0 overview (several labs), 1 Kinesis, 2 S3, 3 Redis",
-    ),
-    ("p", "pause the display (probes keep running)"),
-    ("r", "reset histograms and counts"),
-    ("z / Z", "zoom the sparklines' time window in / out"),
-    ("t", "next theme"),
-    ("?", "this help"),
-    ("q, Esc, Ctrl-C", "quit and print the summary tables"),
-];
-
 /// The labs a scenario runs, one tab each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
@@ -54,12 +35,30 @@ pub enum Tab {
 
 impl Tab {
     pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Kinesis, Tab::S3, Tab::Redis];
+
+    /// The lab the tab shows (None: the overview).
+    pub fn lab(self) -> Option<LabKind> {
+        match self {
+            Tab::Overview => None,
+            Tab::Kinesis => Some(LabKind::Kinesis),
+            Tab::S3 => Some(LabKind::S3),
+            Tab::Redis => Some(LabKind::Redis),
+        }
+    }
+
+    pub fn of(lab: LabKind) -> Tab {
+        match lab {
+            LabKind::Kinesis => Tab::Kinesis,
+            LabKind::S3 => Tab::S3,
+            LabKind::Redis => Tab::Redis,
+        }
+    }
 }
 
 pub struct App {
     pub tab: Tab,
-    /// Which labs the running scenario has (Kinesis, S3, Redis): the tabs that exist.
-    pub labs: (bool, bool, bool),
+    /// The labs the running scenario has, in screen order: the tabs that exist.
+    pub labs: Vec<LabKind>,
     pub themes: Vec<Theme>,
     pub theme: usize,
     pub zoom: usize,
@@ -83,7 +82,7 @@ impl App {
         }
         App {
             tab: Tab::Kinesis,
-            labs: (true, false, false),
+            labs: vec![LabKind::Kinesis],
             themes,
             theme: 0,
             zoom: 1,
@@ -100,8 +99,11 @@ impl App {
 
     /// Follows the labs the view shows: the tab shown is always one the scenario has.
     /// A scenario with several labs opens on the overview.
-    pub fn sync_labs(&mut self, kinesis: bool, s3: bool, redis: bool) {
-        self.labs = (kinesis, s3, redis);
+    pub fn sync_labs(&mut self, labs: &[LabKind]) {
+        self.labs = LabKind::ALL
+            .into_iter()
+            .filter(|l| labs.contains(l))
+            .collect();
         if !self.chosen {
             self.chosen = true;
             if self.has(Tab::Overview) {
@@ -116,17 +118,9 @@ impl App {
     }
 
     pub fn has(&self, tab: Tab) -> bool {
-        match tab {
-            Tab::Overview => {
-                [self.labs.0, self.labs.1, self.labs.2]
-                    .iter()
-                    .filter(|b| **b)
-                    .count()
-                    > 1
-            }
-            Tab::Kinesis => self.labs.0,
-            Tab::S3 => self.labs.1,
-            Tab::Redis => self.labs.2,
+        match tab.lab() {
+            None => self.labs.len() > 1,
+            Some(lab) => self.labs.contains(&lab),
         }
     }
 
@@ -134,27 +128,33 @@ impl App {
         if self.has(tab) {
             self.tab = tab;
         } else {
-            let text = match tab {
-                Tab::Overview => "this scenario runs one lab: its tab is the whole picture",
-                Tab::Kinesis => "this scenario has no Kinesis lab",
-                Tab::S3 => "this scenario has no S3 lab",
-                Tab::Redis => "this scenario has no Redis lab",
+            let text = match tab.lab() {
+                None => "this scenario runs one lab: its tab is the whole picture".to_string(),
+                Some(lab) => format!("this scenario has no {} lab", lab.name()),
             };
             self.say(text, true);
         }
         Action::Redraw
     }
 
-    /// A Redis key: the command, or a message when the scenario has no Redis lab.
-    fn redis(&mut self, cmd: Command) -> Action {
-        if self.labs.2 {
+    /// A key of one lab: the command (and that lab's tab, unless the overview is shown), or a
+    /// message when the scenario does not run the lab.
+    fn lab_key(&mut self, cmd: Command) -> Action {
+        let Some(lab) = cmd.lab() else {
+            return Action::Lab(cmd);
+        };
+        if self.labs.contains(&lab) {
             if self.tab != Tab::Overview {
-                self.tab = Tab::Redis;
+                self.tab = Tab::of(lab);
             }
             Action::Lab(cmd)
         } else {
             self.say(
-                "this scenario has no Redis lab: try `latlab tui redis-demo`",
+                format!(
+                    "this scenario has no {} lab: try `latlab tui {}`",
+                    lab.name(),
+                    lab.demo()
+                ),
                 true,
             );
             Action::Redraw
@@ -190,27 +190,22 @@ impl App {
         match (key.code, key.modifiers) {
             (KeyCode::Char('c'), m) if m.contains(KeyModifiers::CONTROL) => Action::Quit,
             (KeyCode::Char('q'), _) | (KeyCode::Esc, _) => Action::Quit,
-            (KeyCode::Char('+'), _) | (KeyCode::Char('='), _) => Action::Lab(Command::AddPoller),
-            (KeyCode::Char('-'), _) | (KeyCode::Char('_'), _) => Action::Lab(Command::RemovePoller),
-            (KeyCode::Char(']'), _) if self.tab == Tab::S3 => Action::Lab(Command::S3PayloadUp),
-            (KeyCode::Char('['), _) if self.tab == Tab::S3 => Action::Lab(Command::S3PayloadDown),
-            (KeyCode::Char(']'), _) => Action::Lab(Command::PayloadUp),
-            (KeyCode::Char('['), _) => Action::Lab(Command::PayloadDown),
-            (KeyCode::Char('r'), _) => Action::Lab(Command::Reset),
-            (KeyCode::Char('s'), _) => {
-                if self.labs.1 {
-                    if self.tab != Tab::Overview {
-                        self.tab = Tab::S3;
-                    }
-                    Action::Lab(Command::ToggleS3Class)
-                } else {
-                    self.say(
-                        "this scenario has no S3 lab: try `latlab tui s3-demo`",
-                        true,
-                    );
-                    Action::Redraw
-                }
+            (KeyCode::Char('+'), _) | (KeyCode::Char('='), _) => {
+                Action::Lab(Command::Kinesis(kinesis::Command::AddPoller))
             }
+            (KeyCode::Char('-'), _) | (KeyCode::Char('_'), _) => {
+                Action::Lab(Command::Kinesis(kinesis::Command::RemovePoller))
+            }
+            (KeyCode::Char(']'), _) if self.tab == Tab::S3 => {
+                Action::Lab(Command::S3(s3::Command::PayloadUp))
+            }
+            (KeyCode::Char('['), _) if self.tab == Tab::S3 => {
+                Action::Lab(Command::S3(s3::Command::PayloadDown))
+            }
+            (KeyCode::Char(']'), _) => Action::Lab(Command::Kinesis(kinesis::Command::PayloadUp)),
+            (KeyCode::Char('['), _) => Action::Lab(Command::Kinesis(kinesis::Command::PayloadDown)),
+            (KeyCode::Char('r'), _) => Action::Lab(Command::Reset),
+            (KeyCode::Char('s'), _) => self.lab_key(Command::S3(s3::Command::ToggleClass)),
             (KeyCode::Tab, _) | (KeyCode::BackTab, _) => {
                 let at = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
                 let n = Tab::ALL.len();
@@ -229,11 +224,11 @@ impl App {
             (KeyCode::Char('1'), _) => self.switch(Tab::Kinesis),
             (KeyCode::Char('2'), _) => self.switch(Tab::S3),
             (KeyCode::Char('3'), _) => self.switch(Tab::Redis),
-            (KeyCode::Char('v'), _) => self.redis(Command::RedisValueNext),
+            (KeyCode::Char('v'), _) => self.lab_key(Command::Redis(redis::Command::ValueNext)),
             (KeyCode::Char('c'), m) if !m.contains(KeyModifiers::CONTROL) => {
-                self.redis(Command::RedisCpuLoad)
+                self.lab_key(Command::Redis(redis::Command::CpuLoad))
             }
-            (KeyCode::Char('m'), _) => self.redis(Command::RedisMemoryFull),
+            (KeyCode::Char('m'), _) => self.lab_key(Command::Redis(redis::Command::MemoryFull)),
             (KeyCode::Char('p'), _) => {
                 if self.paused.take().is_some() {
                     self.say("display resumed", false);

@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 
 use super::view::View;
-use crate::lab::snapshot::{
-    Backend, BatchSize, ConsumerSnapshot, KinesisSnapshot, ProducerSnapshot, Snapshot,
+use crate::labs::kinesis::config::ConsumerKind;
+use crate::labs::kinesis::snapshot::{
+    BatchSize, ConsumerSnapshot, KinesisSnapshot, ProducerSnapshot,
 };
 use crate::metrics::sdk::{SdkCounters, SdkSnapshot};
 use crate::metrics::{Point, SeqCounts, Summary};
-use crate::scenario::ConsumerKind;
+use crate::run::snapshot::{Backend, Snapshot};
 
 fn summary(p50_ms: f64, p99_ms: f64, max_ms: f64, count: u64) -> Summary {
     let us = |ms: f64| (ms * 1000.0) as u64;
@@ -241,8 +242,8 @@ pub fn sample_view() -> View {
 /// A fixed view of the S3 lab: Standard now active, after a stretch on Express.
 pub fn sample_s3_view() -> View {
     use crate::emulator::s3::Class;
-    use crate::lab::s3::OpSnapshot;
-    use crate::lab::snapshot::S3Snapshot;
+    use crate::labs::s3::OpSnapshot;
+    use crate::labs::s3::snapshot::S3Snapshot;
     let op = |class: Class, op: &str, fb: f64, total: f64, mbs: f64| OpSnapshot {
         class,
         op: op.into(),
@@ -306,9 +307,9 @@ pub fn sample_s3_view() -> View {
 
 /// A fixed view of the Redis lab: 1 KB values over the t3-micro link, the three methods live.
 pub fn sample_redis_view() -> View {
-    use crate::lab::redis::{Method, MethodSnapshot};
-    use crate::lab::snapshot::RedisSnapshot;
-    use crate::redis_local::ShaperStats;
+    use crate::labs::redis::local::ShaperStats;
+    use crate::labs::redis::snapshot::RedisSnapshot;
+    use crate::labs::redis::{Method, MethodSnapshot};
     let method = |method: Method, p50: f64, behind: Option<u64>| MethodSnapshot {
         method,
         lag: summary(p50, p50 * 2.5, p50 * 4.0, 240),

@@ -5,10 +5,13 @@
 
 pub mod app;
 pub mod fixture;
+pub mod keys;
+pub mod panes;
 pub mod screenshot;
 pub mod theme;
 pub mod ui;
 pub mod view;
+pub mod widgets;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -26,8 +29,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use tokio::sync::mpsc;
 
-use crate::lab::{Lab, TargetOptions};
 use crate::report::Report;
+use crate::run::{Lab, TargetOptions};
 use crate::scenario::Scenario;
 use app::{Action, App};
 use theme::Theme;
@@ -207,11 +210,7 @@ where
                 Some(v) => v.clone(),
                 None => View::of(&lab, app.window()),
             };
-            app.sync_labs(
-                view.snapshot.kinesis.is_some(),
-                view.snapshot.s3.is_some(),
-                view.snapshot.redis.is_some(),
-            );
+            app.sync_labs(&view.snapshot.labs());
             terminal.draw(|f| ui::draw(f, &app, &view))?;
             redraw = false;
         }

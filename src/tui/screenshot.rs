@@ -14,7 +14,7 @@ use super::app::App;
 use super::theme::{Theme, rgb};
 use super::ui;
 use super::view::View;
-use crate::lab::{Lab, TargetOptions};
+use crate::run::{Lab, TargetOptions};
 use crate::scenario::Scenario;
 
 /// Cell size in pixels at a 14 px monospace font.
@@ -51,9 +51,6 @@ pub fn render(app: &App, view: &View, size: (u16, u16)) -> Buffer {
     terminal.backend().buffer().clone()
 }
 
-/// The keys `--press` accepts: those that change the experiment or the display.
-pub const PRESSABLE: &str = "+-[]svcmrzZt0123";
-
 /// Keys for `--press`, in order.
 #[derive(Clone, Debug, Default)]
 pub struct Keys(pub Vec<char>);
@@ -63,12 +60,13 @@ pub fn parse_press(text: &str) -> Result<Keys, String> {
     text.chars()
         .filter(|c| !c.is_whitespace())
         .map(|c| {
-            if PRESSABLE.contains(c) {
+            let pressable = super::keys::pressable();
+            if pressable.contains(c) {
                 Ok(c)
             } else {
                 Err(format!(
                     "'{c}' is not a key --press can give: use any of {} (see `?` in the TUI)",
-                    PRESSABLE
+                    pressable
                         .chars()
                         .map(String::from)
                         .collect::<Vec<_>>()
@@ -99,13 +97,7 @@ pub async fn capture(
         r.start_live();
     }
     let mut app = App::new(theme.clone());
-    let sync = |app: &mut App, view: &View| {
-        app.sync_labs(
-            view.snapshot.kinesis.is_some(),
-            view.snapshot.s3.is_some(),
-            view.snapshot.redis.is_some(),
-        )
-    };
+    let sync = |app: &mut App, view: &View| app.sync_labs(&view.snapshot.labs());
     let first = View::of(&lab, app.window());
     sync(&mut app, &first);
     let step = after / (press.len() as u32 + 1);

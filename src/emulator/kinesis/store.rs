@@ -14,7 +14,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::error::{ApiError, ApiResult};
 use crate::emulator::limits::KinesisLimits;
-use crate::emulator::rate::{Bucket, CallRate};
+use crate::shaping::{Bucket, CallRate};
 
 /// The account id in every ARN and message.
 pub const ACCOUNT: &str = "000000000000";

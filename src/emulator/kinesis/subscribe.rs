@@ -26,8 +26,8 @@ use super::json::preview;
 use super::records::{RecordOut, counter_of};
 use super::store::{ACCOUNT, Record, Stream, Subscription, sequence_number};
 use crate::emulator::Body;
-use crate::emulator::rate::Bucket;
 use crate::emulator::stats::{Api, Outcome};
+use crate::shaping::Bucket;
 
 /// Records a pusher holds in memory ahead of delivery; beyond it, it reads from the shard later.
 const MAX_PENDING: usize = 10_000;

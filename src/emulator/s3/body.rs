@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use sha1::Digest as _;
 
 use super::error::S3Error;
-use crate::emulator::rate::Bucket;
+use crate::shaping::{Bucket, pacing_bucket};
 
 /// A running checksum of one of S3's algorithms.
 pub enum Checksum {
@@ -204,12 +204,6 @@ impl Chunked {
 pub struct Shaper {
     conn: Option<Bucket>,
     shared: Vec<Arc<Mutex<Bucket>>>,
-}
-
-/// The burst a pacing bucket allows: 5 ms of its rate, at most 256 KiB.
-pub fn pacing_bucket(rate: f64) -> Bucket {
-    let capacity = (rate * 0.005).clamp(1.0, 256.0 * 1024.0);
-    Bucket::with_capacity(rate as u64, capacity as u64, true)
 }
 
 impl Shaper {

@@ -19,8 +19,8 @@ use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 use super::profile::{S3ClassProfile, S3Profile};
-use super::rate::{Bucket as RateBucket, CallRate};
 use crate::emulator::limits::{RateWindow, S3Limits};
+use crate::shaping::{Bucket as RateBucket, CallRate};
 use store::{Storage, Stored};
 
 /// The storage class of a bucket, decided by its kind.
@@ -145,13 +145,13 @@ impl Shared {
                 if rate > 0.0 {
                     aggregate.insert(
                         (class, upload),
-                        Arc::new(Mutex::new(body::pacing_bucket(rate))),
+                        Arc::new(Mutex::new(crate::shaping::pacing_bucket(rate))),
                     );
                 }
             }
         }
         let nic = (p.nic_bandwidth > 0.0)
-            .then(|| Arc::new(Mutex::new(body::pacing_bucket(p.nic_bandwidth))));
+            .then(|| Arc::new(Mutex::new(crate::shaping::pacing_bucket(p.nic_bandwidth))));
         Shared { aggregate, nic }
     }
 }

@@ -4,6 +4,9 @@
 //! equal total size uploaded then downloaded, one object after another, big objects in concurrent
 //! 8 MiB parts and ranges as the seed's SDK did.
 
+pub mod config;
+pub mod snapshot;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -450,7 +453,7 @@ impl Case {
     pub fn label(&self) -> String {
         format!(
             "{} x {}",
-            crate::report::table::thousands(self.objects),
+            crate::units::thousands(self.objects),
             crate::units::format_bytes(self.size)
         )
     }
@@ -550,7 +553,7 @@ pub struct S3Lab {
     pub shared: Arc<S3Shared>,
     pub client: Client,
     pub buckets: Buckets,
-    pub scenario: crate::scenario::S3Scenario,
+    pub scenario: crate::labs::s3::config::S3Scenario,
     /// Buckets latlab created (and deletes at the end).
     created: bool,
     cancel: CancellationToken,
@@ -559,10 +562,40 @@ pub struct S3Lab {
 }
 
 impl S3Lab {
+    /// The last `window` seconds of each (class, PUT/GET) total time, oldest first, for the
+    /// screen's sparklines.
+    pub fn history(&self, window: usize) -> Vec<(Class, String, Vec<crate::metrics::Point>)> {
+        let now = self.shared.start.elapsed().as_secs();
+        self.shared
+            .ops
+            .lock()
+            .iter()
+            .map(|((class, op), m)| (*class, op.to_string(), m.total.points(now, window)))
+            .collect()
+    }
+
+    /// The lab's figures now. `create_sessions`: the emulator's count of CreateSession calls,
+    /// when the run measures the embedded emulator.
+    pub fn snapshot(&self, create_sessions: Option<u64>) -> snapshot::S3Snapshot {
+        let ops = self.shared.snapshot();
+        let sdk = self.shared.sdk.snapshot();
+        snapshot::S3Snapshot {
+            class: *self.shared.class.lock(),
+            payload_bytes: *self.shared.payload.lock(),
+            concurrency: self.scenario.concurrency,
+            standard_bucket: self.buckets.standard.clone(),
+            express_bucket: self.buckets.express.clone(),
+            ops,
+            create_sessions,
+            sdk,
+            matrix: self.matrix.lock().clone(),
+        }
+    }
+
     /// Finds or creates the buckets; `given` are the user's (standard, express) on other endpoints.
     pub async fn start(
         client: Client,
-        scenario: &crate::scenario::S3Scenario,
+        scenario: &crate::labs::s3::config::S3Scenario,
         run_id: &str,
         given: Option<Buckets>,
         sdk: Arc<SdkStats>,
@@ -658,6 +691,22 @@ impl S3Lab {
         *self.shared.payload.lock() = bytes;
     }
 
+    /// Applies one of the lab's commands; returns the line the screen confirms it with.
+    pub fn apply(&self, cmd: Command) -> String {
+        match cmd {
+            Command::ToggleClass => {
+                let c = self.toggle_class();
+                format!("S3 storage class {}", c.storage_class())
+            }
+            Command::PayloadUp | Command::PayloadDown => {
+                let current = *self.shared.payload.lock();
+                let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
+                self.set_payload(next);
+                format!("S3 payload size {}", crate::units::format_bytes(next))
+            }
+        }
+    }
+
     pub async fn stop(&self) {
         self.cancel.cancel();
         let task = self.live.lock().take();
@@ -686,3 +735,15 @@ impl S3Lab {
         problems
     }
 }
+
+/// What the S3 lab's keys ask of it while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Express One Zone <-> Standard.
+    ToggleClass,
+    PayloadUp,
+    PayloadDown,
+}
+
+/// Payload sizes the `[` and `]` keys step through on the S3 tab.
+pub const PAYLOAD_STEPS: &[u64] = &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];

@@ -1,4 +1,4 @@
-//! Frozen views of a running lab: what the TUI draws each frame and what reports print. Built from
+//! Frozen views of the Kinesis lab: its producer, consumers and the shard's read rate, built from
 //! the shared state in one pass; nothing here is measured, only read.
 
 use std::collections::BTreeMap;
@@ -6,43 +6,10 @@ use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
 
+use super::config::{ConsumerKind, ProducerSpec};
 use super::state::{ConsumerState, Shared};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::metrics::{SeqCounts, Summary};
-use crate::scenario::{ConsumerKind, ProducerSpec};
-
-/// Where the figures came from; every screen and report shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Backend {
-    /// `emulator` (embedded), `endpoint` (any URL) or `aws` (the SDK's default endpoints).
-    pub kind: String,
-    /// One line for headers: "embedded emulator, latency profile seed-tokyo".
-    pub label: String,
-    pub latency_profile: Option<String>,
-    pub endpoint: Option<String>,
-    pub region: String,
-    /// The model in effect (emulator runs, and the Redis lab's shaped links): every parameter
-    /// with its source and the seed figures it was derived from.
-    pub model: Vec<crate::provenance::Param>,
-}
-
-impl Backend {
-    /// A few words for the screen's header: "emulator · seed-tokyo", "AWS ap-northeast-1".
-    pub fn short(&self) -> String {
-        match (self.kind.as_str(), &self.latency_profile, &self.endpoint) {
-            ("emulator", Some(p), _) => format!("emulator · {p} profile"),
-            ("endpoint", _, Some(url)) => format!("endpoint {url}"),
-            ("fixture", _, _) => "fixture · not measured".into(),
-            ("redis", _, _) => self
-                .label
-                .split(" (")
-                .next()
-                .unwrap_or(&self.label)
-                .to_string(),
-            _ => format!("AWS {}", self.region),
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BatchSize {
@@ -168,77 +135,6 @@ impl KinesisSnapshot {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot {
-    pub scenario: String,
-    pub backend: Backend,
-    pub elapsed_secs: f64,
-    /// How long the producer ran: the measured period.
-    pub producing_secs: f64,
-    /// Taken after the run ended and the consumers drained: lost counts are final.
-    pub complete: bool,
-    pub kinesis: Option<KinesisSnapshot>,
-    pub s3: Option<S3Snapshot>,
-    pub redis: Option<RedisSnapshot>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RedisSnapshot {
-    /// The endpoints, passwords hidden.
-    pub primary: String,
-    pub replica: String,
-    /// latlab's own redis-server pair (else a user's Redis).
-    pub local: bool,
-    /// The link shaper between latlab's servers.
-    pub link: Option<crate::redis_local::ShaperStats>,
-    pub value_bytes: u64,
-    pub cpu_load: bool,
-    pub memory_full: bool,
-    pub status: String,
-    /// The live figures, one per method.
-    pub methods: Vec<crate::lab::redis::MethodSnapshot>,
-    /// A headless run's figures per condition.
-    pub conditions: Vec<crate::lab::redis::ConditionResult>,
-    /// Why the lab is not running, and how to fix it.
-    pub unavailable: Option<String>,
-}
-
-impl RedisSnapshot {
-    pub fn unavailable(why: &str) -> RedisSnapshot {
-        RedisSnapshot {
-            primary: String::new(),
-            replica: String::new(),
-            local: false,
-            link: None,
-            value_bytes: 0,
-            cpu_load: false,
-            memory_full: false,
-            status: "unavailable".into(),
-            methods: Vec::new(),
-            conditions: Vec::new(),
-            unavailable: Some(why.to_string()),
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct S3Snapshot {
-    /// The class the live loop writes to now.
-    pub class: crate::emulator::s3::Class,
-    pub payload_bytes: u64,
-    pub concurrency: usize,
-    pub standard_bucket: String,
-    pub express_bucket: String,
-    /// Per class and operation (PUT, GET).
-    pub ops: Vec<crate::lab::s3::OpSnapshot>,
-    /// CreateSession calls (S3 Express sessions), counted by the embedded emulator. The SDK makes
-    /// them from an inner client no interceptor sees, so on other endpoints this is None.
-    pub create_sessions: Option<u64>,
-    pub sdk: SdkSnapshot,
-    /// The seed's matrix, when the run made it.
-    pub matrix: Option<Vec<crate::lab::s3::MatrixRow>>,
-}
-
 pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
     let now_sec = shared.second();
     // Each lock alone, in its own statement.
@@ -345,11 +241,24 @@ pub fn get_records_rate(shared: &Shared, shards: usize) -> f64 {
     if sec == 0 {
         return 0.0;
     }
+    read_rate(shared, shards, sec - 1, 1)[0]
+}
+
+/// GetRecords attempts per second per shard, every shared-throughput reader together: `n`
+/// seconds ending with `second`, oldest first.
+pub fn read_rate(shared: &Shared, shards: usize, second: u64, n: usize) -> Vec<f64> {
     let consumers = shared.consumers.read().clone();
-    let calls: u32 = consumers
-        .iter()
-        .filter(|c| !c.kind.is_fan_out())
-        .map(|c| c.sdk.attempts_of("GetRecords", sec - 1, 1)[0])
-        .sum();
-    calls as f64 / shards.max(1) as f64
+    let mut calls = vec![0u32; n];
+    for c in consumers.iter().filter(|c| !c.kind.is_fan_out()) {
+        for (slot, k) in calls
+            .iter_mut()
+            .zip(c.sdk.attempts_of("GetRecords", second, n))
+        {
+            *slot += k;
+        }
+    }
+    calls
+        .into_iter()
+        .map(|k| f64::from(k) / shards.max(1) as f64)
+        .collect()
 }

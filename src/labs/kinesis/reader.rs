@@ -7,7 +7,7 @@ use aws_sdk_kinesis::operation::get_records::GetRecordsOutput;
 use aws_sdk_kinesis::types::ShardIteratorType;
 
 use crate::aws::error_code;
-use crate::scenario::StartPosition;
+use crate::labs::kinesis::config::StartPosition;
 
 pub struct ShardReader {
     client: Client,

@@ -11,8 +11,8 @@ use aws_sdk_kinesis::Client;
 
 use super::reader::ShardReader;
 use super::{Ctx, Readiness, pause, received};
-use crate::lab::state::{ConsumerState, Received};
-use crate::scenario::ConsumerSpec;
+use crate::labs::kinesis::config::ConsumerSpec;
+use crate::labs::kinesis::state::{ConsumerState, Received};
 
 pub async fn run(
     ctx: Ctx,

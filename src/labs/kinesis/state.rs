@@ -11,8 +11,8 @@ use parking_lot::{Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
 
 use crate::aws::QuotaPartition;
+use crate::labs::kinesis::config::ConsumerKind;
 use crate::metrics::{ConsumerId, Ledger, SdkStats, SeqNo, Series};
-use crate::scenario::ConsumerKind;
 
 /// One record as a consumer received it.
 #[derive(Clone, Copy, Debug)]

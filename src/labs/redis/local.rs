@@ -16,7 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use crate::emulator::profile::Dist;
-use crate::emulator::s3::body::pacing_bucket;
+use crate::shaping::pacing_bucket;
 
 /// A link profile for the replica's connection to the primary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -427,7 +427,7 @@ impl Shaper {
             }
         });
         let mut buf = vec![0u8; 64 * 1024];
-        let mut pace: Option<(f64, crate::emulator::rate::Bucket)> = None;
+        let mut pace: Option<(f64, crate::shaping::Bucket)> = None;
         let mut queue_end = Instant::now();
         loop {
             let n = match from.read(&mut buf).await {

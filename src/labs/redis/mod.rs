@@ -9,6 +9,10 @@
 //! Conditions switch live and per scenario: value size, CPU load on the primary (a Lua busy loop
 //! on its own connection) and memory near `maxmemory` (filler keys, on latlab's own servers).
 
+pub mod config;
+pub mod local;
+pub mod snapshot;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -193,14 +197,14 @@ impl Endpoints {
     pub fn open(primary: &str, replica: &str, local: bool) -> anyhow::Result<Endpoints> {
         let open = |url: &str, flag: &str| {
             redis::Client::open(url).map_err(|e| {
-                anyhow::anyhow!("{flag} {}: {e} (write redis://[:PASSWORD@]HOST:PORT[/DB] or rediss:// for TLS)", crate::redis_local::redact(url))
+                anyhow::anyhow!("{flag} {}: {e} (write redis://[:PASSWORD@]HOST:PORT[/DB] or rediss:// for TLS)", crate::labs::redis::local::redact(url))
             })
         };
         Ok(Endpoints {
             primary: open(primary, "--redis-primary")?,
             replica: open(replica, "--redis-replica")?,
-            primary_label: crate::redis_local::redact(primary),
-            replica_label: crate::redis_local::redact(replica),
+            primary_label: crate::labs::redis::local::redact(primary),
+            replica_label: crate::labs::redis::local::redact(replica),
             local,
         })
     }
@@ -464,20 +468,98 @@ async fn caught_up(p: &mut MultiplexedConnection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What the Redis lab's keys ask of it while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The next value size (1 KB, 10 MB, 50 MB).
+    ValueNext,
+    CpuLoad,
+    MemoryFull,
+}
+
+/// Value sizes the `v` key cycles through.
+pub const VALUES: &[u64] = &[1_000, 10_000_000, 50_000_000];
+
 /// The Redis lab while it runs.
 pub struct RedisLab {
     pub shared: Arc<RedisShared>,
     pub ends: Endpoints,
-    pub local: Option<crate::redis_local::LocalRedis>,
+    pub local: Option<crate::labs::redis::local::LocalRedis>,
     cancel: CancellationToken,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     pub results: Mutex<Vec<ConditionResult>>,
 }
 
 impl RedisLab {
+    /// Applies one of the lab's commands; returns the line the screen confirms it with.
+    pub fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        Ok(match cmd {
+            Command::ValueNext => {
+                let current = self.shared.value_bytes.load(Ordering::Relaxed);
+                let i = VALUES
+                    .iter()
+                    .position(|v| *v == current)
+                    .map_or(0, |i| (i + 1) % VALUES.len());
+                self.shared.value_bytes.store(VALUES[i], Ordering::Relaxed);
+                format!("Redis value size {}", crate::units::format_bytes(VALUES[i]))
+            }
+            Command::CpuLoad => {
+                let on = !self.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
+                format!("CPU load on the primary {}", if on { "on" } else { "off" })
+            }
+            Command::MemoryFull => {
+                if !self.ends.local {
+                    bail!(
+                        "memory is only filled on latlab's own redis-server, not on {}",
+                        self.ends.primary_label
+                    );
+                }
+                let on = !self.shared.memory_full.fetch_xor(true, Ordering::Relaxed);
+                format!(
+                    "primary memory {}",
+                    if on {
+                        "filling to ~97% of maxmemory"
+                    } else {
+                        "back to normal"
+                    }
+                )
+            }
+        })
+    }
+
+    /// The last `window` seconds of each method's lag, oldest first, for the screen's
+    /// sparklines.
+    pub fn history(&self, window: usize) -> Vec<(Method, Vec<crate::metrics::Point>)> {
+        let now = self.shared.start.elapsed().as_secs();
+        self.shared
+            .methods
+            .lock()
+            .iter()
+            .map(|(m, x)| (*m, x.lag.points(now, window)))
+            .collect()
+    }
+
+    /// The lab's figures now.
+    pub fn snapshot(&self) -> snapshot::RedisSnapshot {
+        let link = self.local.as_ref().map(|l| l.shaper.stats());
+        snapshot::RedisSnapshot {
+            primary: self.ends.primary_label.clone(),
+            replica: self.ends.replica_label.clone(),
+            local: self.ends.local,
+            link,
+            value_bytes: self.shared.value_bytes.load(Ordering::Relaxed),
+            cpu_load: self.shared.cpu_load.load(Ordering::Relaxed),
+            memory_full: self.shared.memory_full.load(Ordering::Relaxed),
+            status: self.shared.status.lock().clone(),
+            methods: self.shared.snapshot(),
+            conditions: self.results.lock().clone(),
+            unavailable: None,
+        }
+    }
+
     pub async fn start(
         ends: Endpoints,
-        local: Option<crate::redis_local::LocalRedis>,
+        local: Option<crate::labs::redis::local::LocalRedis>,
         value_bytes: u64,
     ) -> anyhow::Result<RedisLab> {
         ends.check().await?;

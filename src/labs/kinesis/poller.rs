@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use aws_sdk_kinesis::Client;
 
+use super::config::{ConsumerSpec, IntervalMode};
 use super::reader::ShardReader;
 use super::{Ctx, Readiness, pause, received};
-use crate::lab::state::ConsumerState;
-use crate::scenario::{ConsumerSpec, IntervalMode};
+use crate::labs::kinesis::state::ConsumerState;
 
 pub async fn run(
     ctx: Ctx,

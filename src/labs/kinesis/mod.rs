@@ -4,11 +4,15 @@
 //! (GetRecords pollers) and `lambda.rs` (Lambda's standard iterator); `reader.rs` is the
 //! iterator-following GetRecords they share.
 
+pub mod config;
 pub mod efo;
 pub mod lambda;
+pub mod payload;
 pub mod poller;
 pub mod producer;
 pub mod reader;
+pub mod snapshot;
+pub mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,9 +24,9 @@ use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::state::{ConsumerState, Received, Shared};
 use crate::aws::{Clients, QuotaPartition, RetrySettings, error_line};
-use crate::scenario::{ConsumerKind, ConsumerSpec, KinesisScenario, RetryQuota, StartPosition};
+use config::{ConsumerKind, ConsumerSpec, KinesisScenario, RetryQuota, StartPosition};
+use state::{ConsumerState, Received, Shared};
 
 /// Converts an SDK record of shard `shard` (an index into the stream's shards) into what the lab
 /// measures.
@@ -31,7 +35,7 @@ pub fn received(run: &str, shard: usize, r: &aws_sdk_kinesis::types::Record) -> 
         .approximate_arrival_timestamp()
         .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
         .unwrap_or_else(crate::clock::now_micros);
-    let parsed = super::payload::decode(r.data().as_ref(), run);
+    let parsed = payload::decode(r.data().as_ref(), run);
     Received {
         seq: parsed.map(|p| p.0),
         sent_us: parsed.map(|p| p.1),
@@ -136,7 +140,57 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
+/// The lab's last seconds, one value per second, oldest first, for the screen's sparklines.
+pub struct KinesisHistory {
+    /// Per consumer (in snapshot order): arrival -> receive.
+    pub consumers: Vec<Vec<crate::metrics::Point>>,
+    /// GetRecords attempts per second per shard, every shared-throughput reader together.
+    pub read_rate: Vec<f64>,
+}
+
 impl KinesisLab {
+    /// The last `window` seconds.
+    pub fn history(&self, window: usize) -> KinesisHistory {
+        let shared = &self.ctx.shared;
+        let now = shared.second();
+        let consumers = shared.consumers.read().clone();
+        KinesisHistory {
+            consumers: consumers
+                .iter()
+                .map(|c| c.metrics.lock().arrival_to_receive.points(now, window))
+                .collect(),
+            // The last whole second and those before it.
+            read_rate: snapshot::read_rate(
+                shared,
+                self.ctx.shards.len(),
+                now.saturating_sub(1),
+                window,
+            ),
+        }
+    }
+
+    /// The lab's figures now; `complete` once the run has ended and the consumers drained.
+    pub fn snapshot(&self, complete: bool, read_limit: u32) -> snapshot::KinesisSnapshot {
+        let shared = &self.ctx.shared;
+        // Every figure is read in its own statement: no lock (or lock guard kept alive by a
+        // struct literal) is held while the next is taken, so readers never deadlock probes.
+        let list = shared.consumers.read().clone();
+        let consumers = list.iter().map(|c| snapshot::consumer(shared, c)).collect();
+        let producer = snapshot::producer(shared, &self.scenario.producer, complete);
+        let send_to_arrival = shared.send_to_arrival.lock().summary();
+        let rate = snapshot::get_records_rate(shared, self.ctx.shards.len());
+        snapshot::KinesisSnapshot {
+            stream: self.ctx.stream.clone(),
+            shards: self.ctx.shards.len(),
+            retry: self.scenario.retry.describe(),
+            producer,
+            send_to_arrival,
+            consumers,
+            get_records_calls_per_sec: rate,
+            get_records_limit_per_sec: read_limit,
+        }
+    }
+
     /// Creates (or finds) the stream, starts every consumer, waits until each holds its position,
     /// then starts the producer.
     pub async fn start(
@@ -187,7 +241,7 @@ impl KinesisLab {
                 name: "get_records".into(),
                 count: 1,
                 interval: Duration::from_millis(200),
-                interval_mode: crate::scenario::IntervalMode::SleepAfter,
+                interval_mode: crate::labs::kinesis::config::IntervalMode::SleepAfter,
                 retry_quota: RetryQuota::PerPoller,
                 limit: 10_000,
                 batch_size: 100,
@@ -480,7 +534,36 @@ impl KinesisLab {
             crate::units::format_bytes(bytes)
         ));
     }
+
+    /// Applies one of the lab's commands; returns the line the screen confirms it with.
+    pub async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        match cmd {
+            Command::AddPoller => self.add_poller().await.map(|n| format!("added poller {n}")),
+            Command::RemovePoller => Ok(match self.remove_poller() {
+                Some(n) => format!("removed poller {n}"),
+                None => "no poller to remove".into(),
+            }),
+            Command::PayloadUp | Command::PayloadDown => {
+                let current = self.ctx.shared.settings.lock().payload;
+                let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
+                self.set_payload(next);
+                Ok(format!("payload size {}", crate::units::format_bytes(next)))
+            }
+        }
+    }
 }
+
+/// What the Kinesis lab's keys ask of it while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    AddPoller,
+    RemovePoller,
+    PayloadUp,
+    PayloadDown,
+}
+
+/// Payload sizes the `[` and `]` keys step through.
+pub const PAYLOAD_STEPS: &[u64] = &[128, 256, 1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000];
 
 fn describe(spec: &ConsumerSpec) -> String {
     use crate::units::format_duration as d;
@@ -504,8 +587,8 @@ fn describe(spec: &ConsumerSpec) -> String {
             "every {} ({}), {}",
             d(spec.interval),
             match spec.interval_mode {
-                crate::scenario::IntervalMode::SleepAfter => "sleep after each call",
-                crate::scenario::IntervalMode::FixedRate => "fixed rate",
+                crate::labs::kinesis::config::IntervalMode::SleepAfter => "sleep after each call",
+                crate::labs::kinesis::config::IntervalMode::FixedRate => "fixed rate",
             },
             match spec.retry_quota {
                 RetryQuota::Shared => "shared retry quota",

@@ -1,11 +1,7 @@
-//! The probes that measure, and the supervisor that owns them and applies commands while they run.
+//! The run: the supervisor that starts the scenario's labs (and, by default, the emulator they
+//! measure), takes their snapshots, applies commands while they run and stops them.
 
-pub mod kinesis;
-pub mod payload;
-pub mod redis;
-pub mod s3;
 pub mod snapshot;
-pub mod state;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,10 +12,12 @@ use crate::aws::{Clients, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
+use crate::labs::kinesis::KinesisLab;
+use crate::labs::kinesis::state::{LiveSettings, Shared};
+use crate::labs::redis::snapshot::RedisSnapshot;
+use crate::labs::{LabKind, kinesis, redis, s3};
 use crate::scenario::Scenario;
-use kinesis::KinesisLab;
-use snapshot::{Backend, KinesisSnapshot, Snapshot};
-use state::{LiveSettings, Shared};
+use snapshot::{Backend, Snapshot};
 
 /// Where a lab runs: the embedded emulator unless an endpoint (or real AWS) is named.
 #[derive(Clone, Debug, Default)]
@@ -42,36 +40,31 @@ pub struct TargetOptions {
     pub redis_replica: Option<String>,
 }
 
-/// A command from the user, applied while the lab runs.
+/// A command from the user, applied while the labs run: one of a lab's own, or one for all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
-    AddPoller,
-    RemovePoller,
-    PayloadUp,
-    PayloadDown,
+    Kinesis(kinesis::Command),
+    S3(s3::Command),
+    Redis(redis::Command),
+    /// Every lab's histograms and counts start over.
     Reset,
-    /// S3: Express One Zone <-> Standard.
-    ToggleS3Class,
-    S3PayloadUp,
-    S3PayloadDown,
-    /// Redis: the next value size (1 KB, 10 MB, 50 MB).
-    RedisValueNext,
-    RedisCpuLoad,
-    RedisMemoryFull,
 }
 
-/// Redis value sizes the `v` key cycles through.
-pub const REDIS_VALUES: &[u64] = &[1_000, 10_000_000, 50_000_000];
-
-/// S3 payload sizes the `[` and `]` keys step through on the S3 tab.
-pub const S3_PAYLOAD_STEPS: &[u64] = &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
-
-/// Payload sizes the `[` and `]` keys step through.
-pub const PAYLOAD_STEPS: &[u64] = &[128, 256, 1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000];
+impl Command {
+    /// The lab the command is for (None: every lab).
+    pub fn lab(self) -> Option<LabKind> {
+        match self {
+            Command::Kinesis(_) => Some(LabKind::Kinesis),
+            Command::S3(_) => Some(LabKind::S3),
+            Command::Redis(_) => Some(LabKind::Redis),
+            Command::Reset => None,
+        }
+    }
+}
 
 /// The Redis lab on latlab's own servers, or on the endpoints the user named.
 async fn start_redis(
-    r: &crate::scenario::RedisScenario,
+    r: &crate::labs::redis::config::RedisScenario,
     opts: &TargetOptions,
 ) -> anyhow::Result<redis::RedisLab> {
     match (&opts.redis_primary, &opts.redis_replica) {
@@ -80,9 +73,9 @@ async fn start_redis(
             redis::RedisLab::start(ends, None, r.value).await
         }
         (None, None) => {
-            let link = crate::redis_local::LinkProfile::resolve(&r.link)?;
-            let client_link = crate::redis_local::LinkProfile::resolve(&r.client_link)?;
-            let local = crate::redis_local::LocalRedis::start(link, client_link).await?;
+            let link = crate::labs::redis::local::LinkProfile::resolve(&r.link)?;
+            let client_link = crate::labs::redis::local::LinkProfile::resolve(&r.client_link)?;
+            let local = crate::labs::redis::local::LocalRedis::start(link, client_link).await?;
             let ends = redis::Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
             redis::RedisLab::start(ends, Some(local), r.value).await
         }
@@ -159,18 +152,18 @@ pub fn model_params(
         let lambda_default = k.consumers.iter().any(|c| {
             matches!(
                 c.kind,
-                crate::scenario::ConsumerKind::LambdaStandard
-                    | crate::scenario::ConsumerKind::LambdaEfo
-            ) && c.retry.as_ref() == Some(&crate::scenario::lambda_retry())
+                crate::labs::kinesis::config::ConsumerKind::LambdaStandard
+                    | crate::labs::kinesis::config::ConsumerKind::LambdaEfo
+            ) && c.retry.as_ref() == Some(&crate::labs::kinesis::config::lambda_retry())
         });
         if lambda_default {
             params.push(Param::new(
                 "lambda.retry",
                 format!(
                     "{}, no retry quota",
-                    crate::scenario::lambda_retry().describe()
+                    crate::labs::kinesis::config::lambda_retry().describe()
                 ),
-                crate::scenario::lambda_retry_provenance(),
+                crate::labs::kinesis::config::lambda_retry_provenance(),
             ));
         }
     }
@@ -179,7 +172,7 @@ pub fn model_params(
             ("redis.link", &r.link),
             ("redis.client_link", &r.client_link),
         ] {
-            if let Ok(l) = crate::redis_local::LinkProfile::resolve(link) {
+            if let Ok(l) = crate::labs::redis::local::LinkProfile::resolve(link) {
                 params.push(Param::new(
                     name,
                     format!("{} ({})", l.name, l.describe()),
@@ -189,24 +182,6 @@ pub fn model_params(
         }
     }
     params
-}
-
-/// The next step up (or down) from `current`; the end stays put.
-fn step(steps: &[u64], current: u64, up: bool) -> u64 {
-    if up {
-        steps
-            .iter()
-            .copied()
-            .find(|s| *s > current)
-            .unwrap_or(current)
-    } else {
-        steps
-            .iter()
-            .rev()
-            .copied()
-            .find(|s| *s < current)
-            .unwrap_or(current)
-    }
 }
 
 /// A running lab: the probes, the state they write, and (by default) the emulator they measure.
@@ -301,7 +276,7 @@ impl Lab {
             (Some(clients), emulator, backend, read_limit)
         } else {
             let label = match &opts.redis_primary {
-                Some(p) => format!("Redis {}", crate::redis_local::redact(p)),
+                Some(p) => format!("Redis {}", crate::labs::redis::local::redact(p)),
                 None => "redis-server primary and replica on 127.0.0.1 (real servers, shaped replication link)".into(),
             };
             let backend = Backend {
@@ -379,69 +354,31 @@ impl Lab {
         })
     }
 
+    /// The Kinesis lab's last `window` seconds, for the screen's sparklines.
+    pub fn kinesis_history(&self, window: usize) -> Option<kinesis::KinesisHistory> {
+        self.kinesis.as_ref().map(|k| k.history(window))
+    }
+
     pub fn emulator(&self) -> Option<&Emulator> {
         self.emulator.as_ref()
     }
 
     pub fn snapshot(&self, complete: bool) -> Snapshot {
         let shared = &self.shared;
-        let kinesis = self.kinesis.as_ref().map(|k| {
-            // Every figure is read in its own statement: no lock (or lock guard kept alive by a
-            // struct literal) is held while the next is taken, so readers never deadlock probes.
-            let list = shared.consumers.read().clone();
-            let consumers = list.iter().map(|c| snapshot::consumer(shared, c)).collect();
-            let producer = snapshot::producer(shared, &k.scenario().producer, complete);
-            let send_to_arrival = shared.send_to_arrival.lock().summary();
-            let rate = snapshot::get_records_rate(shared, k.ctx.shards.len());
-            KinesisSnapshot {
-                stream: k.ctx.stream.clone(),
-                shards: k.ctx.shards.len(),
-                retry: k.scenario().retry.describe(),
-                producer,
-                send_to_arrival,
-                consumers,
-                get_records_calls_per_sec: rate,
-                get_records_limit_per_sec: self.read_limit,
-            }
-        });
+        let kinesis = self
+            .kinesis
+            .as_ref()
+            .map(|k| k.snapshot(complete, self.read_limit));
         let s3 = self.s3.as_ref().map(|l| {
-            let ops = l.shared.snapshot();
-            let sdk = l.shared.sdk.snapshot();
-            let create_sessions = self
-                .emulator
-                .as_ref()
-                .map(|e| e.s3().stats().create_sessions);
-            snapshot::S3Snapshot {
-                class: *l.shared.class.lock(),
-                payload_bytes: *l.shared.payload.lock(),
-                concurrency: l.scenario.concurrency,
-                standard_bucket: l.buckets.standard.clone(),
-                express_bucket: l.buckets.express.clone(),
-                ops,
-                create_sessions,
-                sdk,
-                matrix: l.matrix.lock().clone(),
-            }
+            l.snapshot(
+                self.emulator
+                    .as_ref()
+                    .map(|e| e.s3().stats().create_sessions),
+            )
         });
         let redis = match (&self.redis, &self.redis_unavailable) {
-            (Some(r), _) => {
-                use std::sync::atomic::Ordering;
-                let link = r.local.as_ref().map(|l| l.shaper.stats());
-                Some(snapshot::RedisSnapshot {
-                    primary: r.ends.primary_label.clone(),
-                    replica: r.ends.replica_label.clone(),
-                    local: r.ends.local,
-                    link,
-                    value_bytes: r.shared.value_bytes.load(Ordering::Relaxed),
-                    cpu_load: r.shared.cpu_load.load(Ordering::Relaxed),
-                    memory_full: r.shared.memory_full.load(Ordering::Relaxed),
-                    status: r.shared.status.lock().clone(),
-                    methods: r.shared.snapshot(),
-                    conditions: r.results.lock().clone(),
-                    unavailable: None,
-                })
-            }
-            (None, Some(why)) => Some(snapshot::RedisSnapshot::unavailable(why)),
+            (Some(r), _) => Some(r.snapshot()),
+            (None, Some(why)) => Some(RedisSnapshot::unavailable(why)),
             (None, None) => None,
         };
         Snapshot {
@@ -458,98 +395,39 @@ impl Lab {
 
     /// Applies a command; returns the line the screen confirms it with.
     pub async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
-        if let Command::ToggleS3Class | Command::S3PayloadUp | Command::S3PayloadDown = cmd {
-            let s3 = self.s3.as_ref().context("no S3 lab in this scenario")?;
-            return Ok(match cmd {
-                Command::ToggleS3Class => {
-                    let c = s3.toggle_class();
-                    format!("S3 storage class {}", c.storage_class())
-                }
-                _ => {
-                    let current = *s3.shared.payload.lock();
-                    let next = step(S3_PAYLOAD_STEPS, current, cmd == Command::S3PayloadUp);
-                    s3.set_payload(next);
-                    format!("S3 payload size {}", crate::units::format_bytes(next))
-                }
-            });
-        }
-        if let Command::RedisValueNext | Command::RedisCpuLoad | Command::RedisMemoryFull = cmd {
-            return self.apply_redis(cmd);
-        }
-        if cmd == Command::Reset {
-            self.shared.reset();
-            if let Some(s3) = &self.s3 {
-                s3.shared.reset();
-            }
-            if let Some(r) = &self.redis {
-                r.shared.reset();
-            }
-            return Ok("histograms and counts reset".into());
-        }
-        let k = self
-            .kinesis
-            .as_ref()
-            .context("no Kinesis lab in this scenario")?;
         match cmd {
-            Command::AddPoller => k.add_poller().await.map(|n| format!("added poller {n}")),
-            Command::RemovePoller => Ok(match k.remove_poller() {
-                Some(n) => format!("removed poller {n}"),
-                None => "no poller to remove".into(),
-            }),
-            Command::PayloadUp | Command::PayloadDown => {
-                let current = self.shared.settings.lock().payload;
-                let next = step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
-                k.set_payload(next);
-                Ok(format!("payload size {}", crate::units::format_bytes(next)))
-            }
-            _ => unreachable!("handled above"),
-        }
-    }
-
-    fn apply_redis(&self, cmd: Command) -> anyhow::Result<String> {
-        use std::sync::atomic::Ordering;
-        let r = self.redis.as_ref().with_context(|| {
-            self.redis_unavailable
-                .clone()
-                .unwrap_or_else(|| "no Redis lab in this scenario".into())
-        })?;
-        Ok(match cmd {
-            Command::RedisValueNext => {
-                let current = r.shared.value_bytes.load(Ordering::Relaxed);
-                let i = REDIS_VALUES
-                    .iter()
-                    .position(|v| *v == current)
-                    .map_or(0, |i| (i + 1) % REDIS_VALUES.len());
-                r.shared
-                    .value_bytes
-                    .store(REDIS_VALUES[i], Ordering::Relaxed);
-                format!(
-                    "Redis value size {}",
-                    crate::units::format_bytes(REDIS_VALUES[i])
-                )
-            }
-            Command::RedisCpuLoad => {
-                let on = !r.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
-                format!("CPU load on the primary {}", if on { "on" } else { "off" })
-            }
-            _ => {
-                if !r.ends.local {
-                    anyhow::bail!(
-                        "memory is only filled on latlab's own redis-server, not on {}",
-                        r.ends.primary_label
-                    );
+            Command::Reset => {
+                self.shared.reset();
+                if let Some(s3) = &self.s3 {
+                    s3.shared.reset();
                 }
-                let on = !r.shared.memory_full.fetch_xor(true, Ordering::Relaxed);
-                format!(
-                    "primary memory {}",
-                    if on {
-                        "filling to ~97% of maxmemory"
-                    } else {
-                        "back to normal"
-                    }
-                )
+                if let Some(r) = &self.redis {
+                    r.shared.reset();
+                }
+                Ok("histograms and counts reset".into())
             }
-        })
+            Command::Kinesis(c) => {
+                let k = self
+                    .kinesis
+                    .as_ref()
+                    .context("no Kinesis lab in this scenario")?;
+                k.apply(c).await
+            }
+            Command::S3(c) => Ok(self
+                .s3
+                .as_ref()
+                .context("no S3 lab in this scenario")?
+                .apply(c)),
+            Command::Redis(c) => self
+                .redis
+                .as_ref()
+                .with_context(|| {
+                    self.redis_unavailable
+                        .clone()
+                        .unwrap_or_else(|| "no Redis lab in this scenario".into())
+                })?
+                .apply(c),
+        }
     }
 
     /// Ends the run: stops the producer, lets consumers drain, takes the final snapshot, removes

@@ -13,10 +13,10 @@ use aws_sdk_kinesis::types::{ShardIteratorType, StartingPosition, SubscribeToSha
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
+use super::config::{ConsumerKind, ConsumerSpec, StartPosition};
 use super::{Ctx, Readiness, pause, received};
 use crate::aws::{error_code, error_line};
-use crate::lab::state::{ConsumerState, Received};
-use crate::scenario::{ConsumerKind, ConsumerSpec, StartPosition};
+use crate::labs::kinesis::state::{ConsumerState, Received};
 
 pub async fn run(
     ctx: Ctx,

@@ -26,9 +26,9 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::Ctx;
+use super::config::{ProducerMode, ProducerSpec};
 use crate::aws::error_code;
 use crate::metrics::SeqNo;
-use crate::scenario::{ProducerMode, ProducerSpec};
 
 /// The bytes of one PutRecords request at most (the service's limit is 10 MiB; partition keys
 /// count too, at most 20 bytes each here).
@@ -66,7 +66,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
         while made < due {
             let seq = shared.ledger.lock().allocate();
             let sent_us = crate::clock::now_micros();
-            let data = crate::lab::payload::encode(
+            let data = crate::labs::kinesis::payload::encode(
                 seq,
                 sent_us,
                 &shared.run_id,
@@ -285,7 +285,7 @@ fn refused(ctx: &Ctx, record: Pending) -> Option<Pending> {
     p.resent.fetch_add(1, Ordering::Relaxed);
     let sent_us = crate::clock::now_micros();
     Some(Pending {
-        data: crate::lab::payload::encode(
+        data: crate::labs::kinesis::payload::encode(
             record.seq,
             sent_us,
             &ctx.shared.run_id,

@@ -1,12 +1,36 @@
-//! Rate limiters for per-shard limits. All take `now` from the caller so that one clock reading
-//! decides a whole request, and so tests can drive them with synthetic instants.
+//! Rate and shaping primitives shared by the emulator (per-shard limits, S3 bandwidth) and the
+//! Redis lab's link shaper: a call-rate window, a token bucket, and a pacing bucket. All take
+//! `now` from the caller so that one clock reading decides a whole request, and so tests can
+//! drive them with synthetic instants.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::limits::RateWindow;
+use serde::Deserialize;
 
 const SECOND: Duration = Duration::from_secs(1);
+
+/// How a per-shard "N calls per second" limit is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RateWindow {
+    /// At most N admitted calls within any 1-second window.
+    Sliding,
+    /// At most N admitted calls per calendar second.
+    Fixed,
+    /// A bucket of N tokens refilled continuously at N per second.
+    TokenBucket,
+}
+
+impl RateWindow {
+    pub fn name(self) -> &'static str {
+        match self {
+            RateWindow::Sliding => "sliding",
+            RateWindow::Fixed => "fixed",
+            RateWindow::TokenBucket => "token-bucket",
+        }
+    }
+}
 
 /// "At most N calls per second", counted as [`RateWindow`] says. Only admitted calls count.
 #[derive(Debug)]
@@ -155,6 +179,12 @@ impl Bucket {
             Duration::from_secs_f64((need - self.tokens) / self.rate)
         }
     }
+}
+
+/// The burst a pacing bucket allows: 5 ms of its rate, at most 256 KiB.
+pub fn pacing_bucket(rate: f64) -> Bucket {
+    let capacity = (rate * 0.005).clamp(1.0, 256.0 * 1024.0);
+    Bucket::with_capacity(rate as u64, capacity as u64, true)
 }
 
 #[cfg(test)]

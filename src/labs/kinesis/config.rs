@@ -1,0 +1,477 @@
+//! The Kinesis lab's part of a scenario file (`[kinesis]`, its producer and consumers) and the
+//! seed's Kinesis figures (`[seed.kinesis]`): the types, their file form and validation. Errors
+//! name the field (and the line, for consumers).
+
+use std::time::Duration;
+
+use anyhow::bail;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::aws::RetrySettings;
+use crate::units::{Bytes, Dur, line_of};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsumerKind {
+    /// Enhanced fan-out through the SDK: RegisterStreamConsumer + SubscribeToShard.
+    Efo,
+    /// Shared throughput: GetShardIterator + GetRecords at an interval.
+    Poller,
+    /// Lambda's event source mapping with a standard iterator (polls GetRecords).
+    LambdaStandard,
+    /// Lambda's event source mapping on a fan-out consumer (pushed records, batched).
+    LambdaEfo,
+}
+
+impl ConsumerKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConsumerKind::Efo => "efo",
+            ConsumerKind::Poller => "poller",
+            ConsumerKind::LambdaStandard => "lambda-standard",
+            ConsumerKind::LambdaEfo => "lambda-efo",
+        }
+    }
+
+    /// Pushed (dedicated throughput) rather than polled (the shard's shared budget).
+    pub fn is_fan_out(self) -> bool {
+        matches!(self, ConsumerKind::Efo | ConsumerKind::LambdaEfo)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ConsumerKind::Efo => "enhanced fan-out (SDK)",
+            ConsumerKind::Poller => "GetRecords pollers",
+            ConsumerKind::LambdaStandard => "Lambda, standard iterator",
+            ConsumerKind::LambdaEfo => "Lambda, enhanced fan-out",
+        }
+    }
+}
+
+/// When a poller's interval runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalMode {
+    /// Sleep the interval after each call returns (what a simple loop does; the seed's pollers).
+    SleepAfter,
+    /// Start a call every interval, whatever the previous one took.
+    FixedRate,
+}
+
+/// Whether pollers share one SDK retry quota (one process) or have one each (separate processes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetryQuota {
+    Shared,
+    PerPoller,
+}
+
+impl RetryQuota {
+    pub fn describe(self) -> &'static str {
+        match self {
+            RetryQuota::Shared => "pollers share one retry quota (one process)",
+            RetryQuota::PerPoller => "each poller has its own retry quota (separate processes)",
+        }
+    }
+}
+
+/// Where consumers start reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartPosition {
+    Latest,
+    TrimHorizon,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerSpec {
+    pub kind: ConsumerKind,
+    pub name: String,
+    /// Pollers only: how many (named "NAME 1", "NAME 2", ... when more than one).
+    pub count: u32,
+    pub interval: Duration,
+    pub interval_mode: IntervalMode,
+    pub retry_quota: RetryQuota,
+    /// GetRecords `Limit` of a poller.
+    pub limit: u32,
+    /// Lambda only.
+    pub batch_size: u32,
+    pub batching_window: Duration,
+    pub poll_interval: Duration,
+    /// The consumer's own SDK retry settings; None: the scenario's `kinesis.retry`.
+    pub retry: Option<RetrySettings>,
+}
+
+/// How Lambda's event source mapping retries a throttled poll. AWS does not publish it, and no
+/// seed figure was used to choose it: latlab assumes the AWS SDKs' standard retry mode (3
+/// attempts, back-off from 1 s to 20 s, full jitter), with no retry quota, since the SDK's token
+/// bucket belongs to a customer's process, not to AWS's pollers. A consumer's `retry` overrides
+/// it.
+pub fn lambda_retry() -> RetrySettings {
+    RetrySettings::default()
+}
+
+/// The provenance of [`lambda_retry`], for reports.
+pub fn lambda_retry_provenance() -> crate::provenance::Provenance {
+    crate::provenance::Provenance::new(
+        crate::provenance::Source::Assumption,
+        "how Lambda's pollers retry a throttled GetRecords is not published: the AWS SDKs' \
+         standard retry mode is assumed (AWS SDKs and Tools Reference Guide, 'Retry behavior'), \
+         with no retry quota",
+    )
+}
+
+/// How the producer writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ProducerMode {
+    /// One PutRecord per record (the seed's producer).
+    PutRecord,
+    /// PutRecords batches: records gathered for at most `linger`, at most `batch` a request.
+    PutRecords { linger: Duration, batch: u32 },
+}
+
+impl ProducerMode {
+    pub fn describe(self) -> String {
+        match self {
+            ProducerMode::PutRecord => "PutRecord per record".into(),
+            ProducerMode::PutRecords { linger, batch } => format!(
+                "PutRecords batches of up to {batch}, linger {}",
+                crate::units::format_duration(linger)
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSpec {
+    /// Records per second.
+    pub rate: f64,
+    /// Payload bytes per record (the seq and send time are inside).
+    pub payload: u64,
+    /// Requests in flight at once at most.
+    pub max_in_flight: u32,
+    pub mode: ProducerMode,
+    /// A headless run produces for exactly this long (`rate x duration` records); None: until
+    /// stopped (the live lab).
+    pub stop_after: Option<Duration>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KinesisScenario {
+    pub stream: String,
+    pub shards: u32,
+    pub retry: RetrySettings,
+    pub start: StartPosition,
+    pub producer: ProducerSpec,
+    pub consumers: Vec<ConsumerSpec>,
+    /// How long after the producer stops the consumers may take to catch up before the run ends.
+    pub drain: Duration,
+}
+
+/// A seed figure row: percentiles in milliseconds.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedRow {
+    pub consumer: String,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KinesisSeed {
+    /// The experiment's name in cell ids (`kinesis-round1`).
+    #[serde(default)]
+    pub experiment: String,
+    pub source: String,
+    #[serde(default)]
+    pub arrival_to_receive: Vec<SeedRow>,
+    pub send_to_arrival: Option<SeedRow>,
+    /// Throttles that escaped the SDK's retries, per consumer.
+    #[serde(default)]
+    pub escaped_throttles: Vec<SeedCount>,
+    /// CloudWatch's ReadProvisionedThroughputExceeded per minute: the range over the run.
+    pub read_throttles_per_minute: Option<[f64; 2]>,
+    /// CloudWatch's GetRecords.Success per minute: the range over the run.
+    pub get_records_per_minute: Option<[f64; 2]>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedCount {
+    pub consumer: String,
+    pub count: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KinesisFile {
+    stream: String,
+    #[serde(default = "one")]
+    shards: u32,
+    #[serde(default)]
+    retry: RetrySettings,
+    #[serde(default = "latest")]
+    start: StartPosition,
+    producer: ProducerFile,
+    #[serde(default)]
+    consumers: Vec<Spanned<ConsumerFile>>,
+    drain: Option<Dur>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn latest() -> StartPosition {
+    StartPosition::Latest
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProducerFile {
+    rate: f64,
+    payload: Bytes,
+    max_in_flight: Option<u32>,
+    mode: Option<ModeName>,
+    linger: Option<Dur>,
+    batch: Option<u32>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum ModeName {
+    PutRecord,
+    PutRecords,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConsumerFile {
+    kind: ConsumerKind,
+    name: Option<String>,
+    count: Option<u32>,
+    interval: Option<Dur>,
+    interval_mode: Option<IntervalMode>,
+    retry_quota: Option<RetryQuota>,
+    limit: Option<u32>,
+    batch_size: Option<u32>,
+    batching_window: Option<Dur>,
+    poll_interval: Option<Dur>,
+    retry: Option<RetrySettings>,
+}
+
+/// The smallest payload that holds a record's seq, send time and run id.
+pub const MIN_PAYLOAD: u64 = 96;
+
+pub(crate) fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+    crate::emulator::kinesis::json::check_name("kinesis.stream", &k.stream).map_err(|e| {
+        anyhow::anyhow!(
+            "kinesis.stream '{}' is not a stream name: {}",
+            k.stream,
+            e.message
+        )
+    })?;
+    if k.shards == 0 || k.shards > 500 {
+        bail!("kinesis.shards must be between 1 and 500, got {}", k.shards);
+    }
+    k.retry
+        .validate()
+        .map_err(|e| anyhow::anyhow!("kinesis.{e}"))?;
+    let p = &k.producer;
+    if !(p.rate.is_finite() && p.rate > 0.0 && p.rate <= 100_000.0) {
+        bail!(
+            "kinesis.producer.rate must be records per second between 0 and 100000, got {}",
+            p.rate
+        );
+    }
+    if p.payload.0 < MIN_PAYLOAD || p.payload.0 > 1024 * 1024 - 64 {
+        bail!(
+            "kinesis.producer.payload must be between {MIN_PAYLOAD} B (the seq, send time and run id) and 1 MiB - 64 B, got {} B",
+            p.payload.0
+        );
+    }
+    let mode = match p.mode.unwrap_or(ModeName::PutRecord) {
+        ModeName::PutRecord => {
+            if p.linger.is_some() || p.batch.is_some() {
+                bail!(
+                    "kinesis.producer.linger and batch apply to mode = \"put-records\", not \"put-record\""
+                );
+            }
+            ProducerMode::PutRecord
+        }
+        ModeName::PutRecords => {
+            let linger = p.linger.map_or(Duration::from_millis(50), |d| d.0);
+            if linger > Duration::from_secs(5) {
+                bail!(
+                    "kinesis.producer.linger must be at most 5s, got {}",
+                    crate::units::format_duration(linger)
+                );
+            }
+            let batch = p.batch.unwrap_or(500);
+            if !(1..=500).contains(&batch) {
+                bail!(
+                    "kinesis.producer.batch must be between 1 and 500 (PutRecords' limit), got {batch}"
+                );
+            }
+            ProducerMode::PutRecords { linger, batch }
+        }
+    };
+    let mut consumers = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (i, spanned) in k.consumers.into_iter().enumerate() {
+        let line = line_of(text, spanned.span().start);
+        let c = spanned.into_inner();
+        let spec =
+            consumer(c).map_err(|e| anyhow::anyhow!("line {line}, kinesis.consumers[{i}]: {e}"))?;
+        let expanded = spec.expand();
+        for e in &expanded {
+            if !names.insert(e.name.clone()) {
+                bail!(
+                    "line {line}, kinesis.consumers[{i}]: a consumer named '{}' already exists; names must be unique",
+                    e.name
+                );
+            }
+        }
+        consumers.push(spec);
+    }
+    if consumers.is_empty() {
+        bail!(
+            "kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo"
+        );
+    }
+    Ok(KinesisScenario {
+        stream: k.stream,
+        shards: k.shards,
+        retry: k.retry,
+        start: k.start,
+        producer: ProducerSpec {
+            rate: p.rate,
+            payload: p.payload.0,
+            max_in_flight: p.max_in_flight.unwrap_or(64).clamp(1, 1024),
+            mode,
+            stop_after: None,
+        },
+        consumers,
+        drain: k.drain.map_or(Duration::from_secs(15), |d| d.0),
+    })
+}
+
+fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
+    let kind = c.kind;
+    let not_for = |field: &str, applies: &str| {
+        anyhow::anyhow!(
+            "{field} does not apply to kind = \"{}\"; it applies to {applies}",
+            kind.name()
+        )
+    };
+    let polled = matches!(kind, ConsumerKind::Poller);
+    let lambda = matches!(kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo);
+    if !polled {
+        if c.count.is_some() {
+            return Err(not_for("count", "poller"));
+        }
+        if c.interval.is_some() {
+            return Err(not_for("interval", "poller"));
+        }
+        if c.interval_mode.is_some() {
+            return Err(not_for("interval_mode", "poller"));
+        }
+        if c.retry_quota.is_some() {
+            return Err(not_for("retry_quota", "poller"));
+        }
+        if c.limit.is_some() {
+            return Err(not_for("limit", "poller"));
+        }
+    }
+    if !lambda {
+        if c.batch_size.is_some() {
+            return Err(not_for("batch_size", "lambda-standard and lambda-efo"));
+        }
+        if c.batching_window.is_some() {
+            return Err(not_for("batching_window", "lambda-standard and lambda-efo"));
+        }
+    }
+    if c.poll_interval.is_some() && kind != ConsumerKind::LambdaStandard {
+        return Err(not_for("poll_interval", "lambda-standard"));
+    }
+    let count = c.count.unwrap_or(1);
+    if count == 0 || count > 32 {
+        bail!("count must be between 1 and 32, got {count}");
+    }
+    let interval = c.interval.map_or(Duration::from_millis(200), |d| d.0);
+    if polled && interval < Duration::from_millis(1) {
+        bail!("interval must be at least 1ms");
+    }
+    let batch_size = c.batch_size.unwrap_or(100);
+    if lambda && !(1..=10_000).contains(&batch_size) {
+        bail!("batch_size must be between 1 and 10000, got {batch_size}");
+    }
+    let batching_window = c.batching_window.map_or(Duration::ZERO, |d| d.0);
+    if batching_window > Duration::from_secs(300) {
+        bail!("batching_window must be at most 5m (Lambda's limit)");
+    }
+    let limit = c.limit.unwrap_or(10_000);
+    if !(1..=10_000).contains(&limit) {
+        bail!("limit must be between 1 and 10000, got {limit}");
+    }
+    let poll_interval = c.poll_interval.map_or(Duration::from_secs(1), |d| d.0);
+    if poll_interval < Duration::from_millis(10) {
+        bail!("poll_interval must be at least 10ms");
+    }
+    if let Some(r) = &c.retry {
+        r.validate()?;
+    }
+    let retry = c.retry.or_else(|| lambda.then(lambda_retry));
+    let name = match c.name {
+        Some(n) if n.trim().is_empty() || n.len() > 40 => bail!("name must be 1 to 40 characters"),
+        Some(n) => n,
+        None => kind.name().to_string(),
+    };
+    Ok(ConsumerSpec {
+        kind,
+        name,
+        count,
+        interval,
+        interval_mode: c.interval_mode.unwrap_or(IntervalMode::SleepAfter),
+        retry_quota: c.retry_quota.unwrap_or(RetryQuota::PerPoller),
+        limit,
+        batch_size,
+        batching_window,
+        poll_interval,
+        retry,
+    })
+}
+
+impl ConsumerSpec {
+    /// One spec per running consumer: a poller spec with `count = 3` is three pollers.
+    pub fn expand(&self) -> Vec<ConsumerSpec> {
+        if self.count <= 1 {
+            return vec![ConsumerSpec {
+                count: 1,
+                ..self.clone()
+            }];
+        }
+        (1..=self.count)
+            .map(|i| ConsumerSpec {
+                count: 1,
+                name: format!("{} {i}", self.name),
+                ..self.clone()
+            })
+            .collect()
+    }
+}
+
+impl KinesisScenario {
+    /// Every running consumer's name, in order.
+    pub fn consumer_names(&self) -> Vec<String> {
+        self.consumers
+            .iter()
+            .flat_map(|c| c.expand())
+            .map(|c| c.name)
+            .collect()
+    }
+}

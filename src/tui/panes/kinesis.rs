@@ -1,0 +1,394 @@
+//! The Kinesis tab: a pane per consumer type, each a sparkline of the pane's p99 per second
+//! over a table of its consumers, and the shard's GetRecords rate against its limit.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+
+use crate::labs::kinesis::config::ConsumerKind;
+use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use crate::tui::view::View;
+use crate::tui::widgets::*;
+use crate::units::{ms, short_ms, thousands};
+
+/// The panes, one per consumer type, in screen order.
+pub const PANES: &[(ConsumerKind, &str)] = &[
+    (ConsumerKind::Efo, "Enhanced fan-out: SDK SubscribeToShard"),
+    (ConsumerKind::LambdaEfo, "Lambda on enhanced fan-out"),
+    (
+        ConsumerKind::Poller,
+        "Shared throughput: GetRecords pollers",
+    ),
+    (
+        ConsumerKind::LambdaStandard,
+        "Lambda on a standard iterator (polls GetRecords)",
+    ),
+];
+
+/// Colour of a consumer kind's marks.
+pub fn kind_color(theme: &Theme, kind: ConsumerKind) -> Color {
+    match kind {
+        ConsumerKind::Efo => theme.fan_out,
+        ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard => theme.lambda,
+        ConsumerKind::Poller => theme.poller,
+    }
+}
+
+pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, k: &KinesisSnapshot, area: Rect) {
+    let panes: Vec<(ConsumerKind, &str, Vec<usize>)> = PANES
+        .iter()
+        .map(|(kind, title)| {
+            let members = k
+                .consumers
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.kind == *kind)
+                .map(|(i, _)| i)
+                .collect();
+            (*kind, *title, members)
+        })
+        .filter(|(_, _, m): &(ConsumerKind, &str, Vec<usize>)| !m.is_empty())
+        .collect();
+    if panes.is_empty() {
+        return;
+    }
+    // Each pane needs its borders, a table header, a row per consumer and one extra line; what is
+    // left goes to the sparklines, shared evenly.
+    let fixed: Vec<u16> = panes
+        .iter()
+        .map(|(_, _, m)| 2 + 1 + m.len() as u16 + 1)
+        .collect();
+    let spare = area.height.saturating_sub(fixed.iter().sum());
+    let spark = (spare / panes.len() as u16).clamp(1, 8);
+    let mut constraints: Vec<Constraint> = fixed
+        .iter()
+        .map(|h| Constraint::Length(h + spark))
+        .collect();
+    constraints.push(Constraint::Min(0));
+    let rects = Layout::vertical(constraints).split(area);
+    for (i, (kind, title, members)) in panes.iter().enumerate() {
+        draw_pane(
+            f, theme, app, view, k, *kind, title, members, spark, rects[i],
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_pane(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    k: &KinesisSnapshot,
+    kind: ConsumerKind,
+    title: &str,
+    members: &[usize],
+    spark_height: u16,
+    area: Rect,
+) {
+    let color = kind_color(theme, kind);
+    let mut title_spans = vec![Span::styled(
+        format!(" {title} "),
+        theme.strong(theme.title),
+    )];
+    if kind == ConsumerKind::Poller || kind == ConsumerKind::LambdaStandard {
+        title_spans.push(read_rate_span(theme, k));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.fg(theme.border))
+        .title(Line::from(title_spans));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let [spark_area, table_area, extra_area] = Layout::vertical([
+        Constraint::Length(spark_height.min(inner.height)),
+        Constraint::Length(1 + members.len() as u16),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    draw_spark(f, theme, app, view, members, color, spark_area);
+    draw_table(f, theme, k, members, color, table_area);
+    let extra = extra_line(theme, view, k, kind, members);
+    f.render_widget(Paragraph::new(extra), extra_area);
+}
+
+/// "shard reads 5.6/s of 5": the cause of throttling, on screen when it happens.
+fn read_rate_span(theme: &Theme, k: &KinesisSnapshot) -> Span<'static> {
+    let rate = k.get_records_calls_per_sec;
+    let limit = k.get_records_limit_per_sec as f64;
+    let over = rate > limit;
+    let style = if over {
+        theme.strong(theme.gauge_over)
+    } else {
+        theme.fg(theme.gauge_ok)
+    };
+    let bar_len = 10usize;
+    let filled = ((rate / (limit * 2.0)) * bar_len as f64)
+        .round()
+        .clamp(0.0, bar_len as f64) as usize;
+    let mark = bar_len / 2;
+    let bar: String = (0..bar_len)
+        .map(|i| {
+            if i == mark {
+                '│'
+            } else if i < filled {
+                '█'
+            } else {
+                '░'
+            }
+        })
+        .collect();
+    Span::styled(
+        format!(
+            " GetRecords {rate:.1}/s of {} per shard {bar}{} ",
+            k.get_records_limit_per_sec,
+            if over { " OVER" } else { "" }
+        ),
+        style,
+    )
+}
+
+fn draw_spark(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    members: &[usize],
+    color: Color,
+    area: Rect,
+) {
+    // Per second: the highest p99 among the pane's consumers.
+    let mut per_sec = vec![(0, color); app.window() as usize];
+    for &i in members {
+        if let Some(points) = view.sparks.get(i) {
+            merge_points(&mut per_sec, points, color, |p| p.p99_us);
+        }
+    }
+    draw_sparkline(f, theme, app, &per_sec, "p99/s", area);
+}
+
+fn draw_table(
+    f: &mut Frame,
+    theme: &Theme,
+    k: &KinesisSnapshot,
+    members: &[usize],
+    color: Color,
+    area: Rect,
+) {
+    // One name width for every pane, so the columns line up down the screen.
+    let name_w = k
+        .consumers
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 28) as u16;
+    // What fits, at one cell of spacing: status, the retry quota, p99.9, acked (received + lost +
+    // unread), behind and retries go first, then the names narrow (to 14, so "get_records 2"
+    // stays whole), then p90 and received go.
+    // acked = received + lost + unread; behind is the service's MillisBehindLatest.
+    const HEAD: [&str; 17] = [
+        "consumer",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "acked",
+        "received",
+        "lost",
+        "unread",
+        "behind",
+        "dup",
+        "throttled",
+        "retries",
+        "escaped",
+        "quota",
+        "status",
+    ];
+    let (show, widths) = fit(
+        &[name_w, 11, 11, 11, 11, 11, 8, 8, 5, 6, 9, 3, 9, 7, 7, 6, 13],
+        &[0, 0, 3, 0, 8, 0, 7, 2, 0, 0, 6, 0, 0, 5, 0, 9, 10],
+        Some((0, 14, 4)),
+        area.width,
+    );
+    let head = Row::new(shown(
+        HEAD.iter()
+            .map(|h| {
+                if *h == "consumer" || *h == "status" {
+                    Cell::from(*h)
+                } else {
+                    right(Span::raw(*h))
+                }
+            })
+            .collect(),
+        &show,
+    ))
+    .style(theme.strong(theme.table_header));
+    let rows: Vec<Row> = members
+        .iter()
+        .map(|&i| Row::new(shown(consumer_cells(theme, &k.consumers[i], color), &show)))
+        .collect();
+    let last = HEAD.len() - 1;
+    let widths: Vec<Constraint> = shown(
+        widths
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if i == last {
+                    Constraint::Fill(1)
+                } else {
+                    Constraint::Length(*w)
+                }
+            })
+            .collect(),
+        &show,
+    );
+    f.render_widget(
+        Table::new(rows, widths).header(head).column_spacing(1),
+        area,
+    );
+}
+
+/// A consumer's cells, one per column of the consumer table.
+fn consumer_cells(theme: &Theme, c: &ConsumerSnapshot, color: Color) -> Vec<Cell<'static>> {
+    let a = &c.arrival_to_receive;
+    let stopped = c.stopped_at_secs.is_some();
+    let name_style = if stopped {
+        theme.fg(theme.dim).add_modifier(Modifier::CROSSED_OUT)
+    } else {
+        theme.strong(color)
+    };
+    let num = |v: u64, bad: bool| {
+        let style = if bad {
+            theme.strong(theme.error)
+        } else {
+            theme.fg(theme.text)
+        };
+        right(Span::styled(thousands(v), style))
+    };
+    let lat = |us: u64| {
+        right(Span::styled(
+            if a.count == 0 {
+                "-".to_string()
+            } else {
+                ms(us)
+            },
+            theme.fg(theme.text),
+        ))
+    };
+    let warn = |v: u64| {
+        right(Span::styled(
+            thousands(v),
+            if v > 0 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        ))
+    };
+    let sdk = &c.sdk.counters;
+    let quota = match sdk.quota_left {
+        Some(q) => Span::styled(
+            thousands(q),
+            if q < 100 {
+                theme.strong(theme.error)
+            } else {
+                theme.fg(theme.dim)
+            },
+        ),
+        None => Span::styled("none", theme.fg(theme.dim)),
+    };
+    let status = if stopped {
+        "stopped".to_string()
+    } else {
+        c.status.clone()
+    };
+    vec![
+        Cell::from(Span::styled(c.name.clone(), name_style)),
+        lat(a.p50_us),
+        lat(a.p90_us),
+        lat(a.p99_us),
+        lat(a.p999_us),
+        lat(a.max_us),
+        num(c.counts.acknowledged, false),
+        num(c.counts.received, false),
+        num(c.counts.lost, c.counts.lost > 0),
+        warn(c.counts.unread),
+        right(Span::styled(
+            c.millis_behind
+                .map_or("-".into(), |b| short_ms(b.max(0) as u64 * 1000)),
+            if c.millis_behind.unwrap_or(0) > 1000 {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.text)
+            },
+        )),
+        num(c.counts.duplicates, c.counts.duplicates > 0),
+        warn(sdk.throttles),
+        warn(sdk.retries),
+        num(sdk.escaped_total(), sdk.escaped_total() > 0),
+        right(quota),
+        Cell::from(Span::styled(status, theme.fg(theme.dim))),
+    ]
+}
+
+fn extra_line(
+    theme: &Theme,
+    view: &View,
+    k: &KinesisSnapshot,
+    kind: ConsumerKind,
+    members: &[usize],
+) -> Line<'static> {
+    let dim = theme.fg(theme.dim);
+    match kind {
+        ConsumerKind::Poller => {
+            let recent: Vec<u64> = view
+                .read_rate
+                .iter()
+                .rev()
+                .take(30)
+                .rev()
+                .map(|r| (r * 10.0) as u64)
+                .collect();
+            let over = recent
+                .iter()
+                .filter(|r| **r > k.get_records_limit_per_sec as u64 * 10)
+                .count();
+            let first = &k.consumers[members[0]];
+            Line::from(vec![
+                Span::styled(format!(" {}", first.detail), dim),
+                Span::styled(
+                    format!(
+                        " · shard over {} calls/s in {over} of the last {} s",
+                        k.get_records_limit_per_sec,
+                        recent.len()
+                    ),
+                    if over > 0 { theme.fg(theme.warn) } else { dim },
+                ),
+            ])
+        }
+        ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo => {
+            let c = &k.consumers[members[0]];
+            Line::from(Span::styled(
+                format!(" {} · batches {}", c.detail, crate::report::batch_line(c)),
+                dim,
+            ))
+        }
+        ConsumerKind::Efo => {
+            let c = &k.consumers[members[0]];
+            let subs = c.events.get("subscriptions").copied().unwrap_or(0);
+            Line::from(Span::styled(
+                format!(" {} · {subs} subscription(s) · {}", c.detail, c.status),
+                dim,
+            ))
+        }
+    }
+}

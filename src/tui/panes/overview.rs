@@ -1,0 +1,282 @@
+//! The overview: every lab the scenario runs on one screen, or one brief table when the
+//! terminal is too small for their panes.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Cell, Row, Table};
+
+use super::{kinesis, redis, s3};
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use crate::tui::view::View;
+use crate::tui::widgets::*;
+use crate::units::{ms, thousands};
+
+/// Every lab on one screen: Kinesis on the left and S3 above Redis on the right when the terminal
+/// is wide enough, otherwise one above the other.
+pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+    let snap = &view.snapshot;
+    // S3 and Redis, one above the other, Redis (three panes) the taller.
+    let side = |f: &mut Frame, r: Rect| {
+        let parts = [snap.s3.is_some(), snap.redis.is_some()];
+        let weights = [2, 3];
+        let rects = Layout::vertical(
+            parts
+                .iter()
+                .zip(weights)
+                .filter(|(on, _)| **on)
+                .map(|(_, w)| Constraint::Fill(w)),
+        )
+        .split(r);
+        // One rectangle per lab present, in order.
+        let mut rects = rects.iter().copied();
+        if let Some(s3) = &snap.s3
+            && let Some(rect) = rects.next()
+        {
+            s3::draw(f, theme, app, view, s3, rect);
+        }
+        if let Some(red) = &snap.redis
+            && let Some(rect) = rects.next()
+        {
+            redis::draw(f, theme, app, view, red, rect);
+        }
+    };
+    // Rows each lab needs to show its panes with at least one row of sparkline.
+    let kinesis_rows: u16 = snap.kinesis.as_ref().map_or(0, |k| {
+        kinesis::PANES
+            .iter()
+            .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
+            .filter(|n| *n > 0)
+            .map(|n| 2 + 1 + n + 1 + 1)
+            .sum()
+    });
+    let s3_rows = if snap.s3.is_some() {
+        2 * (2 + 1 + 3) + 2
+    } else {
+        0
+    };
+    let redis_rows = if snap.redis.is_some() {
+        3 * (2 + 1 + 2) + 2
+    } else {
+        0
+    };
+    let side_by_side = area.width >= OVERVIEW_SIDE_BY_SIDE
+        && area.height >= kinesis_rows.max(s3_rows + redis_rows);
+    let stacked = area.height >= kinesis_rows + s3_rows + redis_rows;
+    if !side_by_side && !stacked {
+        draw_overview_table(f, theme, view, area);
+        return;
+    }
+    let others = snap.s3.is_some() as u16 + snap.redis.is_some() as u16;
+    match &snap.kinesis {
+        Some(k) if side_by_side => {
+            let right_w = (area.width * 2 / 5).max(80);
+            let [left, right] =
+                Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
+            kinesis::draw(f, theme, app, view, k, left);
+            side(f, right);
+        }
+        Some(k) => {
+            let [top, rest] =
+                Layout::vertical([Constraint::Fill(4), Constraint::Fill(others * 3)]).areas(area);
+            kinesis::draw(f, theme, app, view, k, top);
+            side(f, rest);
+        }
+        None => side(f, area),
+    }
+}
+
+/// The overview on a screen too small for every lab's panes: one table, a row per consumer, S3
+/// operation and Redis method, with the figures that matter most.
+fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
+    use crate::metrics::Summary;
+    let snap = &view.snapshot;
+    let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+    let lat = |s: &Summary| {
+        if s.count == 0 {
+            vec![txt("-".into()), txt("-".into()), txt("-".into())]
+        } else {
+            vec![txt(ms(s.p50_us)), txt(ms(s.p99_us)), txt(ms(s.max_us))]
+        }
+    };
+    let note = |text: String, bad: bool| {
+        Cell::from(Span::styled(
+            text,
+            if bad {
+                theme.fg(theme.warn)
+            } else {
+                theme.fg(theme.dim)
+            },
+        ))
+    };
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    if let Some(k) = &snap.kinesis {
+        for c in &k.consumers {
+            let sdk = &c.sdk.counters;
+            let mut cells = vec![
+                Cell::from(Span::styled(
+                    "Kinesis",
+                    theme.strong(kinesis::kind_color(theme, c.kind)),
+                )),
+                Cell::from(Span::styled(c.name.clone(), theme.fg(theme.text))),
+            ];
+            cells.extend(lat(&c.arrival_to_receive));
+            cells.push(txt(thousands(c.counts.received)));
+            let bad = sdk.throttles > 0
+                || c.counts.lost > 0
+                || c.counts.duplicates > 0
+                || c.counts.unread > 0;
+            // A consumer behind says so first: the column is cut on small screens.
+            let behind = if c.counts.unread > 0 {
+                format!("unread {} · ", thousands(c.counts.unread))
+            } else {
+                String::new()
+            };
+            cells.push(note(
+                format!(
+                    "{behind}throttled {} · escaped {} · lost {} · dup {}",
+                    thousands(sdk.throttles),
+                    thousands(sdk.escaped_total()),
+                    thousands(c.counts.lost),
+                    thousands(c.counts.duplicates),
+                ),
+                bad,
+            ));
+            rows.push(cells);
+        }
+    }
+    if let Some(s3) = &snap.s3 {
+        for o in &s3.ops {
+            let color = if o.class == crate::emulator::s3::Class::ExpressOneZone {
+                theme.s3_express
+            } else {
+                theme.s3_standard
+            };
+            let mut cells = vec![
+                Cell::from(Span::styled("S3", theme.strong(color))),
+                Cell::from(Span::styled(
+                    format!(
+                        "{}{} {}",
+                        if o.class == s3.class { "▶ " } else { "" },
+                        o.op,
+                        o.class.storage_class()
+                    ),
+                    theme.fg(theme.text),
+                )),
+            ];
+            cells.extend(lat(&o.total));
+            cells.push(txt(thousands(o.requests)));
+            cells.push(note(
+                format!(
+                    "{:.1} MB/s · SlowDown {} · errors {}",
+                    o.mb_per_sec,
+                    thousands(o.slow_downs),
+                    thousands(o.errors)
+                ),
+                o.slow_downs > 0 || o.errors > 0,
+            ));
+            rows.push(cells);
+        }
+    }
+    if let Some(r) = &snap.redis {
+        let label = Cell::from(Span::styled("Redis", theme.strong(theme.redis)));
+        match &r.unavailable {
+            Some(why) => rows.push(vec![
+                label,
+                Cell::from(Span::styled("not running", theme.strong(theme.error))),
+                txt("-".into()),
+                txt("-".into()),
+                txt("-".into()),
+                txt("-".into()),
+                Cell::from(Span::styled(why.clone(), theme.strong(theme.error))),
+            ]),
+            None => {
+                for m in &r.methods {
+                    let mut cells = vec![
+                        label.clone(),
+                        Cell::from(Span::styled(
+                            format!("lag: {}", m.method.short()),
+                            theme.fg(theme.text),
+                        )),
+                    ];
+                    cells.extend(lat(&m.lag));
+                    cells.push(txt(thousands(m.tries)));
+                    cells.push(note(
+                        format!(
+                            "errors {} · value {}",
+                            thousands(m.errors),
+                            crate::units::format_bytes(r.value_bytes)
+                        ),
+                        m.errors > 0,
+                    ));
+                    rows.push(cells);
+                }
+            }
+        }
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.fg(theme.border))
+        .title(Span::styled(
+            " Every lab, in brief (a larger terminal shows their panes; 1-3 show one lab) ",
+            theme.strong(theme.title),
+        ));
+    // Names as wide as the longest (consumer names are the scenario's); when narrow, max and the
+    // count go first, then the names narrow.
+    let longest = snap
+        .kinesis
+        .iter()
+        .flat_map(|k| k.consumers.iter().map(|c| c.name.chars().count()))
+        .chain([20])
+        .max()
+        .unwrap_or(20)
+        .min(40) as u16;
+    let (show, w) = fit(
+        &[7, longest, 11, 11, 11, 7, 24],
+        &[0, 0, 0, 0, 3, 2, 0],
+        Some((1, 14, 1)),
+        block.inner(area).width,
+    );
+    let head = shown(
+        vec![
+            Cell::from("lab"),
+            Cell::from("what"),
+            right(Span::raw("p50")),
+            right(Span::raw("p99")),
+            right(Span::raw("max")),
+            right(Span::raw("count")),
+            Cell::from("counts"),
+        ],
+        &show,
+    );
+    let head = Row::new(head).style(theme.strong(theme.table_header));
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .map(|cells| Row::new(shown(cells, &show)))
+        .collect();
+    let last = w.len() - 1;
+    let widths: Vec<Constraint> = shown(
+        w.iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if i == last {
+                    Constraint::Fill(1)
+                } else {
+                    Constraint::Length(*w)
+                }
+            })
+            .collect(),
+        &show,
+    );
+    f.render_widget(
+        Table::new(rows, widths)
+            .header(head)
+            .column_spacing(1)
+            .block(block),
+        area,
+    );
+}
+
+/// The overview puts Kinesis beside the other labs from this width on.
+const OVERVIEW_SIDE_BY_SIDE: u16 = 180;

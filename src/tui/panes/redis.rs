@@ -1,0 +1,165 @@
+//! The Redis tab: replication lag measured three ways, a pane per method.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table};
+
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use crate::tui::view::View;
+use crate::tui::widgets::*;
+use crate::units::{ms, thousands};
+
+pub fn draw(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    r: &crate::labs::redis::snapshot::RedisSnapshot,
+    area: Rect,
+) {
+    use crate::labs::redis::Method;
+    if let Some(why) = &r.unavailable {
+        let block = Block::bordered().title(Span::styled(
+            " Redis replication lag: not running ",
+            theme.strong(theme.title),
+        ));
+        let text = vec![
+            Line::from(""),
+            Line::from(Span::styled(format!(" {why}"), theme.strong(theme.error))),
+        ];
+        f.render_widget(
+            Paragraph::new(text)
+                .block(block)
+                .wrap(ratatui::widgets::Wrap { trim: false }),
+            area,
+        );
+        return;
+    }
+    let [a, b, c, info] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    for (method, rect) in [
+        (Method::NewClients, a),
+        (Method::Persistent, b),
+        (Method::Offset, c),
+    ] {
+        let m = r.methods.iter().find(|x| x.method == method);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.fg(theme.border))
+            .title(Span::styled(
+                format!(" {} ", method.label()),
+                theme.strong(theme.title),
+            ));
+        let inner = block.inner(rect);
+        f.render_widget(block, rect);
+        if inner.height < 3 {
+            continue;
+        }
+        let [spark_area, table_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+        let mut per_sec = vec![(0, theme.redis); app.window() as usize];
+        if let Some((_, points)) = view.redis_sparks.iter().find(|(x, _)| *x == method) {
+            merge_points(&mut per_sec, points, theme.redis, |p| p.max_us);
+        }
+        draw_sparkline(f, theme, app, &per_sec, "max/s", spark_area);
+        // p99.9, the mean, p90 and the try count go first when the pane is narrow.
+        let mut header = vec![
+            "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
+        ];
+        let mut widths = vec![11, 11, 11, 11, 11, 11, 7, 7];
+        let mut drop = vec![0, 4, 0, 6, 0, 5, 3, 0];
+        if method == Method::Offset {
+            header.push("bytes behind p50");
+            widths.push(17);
+            drop.push(0);
+        }
+        let (show, widths) = fit(&widths, &drop, None, table_area.width);
+        let head = Row::new(shown(
+            header.iter().map(|h| right(Span::raw(*h))).collect(),
+            &show,
+        ))
+        .style(theme.strong(theme.table_header));
+        let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+        let cells = match m {
+            Some(m) if m.tries > 0 || m.errors > 0 => {
+                let l = &m.lag;
+                let mut cells = vec![
+                    txt(ms(l.p50_us)),
+                    txt(ms(l.p90_us)),
+                    txt(ms(l.p99_us)),
+                    txt(ms(l.p999_us)),
+                    txt(ms(l.max_us)),
+                    txt(ms(l.mean_us as u64)),
+                    txt(thousands(m.tries)),
+                    right(Span::styled(
+                        thousands(m.errors),
+                        if m.errors > 0 {
+                            theme.strong(theme.error)
+                        } else {
+                            theme.fg(theme.text)
+                        },
+                    )),
+                ];
+                if method == Method::Offset {
+                    cells.push(txt(m.behind_bytes.as_ref().map_or("-".to_string(), |b| {
+                        crate::units::format_bytes(b.p50_bytes)
+                    })));
+                }
+                cells
+            }
+            _ => header.iter().map(|_| txt("-".into())).collect(),
+        };
+        let widths: Vec<Constraint> =
+            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
+        f.render_widget(
+            Table::new(vec![Row::new(shown(cells, &show))], widths)
+                .header(head)
+                .column_spacing(1),
+            table_area,
+        );
+    }
+    let link = r.link.as_ref().map_or("a user's Redis".to_string(), |l| {
+        format!("link {} (+{} ms each way)", l.link, l.latency_ms)
+    });
+    let on = |b: bool| if b { "on" } else { "off" };
+    let text = vec![
+        Line::from(vec![
+            Span::styled(" v", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" value {}   ", crate::units::format_bytes(r.value_bytes)),
+                theme.fg(theme.dim),
+            ),
+            Span::styled("c", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" CPU load {}   ", on(r.cpu_load)),
+                if r.cpu_load {
+                    theme.strong(theme.warn)
+                } else {
+                    theme.fg(theme.dim)
+                },
+            ),
+            Span::styled("m", theme.strong(theme.accent)),
+            Span::styled(
+                format!(" memory full {}   ", on(r.memory_full)),
+                if r.memory_full {
+                    theme.strong(theme.warn)
+                } else {
+                    theme.fg(theme.dim)
+                },
+            ),
+            Span::styled(format!("· {}", r.status), theme.fg(theme.dim)),
+        ]),
+        Line::from(Span::styled(
+            format!(" primary {} → replica {} · {link}", r.primary, r.replica),
+            theme.fg(theme.dim),
+        )),
+    ];
+    f.render_widget(Paragraph::new(text), info);
+}

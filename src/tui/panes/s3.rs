@@ -1,0 +1,205 @@
+//! The S3 tab: PUT and GET of each storage class, their sparklines and percentiles.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use crate::tui::view::View;
+use crate::tui::widgets::*;
+use crate::units::{ms, thousands};
+
+pub fn draw(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    s3: &crate::labs::s3::snapshot::S3Snapshot,
+    area: Rect,
+) {
+    use crate::emulator::s3::Class;
+    let [put, get, info] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    for (op, rect, title) in [
+        (
+            "PUT",
+            put,
+            if area.width >= 100 {
+                "S3 PUT (upload; the answer follows the whole body)"
+            } else {
+                "S3 PUT (upload)"
+            },
+        ),
+        ("GET", get, "S3 GET (download)"),
+    ] {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.fg(theme.border))
+            .title(Line::from(vec![
+                Span::styled(format!(" {title} "), theme.strong(theme.title)),
+                Span::styled(
+                    format!(
+                        " {} {} ",
+                        if op == "PUT" {
+                            "writing to"
+                        } else {
+                            "reading from"
+                        },
+                        s3.class.storage_class()
+                    ),
+                    theme.strong(if s3.class == Class::ExpressOneZone {
+                        theme.s3_express
+                    } else {
+                        theme.s3_standard
+                    }),
+                ),
+            ]));
+        let inner = block.inner(rect);
+        f.render_widget(block, rect);
+        if inner.height < 4 {
+            continue;
+        }
+        let [spark_area, table_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(inner);
+        // Both classes on one time line, each second in the colour of the class measured then,
+        // so a switch shows where it happened.
+        let mut per_sec = vec![(0, theme.s3_express); app.window() as usize];
+        for (class, _, points) in view.s3_sparks.iter().filter(|(_, o, _)| o == op) {
+            let color = if *class == Class::ExpressOneZone {
+                theme.s3_express
+            } else {
+                theme.s3_standard
+            };
+            merge_points(&mut per_sec, points, color, |p| p.p99_us);
+        }
+        draw_sparkline(f, theme, app, &per_sec, "p99/s", spark_area);
+        // The total's max, the first byte's p99, the request count and SlowDown go first when the
+        // pane is narrow.
+        const HEAD: [&str; 10] = [
+            "class",
+            "requests",
+            "first byte p50",
+            "p99",
+            "total p50",
+            "p99",
+            "max",
+            "MB/s",
+            "SlowDown",
+            "errors",
+        ];
+        let (show, widths) = fit(
+            &[17, 8, 14, 10, 10, 10, 10, 7, 8, 6],
+            &[0, 3, 0, 4, 0, 0, 5, 0, 2, 0],
+            None,
+            table_area.width,
+        );
+        let head = Row::new(shown(
+            HEAD.iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    if i == 0 {
+                        Cell::from(*h)
+                    } else {
+                        right(Span::raw(*h))
+                    }
+                })
+                .collect(),
+            &show,
+        ))
+        .style(theme.strong(theme.table_header));
+        let rows: Vec<Row> = [Class::ExpressOneZone, Class::Standard]
+            .iter()
+            .map(|class| {
+                let o = s3.ops.iter().find(|o| o.class == *class && o.op == op);
+                let active = *class == s3.class;
+                let c = if *class == Class::ExpressOneZone {
+                    theme.s3_express
+                } else {
+                    theme.s3_standard
+                };
+                let name = Span::styled(
+                    format!(
+                        "{}{}",
+                        if active { "▶ " } else { "  " },
+                        class.storage_class()
+                    ),
+                    if active {
+                        theme.strong(c)
+                    } else {
+                        theme.fg(theme.dim)
+                    },
+                );
+                let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+                let cells = match o {
+                    None => std::iter::once(Cell::from(name))
+                        .chain((1..HEAD.len()).map(|_| txt("-".into())))
+                        .collect(),
+                    Some(o) => vec![
+                        Cell::from(name),
+                        txt(thousands(o.requests)),
+                        txt(ms(o.first_byte.p50_us)),
+                        txt(ms(o.first_byte.p99_us)),
+                        txt(ms(o.total.p50_us)),
+                        txt(ms(o.total.p99_us)),
+                        txt(ms(o.total.max_us)),
+                        txt(format!("{:.1}", o.mb_per_sec)),
+                        right(Span::styled(
+                            thousands(o.slow_downs),
+                            if o.slow_downs > 0 {
+                                theme.strong(theme.warn)
+                            } else {
+                                theme.fg(theme.text)
+                            },
+                        )),
+                        right(Span::styled(
+                            thousands(o.errors),
+                            if o.errors > 0 {
+                                theme.strong(theme.error)
+                            } else {
+                                theme.fg(theme.text)
+                            },
+                        )),
+                    ],
+                };
+                Row::new(shown(cells, &show))
+            })
+            .collect();
+        let widths: Vec<Constraint> =
+            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
+        f.render_widget(
+            Table::new(rows, widths).header(head).column_spacing(1),
+            table_area,
+        );
+    }
+    let text = vec![
+        Line::from(vec![
+            Span::styled(" s", theme.strong(theme.accent)),
+            Span::styled(" switches the class   ", theme.fg(theme.dim)),
+            Span::styled("[ ]", theme.strong(theme.accent)),
+            Span::styled(
+                format!(
+                    " payload {} · {} loop(s) of PUT then GET",
+                    crate::units::format_bytes(s3.payload_bytes),
+                    s3.concurrency
+                ),
+                theme.fg(theme.dim),
+            ),
+        ]),
+        Line::from(Span::styled(
+            format!(
+                " buckets {} and {} · CreateSession calls {}",
+                s3.standard_bucket,
+                s3.express_bucket,
+                s3.create_sessions.map_or("n/a".to_string(), thousands)
+            ),
+            theme.fg(theme.dim),
+        )),
+    ];
+    f.render_widget(Paragraph::new(text), info);
+}
