@@ -1,17 +1,30 @@
 //! What the TUI costs: frame render time at 200x60 (the overview of every lab, 9 panes, and the
-//! Kinesis tab of round 2, every pane and row drawn, from fixed views), and the CPU of the real binary sitting idle at the default frame rate, against the same
-//! lab run headless (`latlab run`), so the screen's own share shows as a ratio measured in one run.
+//! Kinesis tab of round 2, every pane and row drawn, from fixed views), and the CPU of the real
+//! binary sitting idle at the default frame rate, against the same lab run headless (`latlab
+//! run`), so the screen's own share shows as a ratio measured in one run.
+//!
+//! A frame is timed two ways: as the live TUI draws it (one terminal kept from frame to frame,
+//! each frame a second later than the last, so the diff to the terminal has work to do), and
+//! into a fresh in-memory terminal per frame (what this bench timed before, which adds
+//! allocating and copying two 200x60 buffers to every frame).
 //!
 //! `cargo bench --bench tui`. Needs tmux for the first-frame and idle measurements.
+//! `--frames-only` times the frames alone. With `LATLAB_TUI_BASELINE=BIN`, the frames are also
+//! timed by BIN (this bench built from another commit by `scripts/tui-bench-baseline REV`) in
+//! the same run, and the ratios printed.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 use latlab::labs::LabKind;
 use latlab::tui::app::App;
 use latlab::tui::fixture::{sample_tour_view, sample_view};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;
+use latlab::tui::ui;
 use latlab::tui::view::View;
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -45,18 +58,7 @@ fn cpu_percent(pattern: &str, settle: Duration, window: Duration) -> Option<f64>
     Some(100.0 * (b - a) / window.as_secs_f64())
 }
 
-/// Render time of one view at `size`, over 1000 frames after 50 to warm up: (p50, p99, max) in us.
-fn frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
-    for _ in 0..50 {
-        render(app, view, size);
-    }
-    let mut times: Vec<f64> = (0..1000)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(render(app, view, size));
-            t.elapsed().as_secs_f64() * 1e6
-        })
-        .collect();
+fn stats(mut times: Vec<f64>) -> (f64, f64, f64) {
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     (
         percentile(&times, 0.5),
@@ -65,27 +67,151 @@ fn frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
     )
 }
 
-fn main() {
-    // The overview of the `tour` scenario: 4 Kinesis panes, 2 S3 panes and 3 Redis panes.
+/// Render time of one view at `size` into a fresh in-memory terminal per frame, over 1000
+/// frames after 50 to warm up: (p50, p99, max) in us.
+fn fresh_frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
+    for _ in 0..50 {
+        render(app, view, size);
+    }
+    stats(
+        (0..1000)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(render(app, view, size));
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect(),
+    )
+}
+
+/// The view one second later: every sparkline moved on by a second, the clock too.
+fn a_second_later(view: &View) -> View {
+    let mut next = view.clone();
+    next.snapshot.elapsed_secs += 1.0;
+    fn on<T>(v: &mut [T]) {
+        if !v.is_empty() {
+            v.rotate_left(1);
+        }
+    }
+    next.sparks.iter_mut().for_each(|p| on(p));
+    next.s3_sparks.iter_mut().for_each(|(_, _, p)| on(p));
+    next.redis_sparks.iter_mut().for_each(|(_, p)| on(p));
+    on(&mut next.read_rate);
+    next
+}
+
+/// Render time as the live TUI draws: one terminal kept across frames, the view a second later
+/// each frame (two views in turn), over 1000 frames after 50 to warm up: (p50, p99, max) in us.
+fn live_frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
+    let views = [view.clone(), a_second_later(view)];
+    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).expect("a terminal");
+    let mut frame = 0usize;
+    let mut draw = |terminal: &mut Terminal<TestBackend>| {
+        let v = &views[frame % 2];
+        frame += 1;
+        terminal
+            .draw(|f| ui::draw(f, app, v))
+            .expect("drawing into memory");
+    };
+    for _ in 0..50 {
+        draw(&mut terminal);
+    }
+    stats(
+        (0..1000)
+            .map(|_| {
+                let t = Instant::now();
+                draw(&mut terminal);
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect(),
+    )
+}
+
+/// Every lab's tab exists (the overview of the `tour` scenario).
+fn all_labs(app: &mut App) {
+    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
+}
+
+/// The frame figures: (what, p50, p99, max) per line printed.
+fn frames() -> Vec<(String, (f64, f64, f64))> {
     let tour = sample_tour_view();
     let mut app = App::new(Theme::dark());
-    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
+    all_labs(&mut app);
     let rows = tour
         .snapshot
         .kinesis
         .as_ref()
         .map_or(0, |k| k.consumers.len());
-    let (p50, p99, max) = frame_times(&app, &tour, (200, 60));
-    println!(
-        "frame render at 200x60, overview of every lab: 9 panes (4 Kinesis with {rows} consumer rows, 2 S3, 3 Redis), 1000 frames: p50 {p50:.0} us, p99 {p99:.0} us, max {max:.0} us"
+    let overview = format!(
+        "overview of every lab: 9 panes (4 Kinesis with {rows} consumer rows, 2 S3, 3 Redis)"
     );
     // The Kinesis tab alone, round 2 with three pollers.
     let view = sample_view();
-    let app = App::new(Theme::dark());
-    let (p50, p99, max) = frame_times(&app, &view, (200, 60));
-    println!(
-        "frame render at 200x60, Kinesis tab: 4 panes / {rows} consumer rows, 1000 frames: p50 {p50:.0} us, p99 {p99:.0} us, max {max:.0} us"
-    );
+    let kinesis_app = App::new(Theme::dark());
+    let rows = view
+        .snapshot
+        .kinesis
+        .as_ref()
+        .map_or(0, |k| k.consumers.len());
+    let kinesis = format!("Kinesis tab: 4 panes / {rows} consumer rows");
+    vec![
+        (
+            format!("{overview}, as the live TUI draws"),
+            live_frame_times(&app, &tour, (200, 60)),
+        ),
+        (
+            format!("{kinesis}, as the live TUI draws"),
+            live_frame_times(&kinesis_app, &view, (200, 60)),
+        ),
+        (
+            format!("{overview}, fresh terminal per frame"),
+            fresh_frame_times(&app, &tour, (200, 60)),
+        ),
+        (
+            format!("{kinesis}, fresh terminal per frame"),
+            fresh_frame_times(&kinesis_app, &view, (200, 60)),
+        ),
+    ]
+}
+
+/// `p50 N us` of each line another build of this bench printed.
+fn baseline(bin: &str) -> Option<Vec<f64>> {
+    let out = Command::new(bin).arg("--frames-only").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let p50s: Vec<f64> = text
+        .lines()
+        .filter_map(|l| {
+            let rest = &l[l.find(" p50 ")? + 5..];
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .collect();
+    (!p50s.is_empty()).then_some(p50s)
+}
+
+fn main() {
+    let figures = frames();
+    for (what, (p50, p99, max)) in &figures {
+        println!(
+            "frame render at 200x60, {what}, 1000 frames: p50 {p50:.0} us, p99 {p99:.0} us, max {max:.0} us"
+        );
+    }
+    if let Ok(bin) = std::env::var("LATLAB_TUI_BASELINE") {
+        match baseline(&bin) {
+            Some(before) if before.len() == figures.len() => {
+                println!("against {bin}, timed in this run:");
+                for ((what, (p50, _, _)), b) in figures.iter().zip(before) {
+                    println!(
+                        "  {what}: p50 {b:.0} us before, {p50:.0} us now (x{:.2})",
+                        p50 / b
+                    );
+                }
+            }
+            _ => println!("baseline {bin}: no frame figures read from it"),
+        }
+    }
+    if std::env::args().any(|a| a == "--frames-only") {
+        return;
+    }
 
     let bin = env!("CARGO_BIN_EXE_latlab");
     let settle = Duration::from_secs(6);

@@ -3,19 +3,140 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Color;
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Sparkline, SparklineBar};
+use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, SparklineBar};
 
 use crate::metrics::Point;
 use crate::tui::app::{App, window_label};
 use crate::tui::theme::Theme;
 use crate::units::short_ms;
 
+/// How a column's cells line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// One column of a table on screen: its head, its width, when it goes on a narrow screen (0
+/// always stays; higher ranks go first) and how its cells line up.
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    pub head: &'static str,
+    pub width: u16,
+    pub drop: u8,
+    pub align: Align,
+}
+
+impl Column {
+    pub const fn left(head: &'static str, width: u16, drop: u8) -> Column {
+        Column {
+            head,
+            width,
+            drop,
+            align: Align::Left,
+        }
+    }
+
+    pub const fn right(head: &'static str, width: u16, drop: u8) -> Column {
+        Column {
+            head,
+            width,
+            drop,
+            align: Align::Right,
+        }
+    }
+}
+
+/// One column that narrows (to `min`, at rank `rank`) before columns of lower rank are dropped.
+#[derive(Clone, Copy, Debug)]
+pub struct Shrink {
+    pub column: usize,
+    pub min: u16,
+    pub rank: u8,
+}
+
+/// The columns of a table that fit a width, and their widths.
+pub struct Fitted {
+    show: Vec<bool>,
+    widths: Vec<u16>,
+    /// The last column takes whatever width is left.
+    fill_last: bool,
+}
+
+impl Fitted {
+    pub fn new(columns: &[Column], shrink: Option<Shrink>, avail: u16) -> Fitted {
+        let widths: Vec<u16> = columns.iter().map(|c| c.width).collect();
+        let drop: Vec<u8> = columns.iter().map(|c| c.drop).collect();
+        let (show, widths) = fit(
+            &widths,
+            &drop,
+            shrink.map(|s| (s.column, s.min, s.rank)),
+            avail,
+        );
+        Fitted {
+            show,
+            widths,
+            fill_last: false,
+        }
+    }
+
+    /// The last column (when shown) takes the width left over.
+    pub fn fill_last(mut self) -> Fitted {
+        self.fill_last = true;
+        self
+    }
+
+    /// The header row: each head aligned as its column.
+    pub fn header(&self, columns: &[Column], style: Style) -> Row<'static> {
+        Row::new(
+            self.cells(
+                columns
+                    .iter()
+                    .map(|c| match c.align {
+                        Align::Left => Cell::from(c.head),
+                        Align::Right => right(Span::raw(c.head)),
+                    })
+                    .collect(),
+            ),
+        )
+        .style(style)
+    }
+
+    /// A row of every column's cell, keeping those shown.
+    pub fn row<'a>(&self, cells: Vec<Cell<'a>>) -> Row<'a> {
+        Row::new(self.cells(cells))
+    }
+
+    fn cells<'a>(&self, cells: Vec<Cell<'a>>) -> Vec<Cell<'a>> {
+        shown(cells, &self.show)
+    }
+
+    /// The shown columns' widths.
+    pub fn constraints(&self) -> Vec<Constraint> {
+        let last = self.widths.len().saturating_sub(1);
+        shown(
+            self.widths
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    if self.fill_last && i == last {
+                        Constraint::Fill(1)
+                    } else {
+                        Constraint::Length(*w)
+                    }
+                })
+                .collect(),
+            &self.show,
+        )
+    }
+}
+
 /// Which columns of a table fit in `avail` cells at one cell of spacing. `drop` ranks each column:
 /// 0 always stays, higher ranks go first. `shrink` (column, narrowest width, rank) lets a column
 /// narrow at its rank before lower-ranked columns are dropped. Returns what to show and the widths.
-pub fn fit(
+fn fit(
     widths: &[u16],
     drop: &[u8],
     shrink: Option<(usize, u16, u8)>,
@@ -59,7 +180,7 @@ pub fn fit(
 }
 
 /// Keeps the items whose column is shown.
-pub fn shown<T>(items: Vec<T>, show: &[bool]) -> Vec<T> {
+fn shown<T>(items: Vec<T>, show: &[bool]) -> Vec<T> {
     items
         .into_iter()
         .zip(show)

@@ -190,72 +190,53 @@ fn draw_table(
         .max()
         .unwrap_or(8)
         .clamp(8, 28) as u16;
-    // What fits, at one cell of spacing: status, the retry quota, p99.9, acked (received + lost +
-    // unread), behind and retries go first, then the names narrow (to 14, so "get_records 2"
-    // stays whole), then p90 and received go.
-    // acked = received + lost + unread; behind is the service's MillisBehindLatest.
-    const HEAD: [&str; 17] = [
-        "consumer",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "max",
-        "acked",
-        "received",
-        "lost",
-        "unread",
-        "behind",
-        "dup",
-        "throttled",
-        "retries",
-        "escaped",
-        "quota",
-        "status",
-    ];
-    let (show, widths) = fit(
-        &[name_w, 11, 11, 11, 11, 11, 8, 8, 5, 6, 9, 3, 9, 7, 7, 6, 13],
-        &[0, 0, 3, 0, 8, 0, 7, 2, 0, 0, 6, 0, 0, 5, 0, 9, 10],
-        Some((0, 14, 4)),
+    let mut columns = CONSUMER_COLUMNS;
+    columns[0].width = name_w;
+    // The names narrow to 14 (so "get_records 2" stays whole) at rank 4.
+    let fitted = Fitted::new(
+        &columns,
+        Some(Shrink {
+            column: 0,
+            min: 14,
+            rank: 4,
+        }),
         area.width,
-    );
-    let head = Row::new(shown(
-        HEAD.iter()
-            .map(|h| {
-                if *h == "consumer" || *h == "status" {
-                    Cell::from(*h)
-                } else {
-                    right(Span::raw(*h))
-                }
-            })
-            .collect(),
-        &show,
-    ))
-    .style(theme.strong(theme.table_header));
+    )
+    .fill_last();
     let rows: Vec<Row> = members
         .iter()
-        .map(|&i| Row::new(shown(consumer_cells(theme, &k.consumers[i], color), &show)))
+        .map(|&i| fitted.row(consumer_cells(theme, &k.consumers[i], color)))
         .collect();
-    let last = HEAD.len() - 1;
-    let widths: Vec<Constraint> = shown(
-        widths
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                if i == last {
-                    Constraint::Fill(1)
-                } else {
-                    Constraint::Length(*w)
-                }
-            })
-            .collect(),
-        &show,
-    );
     f.render_widget(
-        Table::new(rows, widths).header(head).column_spacing(1),
+        Table::new(rows, fitted.constraints())
+            .header(fitted.header(&columns, theme.strong(theme.table_header)))
+            .column_spacing(1),
         area,
     );
 }
+
+/// The consumer table's columns. What fits, at one cell of spacing: status, the retry quota,
+/// p99.9, acked, behind and retries go first, then the names narrow, then p90 and received go.
+/// acked = received + lost + unread; behind is the service's MillisBehindLatest.
+const CONSUMER_COLUMNS: [Column; 17] = [
+    Column::left("consumer", 8, 0),
+    Column::right("p50", 11, 0),
+    Column::right("p90", 11, 3),
+    Column::right("p99", 11, 0),
+    Column::right("p99.9", 11, 8),
+    Column::right("max", 11, 0),
+    Column::right("acked", 8, 7),
+    Column::right("received", 8, 2),
+    Column::right("lost", 5, 0),
+    Column::right("unread", 6, 0),
+    Column::right("behind", 9, 6),
+    Column::right("dup", 3, 0),
+    Column::right("throttled", 9, 0),
+    Column::right("retries", 7, 5),
+    Column::right("escaped", 7, 0),
+    Column::right("quota", 6, 9),
+    Column::left("status", 13, 10),
+];
 
 /// A consumer's cells, one per column of the consumer table.
 fn consumer_cells(theme: &Theme, c: &ConsumerSnapshot, color: Color) -> Vec<Cell<'static>> {

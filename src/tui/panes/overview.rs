@@ -232,43 +232,28 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
         .max()
         .unwrap_or(20)
         .min(40) as u16;
-    let (show, w) = fit(
-        &[7, longest, 11, 11, 11, 7, 24],
-        &[0, 0, 0, 0, 3, 2, 0],
-        Some((1, 14, 1)),
+    let columns = [
+        Column::left("lab", 7, 0),
+        Column::left("what", longest, 0),
+        Column::right("p50", 11, 0),
+        Column::right("p99", 11, 0),
+        Column::right("max", 11, 3),
+        Column::right("count", 7, 2),
+        Column::left("counts", 24, 0),
+    ];
+    let fitted = Fitted::new(
+        &columns,
+        Some(Shrink {
+            column: 1,
+            min: 14,
+            rank: 1,
+        }),
         block.inner(area).width,
-    );
-    let head = shown(
-        vec![
-            Cell::from("lab"),
-            Cell::from("what"),
-            right(Span::raw("p50")),
-            right(Span::raw("p99")),
-            right(Span::raw("max")),
-            right(Span::raw("count")),
-            Cell::from("counts"),
-        ],
-        &show,
-    );
-    let head = Row::new(head).style(theme.strong(theme.table_header));
-    let rows: Vec<Row> = rows
-        .into_iter()
-        .map(|cells| Row::new(shown(cells, &show)))
-        .collect();
-    let last = w.len() - 1;
-    let widths: Vec<Constraint> = shown(
-        w.iter()
-            .enumerate()
-            .map(|(i, w)| {
-                if i == last {
-                    Constraint::Fill(1)
-                } else {
-                    Constraint::Length(*w)
-                }
-            })
-            .collect(),
-        &show,
-    );
+    )
+    .fill_last();
+    let head = fitted.header(&columns, theme.strong(theme.table_header));
+    let rows: Vec<Row> = rows.into_iter().map(|cells| fitted.row(cells)).collect();
+    let widths = fitted.constraints();
     f.render_widget(
         Table::new(rows, widths)
             .header(head)

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Paragraph, Table};
 
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
@@ -70,22 +70,21 @@ pub fn draw(
         }
         draw_sparkline(f, theme, app, &per_sec, "max/s", spark_area);
         // p99.9, the mean, p90 and the try count go first when the pane is narrow.
-        let mut header = vec![
-            "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
+        let mut columns = vec![
+            Column::right("p50", 11, 0),
+            Column::right("p90", 11, 4),
+            Column::right("p99", 11, 0),
+            Column::right("p99.9", 11, 6),
+            Column::right("max", 11, 0),
+            Column::right("mean", 11, 5),
+            Column::right("tries", 7, 3),
+            Column::right("errors", 7, 0),
         ];
-        let mut widths = vec![11, 11, 11, 11, 11, 11, 7, 7];
-        let mut drop = vec![0, 4, 0, 6, 0, 5, 3, 0];
         if method == Method::Offset {
-            header.push("bytes behind p50");
-            widths.push(17);
-            drop.push(0);
+            columns.push(Column::right("bytes behind p50", 17, 0));
         }
-        let (show, widths) = fit(&widths, &drop, None, table_area.width);
-        let head = Row::new(shown(
-            header.iter().map(|h| right(Span::raw(*h))).collect(),
-            &show,
-        ))
-        .style(theme.strong(theme.table_header));
+        let fitted = Fitted::new(&columns, None, table_area.width);
+        let head = fitted.header(&columns, theme.strong(theme.table_header));
         let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
         let cells = match m {
             Some(m) if m.tries > 0 || m.errors > 0 => {
@@ -114,12 +113,11 @@ pub fn draw(
                 }
                 cells
             }
-            _ => header.iter().map(|_| txt("-".into())).collect(),
+            _ => columns.iter().map(|_| txt("-".into())).collect(),
         };
-        let widths: Vec<Constraint> =
-            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
+        let widths: Vec<Constraint> = fitted.constraints();
         f.render_widget(
-            Table::new(vec![Row::new(shown(cells, &show))], widths)
+            Table::new(vec![fitted.row(cells)], widths)
                 .header(head)
                 .column_spacing(1),
             table_area,

@@ -81,38 +81,20 @@ pub fn draw(
         draw_sparkline(f, theme, app, &per_sec, "p99/s", spark_area);
         // The total's max, the first byte's p99, the request count and SlowDown go first when the
         // pane is narrow.
-        const HEAD: [&str; 10] = [
-            "class",
-            "requests",
-            "first byte p50",
-            "p99",
-            "total p50",
-            "p99",
-            "max",
-            "MB/s",
-            "SlowDown",
-            "errors",
+        let columns = [
+            Column::left("class", 17, 0),
+            Column::right("requests", 8, 3),
+            Column::right("first byte p50", 14, 0),
+            Column::right("p99", 10, 4),
+            Column::right("total p50", 10, 0),
+            Column::right("p99", 10, 0),
+            Column::right("max", 10, 5),
+            Column::right("MB/s", 7, 0),
+            Column::right("SlowDown", 8, 2),
+            Column::right("errors", 6, 0),
         ];
-        let (show, widths) = fit(
-            &[17, 8, 14, 10, 10, 10, 10, 7, 8, 6],
-            &[0, 3, 0, 4, 0, 0, 5, 0, 2, 0],
-            None,
-            table_area.width,
-        );
-        let head = Row::new(shown(
-            HEAD.iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    if i == 0 {
-                        Cell::from(*h)
-                    } else {
-                        right(Span::raw(*h))
-                    }
-                })
-                .collect(),
-            &show,
-        ))
-        .style(theme.strong(theme.table_header));
+        let fitted = Fitted::new(&columns, None, table_area.width);
+        let head = fitted.header(&columns, theme.strong(theme.table_header));
         let rows: Vec<Row> = [Class::ExpressOneZone, Class::Standard]
             .iter()
             .map(|class| {
@@ -138,7 +120,7 @@ pub fn draw(
                 let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
                 let cells = match o {
                     None => std::iter::once(Cell::from(name))
-                        .chain((1..HEAD.len()).map(|_| txt("-".into())))
+                        .chain((1..columns.len()).map(|_| txt("-".into())))
                         .collect(),
                     Some(o) => vec![
                         Cell::from(name),
@@ -167,13 +149,13 @@ pub fn draw(
                         )),
                     ],
                 };
-                Row::new(shown(cells, &show))
+                fitted.row(cells)
             })
             .collect();
-        let widths: Vec<Constraint> =
-            shown(widths.into_iter().map(Constraint::Length).collect(), &show);
         f.render_widget(
-            Table::new(rows, widths).header(head).column_spacing(1),
+            Table::new(rows, fitted.constraints())
+                .header(head)
+                .column_spacing(1),
             table_area,
         );
     }

@@ -1,0 +1,335 @@
+//! The Kinesis lab's part of a report: latency per consumer beside the seed's, the record
+//! accounting, the SDK's retries and the shard's read budget; and its CSV rows.
+
+use super::*;
+use crate::labs::kinesis::snapshot::KinesisSnapshot;
+
+impl Section for KinesisSnapshot {
+    fn write(&self, report: &Report, out: &mut String, md: bool) {
+        write(report, out, md, self);
+    }
+
+    fn csv(&self, rows: &mut CsvRows) {
+        for c in &self.consumers {
+            rows.summary(
+                "kinesis",
+                &c.name,
+                "arrival_to_receive",
+                &c.arrival_to_receive,
+            );
+            rows.summary("kinesis", &c.name, "send_to_receive", &c.send_to_receive);
+            let sdk = &c.sdk.counters;
+            let n = &c.counts;
+            for (metric, v) in [
+                ("acknowledged", n.acknowledged),
+                ("received", n.received),
+                ("lost", n.lost),
+                ("unread", n.unread),
+                ("duplicates", n.duplicates),
+                ("late", n.late),
+                ("attempts", sdk.attempts),
+                ("throttled", sdk.throttles),
+                ("retries", sdk.retries),
+                ("escaped", sdk.escaped_total()),
+                ("escaped_throttles", sdk.escaped_throttles()),
+            ] {
+                rows.add("kinesis", &c.name, metric, v as f64);
+            }
+            if let Some(q) = sdk.quota_left {
+                rows.add("kinesis", &c.name, "quota_left", q as f64);
+            }
+            if let Some(b) = c.millis_behind {
+                rows.add("kinesis", &c.name, "millis_behind_latest", b as f64);
+            }
+        }
+        rows.summary(
+            "kinesis",
+            "producer",
+            "send_to_arrival",
+            &self.send_to_arrival,
+        );
+        let p = &self.producer;
+        rows.summary("kinesis", "producer", "put", &p.put_latency);
+        for (metric, v) in [
+            ("asked_rate", p.asked_rate),
+            ("achieved_rate", p.achieved_rate),
+            ("acknowledged", p.acked as f64),
+            ("resent", p.resent as f64),
+            ("never_stored", p.failed as f64),
+            ("records_refused", p.records_refused as f64),
+            ("in_flight_full", p.in_flight_full),
+            ("cpu_cores_used", p.cpu),
+        ] {
+            rows.add("kinesis", "producer", metric, v);
+        }
+    }
+}
+
+pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnapshot) {
+    let s = &report.snapshot;
+    let heading = section_heading(md);
+    let table = |t: &Table| if md { t.markdown() } else { t.text() };
+    let exp = report
+        .seed
+        .as_ref()
+        .and_then(|s| s.kinesis.as_ref())
+        .map(|k| k.experiment.clone());
+    // Cell ids of a percentile row: p50, p90, p99, (p99.9: never in the seed), max.
+    let ids = |series: &str, subject: &str| -> Vec<Option<String>> {
+        ["p50", "p90", "p99", "", "max"]
+            .iter()
+            .map(|stat| {
+                exp.as_ref()
+                    .filter(|_| !stat.is_empty())
+                    .map(|e| format!("{e}/{series}/{subject}/{stat}"))
+            })
+            .collect()
+    };
+    let push_seed = |t: &mut Table, ids: &[Option<String>], trailing: usize| {
+        if let Some(rows) = report.seed_rows(ids) {
+            for (label, mut cells) in ["  seed", "  ours / seed", "  cell"].into_iter().zip(rows) {
+                cells.insert(0, label.to_string());
+                cells.extend(std::iter::repeat_n(String::new(), trailing));
+                t.row(cells);
+            }
+        }
+    };
+
+    heading(
+        out,
+        "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
+    );
+    let mut t = Table::new(&["consumer", "p50", "p90", "p99", "p99.9", "max", "records"]);
+    for c in &k.consumers {
+        let a = &c.arrival_to_receive;
+        let name = if c.stopped_at_secs.is_some() && !s.complete {
+            format!("{} (stopped)", c.name)
+        } else {
+            c.name.clone()
+        };
+        t.row(vec![
+            name,
+            ms(a.p50_us),
+            ms(a.p90_us),
+            ms(a.p99_us),
+            ms(a.p999_us),
+            ms(a.max_us),
+            thousands(a.count),
+        ]);
+        push_seed(&mut t, &ids("arrival_to_receive", &c.name), 1);
+    }
+    out.push_str(&table(&t));
+
+    heading(
+        out,
+        "Kinesis: send -> arrival (each record once) and send -> receive",
+    );
+    let mut t = Table::new(&["series", "p50", "p90", "p99", "max", "records"]);
+    let row = |name: String, x: &Summary| {
+        vec![
+            name,
+            ms(x.p50_us),
+            ms(x.p90_us),
+            ms(x.p99_us),
+            ms(x.max_us),
+            thousands(x.count),
+        ]
+    };
+    t.row(row("send -> arrival".into(), &k.send_to_arrival));
+    let mut sa = ids("send_to_arrival", "all");
+    sa.remove(3);
+    push_seed(&mut t, &sa, 1);
+    for c in &k.consumers {
+        t.row(row(
+            format!("send -> receive, {}", c.name),
+            &c.send_to_receive,
+        ));
+    }
+    let p = &k.producer;
+    t.row(row("put (send -> acknowledged)".into(), &p.put_latency));
+    out.push_str(&table(&t));
+
+    heading(
+        out,
+        "Kinesis: every record accounted for (received + lost + unread = acknowledged)",
+    );
+    let late = k.consumers.iter().any(|c| c.counts.late > 0);
+    let unacked = k.consumers.iter().any(|c| c.counts.unacknowledged > 0);
+    let mut headers = vec![
+        "consumer",
+        "acknowledged",
+        "received",
+        "lost",
+        "unread",
+        "duplicates",
+    ];
+    if late {
+        headers.push("late");
+    }
+    if unacked {
+        headers.push("never acknowledged");
+    }
+    headers.push("behind (MillisBehindLatest)");
+    let mut t = Table::new(&headers);
+    for c in &k.consumers {
+        let n = &c.counts;
+        let mut row = vec![
+            c.name.clone(),
+            thousands(n.acknowledged),
+            thousands(n.received),
+            thousands(n.lost),
+            thousands(n.unread),
+            thousands(n.duplicates),
+        ];
+        if late {
+            row.push(thousands(n.late));
+        }
+        if unacked {
+            row.push(thousands(n.unacknowledged));
+        }
+        row.push(
+            c.millis_behind
+                .map_or("-".into(), |b| format!("{} ms", thousands(b.max(0) as u64))),
+        );
+        t.row(row);
+    }
+    out.push_str(&table(&t));
+    if k.consumers.iter().any(|c| c.counts.unread > 0) && s.complete {
+        out.push_str("unread: still in the stream, ahead of the consumer, when the drain ended.\n");
+    }
+    let unchecked: u64 = k.consumers.iter().map(|c| c.counts.unchecked).sum();
+    if unchecked > 0 {
+        out.push_str(&format!(
+            "{} unread records were not checked for loss: their consumer was more than {} records behind in a shard.\n",
+            thousands(unchecked),
+            thousands(crate::metrics::ledger::TAIL_CAPACITY as u64)
+        ));
+    }
+    let shortfall = p.shortfall();
+    out.push_str(&format!(
+        "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
+        p.mode,
+        rate_text(p.asked_rate),
+        p.achieved_rate,
+        if shortfall.is_empty() {
+            String::new()
+        } else {
+            format!(" (short: {})", shortfall.join("; "))
+        },
+        thousands(p.sent),
+        thousands(p.acked),
+        thousands(p.resent),
+        thousands(p.failed),
+        thousands(p.sdk.counters.throttles),
+        thousands(p.records_refused),
+    ));
+
+    heading(out, "Kinesis: what the SDK did");
+    let has_seed_escaped = k.consumers.iter().any(|c| {
+        exp.as_ref().is_some_and(|e| {
+            report
+                .cell(&format!("{e}/escaped_throttles/{}/count", c.name))
+                .is_some()
+        })
+    });
+    let mut headers = vec![
+        "consumer",
+        "calls",
+        "attempts",
+        "throttled",
+        "retries",
+        "escaped",
+        "of them throttles",
+    ];
+    if has_seed_escaped {
+        headers.extend(["seed escaped", "cell"]);
+    }
+    headers.push("quota left");
+    let mut t = Table::new(&headers);
+    for c in &k.consumers {
+        let sdk = &c.sdk.counters;
+        let mut row = vec![
+            c.name.clone(),
+            thousands(sdk.calls),
+            thousands(sdk.attempts),
+            thousands(sdk.throttles),
+            thousands(sdk.retries),
+            thousands(sdk.escaped_total()),
+            thousands(sdk.escaped_throttles()),
+        ];
+        if has_seed_escaped {
+            let cell = exp
+                .as_ref()
+                .and_then(|e| report.cell(&format!("{e}/escaped_throttles/{}/count", c.name)));
+            row.push(cell.map_or(String::new(), |c| thousands(c.seed_low as u64)));
+            row.push(cell.map_or(String::new(), |c| c.label.name().into()));
+        }
+        // Lambda's pollers retry on their own schedule, with no retry quota.
+        row.push(sdk.quota_left.map_or_else(|| "none".to_string(), thousands));
+        t.row(row);
+    }
+    out.push_str(&table(&t));
+
+    let reads = k.get_records_totals();
+    let minutes = s.elapsed_secs / 60.0;
+    if minutes > 0.0 && reads.attempts > 0 {
+        heading(
+            out,
+            "Kinesis: the shard's read budget (per shard, per minute of the run)",
+        );
+        let seeded = exp.as_ref().is_some_and(|e| {
+            report
+                .cell(&format!("{e}/get_records_per_minute/shard/value"))
+                .is_some()
+        });
+        let mut headers = vec!["figure", "ours"];
+        if seeded {
+            headers.extend(["seed (CloudWatch)", "ours / seed", "cell"]);
+        }
+        let mut t = Table::new(&headers);
+        let per_min = |n: u64| n as f64 / minutes / k.shards.max(1) as f64;
+        for (name, ours, series) in [
+            (
+                "GetRecords calls that succeeded",
+                per_min(reads.attempts - reads.throttles),
+                "get_records_per_minute",
+            ),
+            (
+                "GetRecords calls throttled",
+                per_min(reads.throttles),
+                "read_throttles_per_minute",
+            ),
+        ] {
+            let c = exp
+                .as_ref()
+                .and_then(|e| report.cell(&format!("{e}/{series}/shard/value")));
+            let mut row = vec![name.into(), format!("{ours:.1}")];
+            if seeded {
+                row.extend([
+                    c.map_or(String::new(), |c| format!("{}-{}", c.seed_low, c.seed_high)),
+                    c.map_or(String::new(), |c| ratio_text(c.ratio)),
+                    c.map_or(String::new(), |c| c.label.name().into()),
+                ]);
+            }
+            t.row(row);
+        }
+        out.push_str(&table(&t));
+    }
+
+    let lambdas: Vec<&ConsumerSnapshot> = k
+        .consumers
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.kind,
+                ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo
+            )
+        })
+        .collect();
+    if !lambdas.is_empty() {
+        heading(out, "Lambda: records by batch size");
+        for c in lambdas {
+            out.push_str(&format!("{}: {}\n", c.name, batch_line(c)));
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The Redis lab's part of a report: replication lag per method and condition, beside the seed's
+//! table; and its CSV rows.
+
+use super::*;
+use crate::labs::redis::snapshot::RedisSnapshot;
+
+impl Section for RedisSnapshot {
+    fn write(&self, report: &Report, out: &mut String, md: bool) {
+        write(report, out, md, self);
+    }
+
+    fn csv(&self, rows: &mut CsvRows) {
+        for c in &self.conditions {
+            for m in &c.methods {
+                let series = m.method.key();
+                let name = &c.condition.name;
+                rows.add(
+                    "redis",
+                    name,
+                    &format!("{series}_mean_ms"),
+                    m.lag.mean_us / 1000.0,
+                );
+                rows.add(
+                    "redis",
+                    name,
+                    &format!("{series}_p50_ms"),
+                    msf(m.lag.p50_us),
+                );
+                rows.add(
+                    "redis",
+                    name,
+                    &format!("{series}_max_ms"),
+                    msf(m.lag.max_us),
+                );
+                rows.add("redis", name, &format!("{series}_errors"), m.errors as f64);
+            }
+        }
+        for m in &self.methods {
+            rows.summary("redis", "live", m.method.key(), &m.lag);
+        }
+    }
+}
+
+pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapshot) {
+    use crate::labs::redis::Method;
+    let heading = section_heading(md);
+    let table = |t: &Table| if md { t.markdown() } else { t.text() };
+    if let Some(why) = &r.unavailable {
+        heading(out, "Redis: not run");
+        out.push_str(&format!("{why}\n"));
+        return;
+    }
+    let mean = |us: f64| ms_f(us / 1000.0);
+    let seed = report.seed.as_ref().and_then(|s| s.redis.as_ref());
+    if !r.conditions.is_empty() {
+        heading(
+            out,
+            "Redis: replication lag per condition (mean; p50 in brackets)",
+        );
+        let mut t = Table::new(&[
+            "condition",
+            "seed average",
+            "1. new clients",
+            "ours / seed",
+            "cell",
+            "2. persistent",
+            "3. offset (WAIT)",
+            "bytes behind p50",
+            "tries",
+        ]);
+        for c in &r.conditions {
+            let m = |method: Method| c.methods.iter().find(|x| x.method == method);
+            let cell = |method: Method| {
+                if let Some(why) = &c.skipped {
+                    return format!("skipped: {why}");
+                }
+                m(method).map_or("-".to_string(), |x| {
+                    if x.lag.count == 0 {
+                        format!("{} errors", x.errors)
+                    } else {
+                        format!("{} ({})", mean(x.lag.mean_us), ms(x.lag.p50_us))
+                    }
+                })
+            };
+            let seed_row =
+                seed.and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name));
+            let compared = seed.and_then(|s| {
+                report.cell(&format!(
+                    "{}/average_lag/{}/new_clients",
+                    s.experiment, c.condition.name
+                ))
+            });
+            let behind = m(Method::Offset)
+                .and_then(|x| x.behind_bytes.as_ref())
+                .map_or(String::new(), |b| crate::units::format_bytes(b.p50_bytes));
+            t.row(vec![
+                c.condition.name.clone(),
+                seed_row.map_or(String::new(), |row| ms_f(row.average_ms)),
+                cell(Method::NewClients),
+                compared.map_or(String::new(), |x| ratio_text(x.ratio)),
+                compared.map_or(String::new(), |x| x.label.name().to_string()),
+                cell(Method::Persistent),
+                cell(Method::Offset),
+                behind,
+                thousands(m(Method::Persistent).map_or(0, |x| x.tries)),
+            ]);
+        }
+        out.push_str(&table(&t));
+        out.push_str(
+            "Method 1 builds new clients inside every try, as the seed's program did, so its \
+             first EXISTS also dials the replica inside the timed loop; what that connection \
+             set-up cost on the seed's network is not known. Methods 2 and 3 measure the lag \
+             alone.\n",
+        );
+    }
+    // The percentiles: per condition and method for a headless run of conditions (each
+    // condition's tries are its own), else every try since the last reset.
+    let rows: Vec<(String, &crate::labs::redis::MethodSnapshot)> = if r.conditions.is_empty() {
+        let tried = r.methods.iter().any(|m| m.tries > 0);
+        r.methods
+            .iter()
+            .filter(|_| tried)
+            .map(|m| (String::new(), m))
+            .collect()
+    } else {
+        r.conditions
+            .iter()
+            .flat_map(|c| c.methods.iter().map(|m| (c.condition.name.clone(), m)))
+            .collect()
+    };
+    if !rows.is_empty() {
+        let by_condition = !r.conditions.is_empty();
+        heading(
+            out,
+            if by_condition {
+                "Redis: replication lag percentiles per condition and method"
+            } else {
+                "Redis: replication lag, every try since the start or the last reset"
+            },
+        );
+        let mut headers = vec![
+            "method", "p50", "p90", "p99", "p99.9", "max", "mean", "tries", "errors",
+        ];
+        if by_condition {
+            headers.insert(0, "condition");
+        }
+        let mut t = Table::new(&headers).labels(if by_condition { 2 } else { 1 });
+        for (condition, m) in rows {
+            let l = &m.lag;
+            let mut row = vec![
+                m.method.label().to_string(),
+                ms(l.p50_us),
+                ms(l.p90_us),
+                ms(l.p99_us),
+                ms(l.p999_us),
+                ms(l.max_us),
+                mean(l.mean_us),
+                thousands(m.tries),
+                thousands(m.errors),
+            ];
+            if by_condition {
+                row.insert(0, condition);
+            }
+            t.row(row);
+        }
+        out.push_str(&table(&t));
+    }
+    let link = r
+        .link
+        .as_ref()
+        .map_or("none (a user's Redis)".to_string(), |l| {
+            format!(
+                "{} ({} ms one way, {})",
+                l.link,
+                l.latency_ms,
+                if l.bandwidth > 0.0 {
+                    format!("{}/s", crate::units::format_bytes(l.bandwidth as u64))
+                } else {
+                    "unlimited".into()
+                }
+            )
+        });
+    out.push_str(&format!(
+        "primary {}, replica {}; replication link {link}\n",
+        r.primary, r.replica
+    ));
+    if let Some(s) = seed {
+        out.push_str(&format!("seed: {}\n", s.source));
+    }
+}

@@ -1,0 +1,135 @@
+//! The S3 lab's part of a report: the seed's matrix of set times beside ours, and the live loop's
+//! PUT and GET per storage class; and its CSV rows.
+
+use super::*;
+use crate::labs::s3::snapshot::S3Snapshot;
+
+impl Section for S3Snapshot {
+    fn write(&self, report: &Report, out: &mut String, md: bool) {
+        write(report, out, md, self);
+    }
+
+    fn csv(&self, rows: &mut CsvRows) {
+        for r in self.matrix.iter().flatten() {
+            let set = r.case.label();
+            for (metric, v) in [
+                ("upload_express_s", r.upload_express_s),
+                ("upload_standard_s", r.upload_standard_s),
+                ("download_express_s", r.download_express_s),
+                ("download_standard_s", r.download_standard_s),
+            ] {
+                rows.add("s3", &set, metric, v);
+            }
+        }
+        for o in &self.ops {
+            let subject = format!("{} {}", o.class.storage_class(), o.op);
+            rows.summary("s3", &subject, "first_byte", &o.first_byte);
+            rows.summary("s3", &subject, "total", &o.total);
+            rows.add("s3", &subject, "mb_per_sec", o.mb_per_sec);
+            rows.add("s3", &subject, "slow_downs", o.slow_downs as f64);
+            rows.add("s3", &subject, "errors", o.errors as f64);
+        }
+    }
+}
+
+pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot) {
+    let heading = section_heading(md);
+    let table = |t: &Table| if md { t.markdown() } else { t.text() };
+    let secs = |v: f64| format!("{v:.3}");
+    let seed = report.seed.as_ref().and_then(|s| s.s3.as_ref());
+    if let Some(rows) = &s3.matrix {
+        for dir in ["upload", "download"] {
+            heading(
+                out,
+                &format!("S3: {dir}, seconds per whole set (one object after another)"),
+            );
+            let mut t =
+                Table::new(&["set", "class", "ours", "seed", "ours / seed", "cell"]).labels(2);
+            for row in rows {
+                let set = row.case.label();
+                let (e, st) = if dir == "upload" {
+                    (row.upload_express_s, row.upload_standard_s)
+                } else {
+                    (row.download_express_s, row.download_standard_s)
+                };
+                let ratio = if e > 0.0 { st / e } else { f64::NAN };
+                for (class, ours, stat, as_ratio) in [
+                    ("Express One Zone", e, "express", false),
+                    ("Standard", st, "standard", false),
+                    ("Standard / Express", ratio, "ratio", true),
+                ] {
+                    let c = seed.and_then(|sd| {
+                        report.cell(&format!("{}/{dir}/{set}/{stat}", sd.experiment))
+                    });
+                    let show = |v: f64| if as_ratio { ratio_text(v) } else { secs(v) };
+                    t.row(vec![
+                        set.clone(),
+                        class.into(),
+                        show(ours),
+                        c.map_or(String::new(), |c| show(c.seed_low)),
+                        c.map_or(String::new(), |c| ratio_text(c.ratio)),
+                        c.map_or(String::new(), |c| c.label.name().into()),
+                    ]);
+                }
+            }
+            out.push_str(&table(&t));
+        }
+        if let Some(sd) = seed {
+            let unmatched: Vec<String> = rows
+                .iter()
+                .map(|r| r.case.label())
+                .filter(|l| !sd.upload.iter().any(|u| &u.case == l))
+                .collect();
+            if !unmatched.is_empty() {
+                out.push_str(&format!(
+                    "No seed figure for {}: the seed ran {} (a scaled-down set is not compared with a full one).\n",
+                    unmatched.join(", "),
+                    sd.upload
+                        .iter()
+                        .map(|u| u.case.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+    }
+    heading(out, "S3: per request");
+    let mut t = Table::new(&[
+        "class",
+        "op",
+        "requests",
+        "first byte p50",
+        "p99",
+        "total p50",
+        "p99",
+        "max",
+        "MB/s",
+        "SlowDown",
+        "errors",
+    ])
+    .labels(2);
+    for o in &s3.ops {
+        t.row(vec![
+            o.class.storage_class().to_string(),
+            o.op.clone(),
+            thousands(o.requests),
+            ms(o.first_byte.p50_us),
+            ms(o.first_byte.p99_us),
+            ms(o.total.p50_us),
+            ms(o.total.p99_us),
+            ms(o.total.max_us),
+            format!("{:.1}", o.mb_per_sec),
+            thousands(o.slow_downs),
+            thousands(o.errors),
+        ]);
+    }
+    out.push_str(&table(&t));
+    out.push_str(&format!(
+        "buckets: {} (Standard), {} (Express One Zone); CreateSession calls: {}; live payload {}, {} loop(s)\n",
+        s3.standard_bucket,
+        s3.express_bucket,
+        s3.create_sessions.map_or("not observable on this endpoint".to_string(), thousands),
+        crate::units::format_bytes(s3.payload_bytes),
+        s3.concurrency
+    ));
+}
