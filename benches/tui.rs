@@ -176,7 +176,11 @@ fn frames() -> Vec<(String, (f64, f64, f64))> {
 
 /// `p50 N us` of each line another build of this bench printed.
 fn baseline(bin: &str) -> Option<Vec<f64>> {
-    let out = Command::new(bin).arg("--frames-only").output().ok()?;
+    let out = Command::new(bin)
+        .arg("--frames-only")
+        .env_remove("LATLAB_TUI_BASELINE")
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let p50s: Vec<f64> = text
         .lines()
