@@ -6,7 +6,11 @@
 //! A frame is timed two ways: as the live TUI draws it (one terminal kept from frame to frame,
 //! each frame a second later than the last, so the diff to the terminal has work to do), and
 //! into a fresh in-memory terminal per frame (what this bench timed before, which adds
-//! allocating and copying two 200x60 buffers to every frame).
+//! allocating and copying two 200x60 buffers to every frame). The second depends on the
+//! allocator's history: glibc moves its mmap threshold as large blocks are freed, and two builds of
+//! the same drawing code measured 1.15 and 1.92 ms until both ran with
+//! `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456`
+//! (then 1.15 and 1.15 ms). Set that when comparing builds by the fresh-terminal figure.
 //!
 //! `cargo bench --bench tui`. Needs tmux for the first-frame and idle measurements.
 //! `--frames-only` times the frames alone. With `LATLAB_TUI_BASELINE=BIN`, the frames are also
