@@ -326,7 +326,10 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
         report["snapshot"]["redis"]["status"], "finished: 5 conditions",
         "a finished run does not say it is starting"
     );
-    let report: latlab::report::Report = serde_json::from_value(report).unwrap();
+    let report: latlab::report::Report =
+        serde_json::from_value::<latlab::report::json::RunReport>(report)
+            .unwrap()
+            .into();
     let csv = report.render(latlab::report::Format::Csv);
     assert!(
         csv.contains(",redis,50 MB value,new_clients_mean_ms,"),

@@ -59,7 +59,10 @@ fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
         "{}",
         report["cells"]
     );
-    let parsed: latlab::report::Report = serde_json::from_value(report.clone()).unwrap();
+    let parsed: latlab::report::Report =
+        serde_json::from_value::<latlab::report::json::RunReport>(report.clone())
+            .unwrap()
+            .into();
     let text = parsed.render(latlab::report::Format::Text);
     assert!(
         text.contains("S3: upload, seconds per whole set") && text.contains("100 x 100 KB"),

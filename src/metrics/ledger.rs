@@ -23,8 +23,6 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 /// Seqs tracked at once: 4 Mi seqs (512 KiB per bitmap), about 70 minutes at 1,000 records/s.
 pub const DEFAULT_CAPACITY: u64 = 1 << 22;
 
@@ -74,7 +72,7 @@ pub struct Receipt {
 }
 
 /// A consumer's counts. `received + lost + unread = acknowledged` always holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SeqCounts {
     /// Records the producer had acknowledged while the consumer read (since the last reset).
     pub acknowledged: u64,

@@ -5,11 +5,10 @@
 use std::collections::BTreeMap;
 
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 
 use super::series::{Rate, Series, Summary};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SdkCounters {
     /// Operations started.
     pub calls: u64,
@@ -30,7 +29,7 @@ pub struct SdkCounters {
 }
 
 /// One operation's share of a client's counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpCounts {
     pub calls: u64,
     pub attempts: u64,
@@ -84,9 +83,8 @@ pub struct SdkStats {
     pub attempts_by_op: Mutex<BTreeMap<String, Rate>>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SdkSnapshot {
-    #[serde(flatten)]
     pub counters: SdkCounters,
     pub attempt_latency: Summary,
     pub retry_wait: Summary,

@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 /// Values above one hour are recorded as one hour (and counted in `clamped`).
 pub const MAX_US: u64 = 3_600_000_000;
@@ -17,7 +16,7 @@ pub const ROLLING_SECONDS: usize = 600;
 const STEPS: f64 = 4.0;
 const BUCKETS: usize = 33 * 4;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Summary {
     pub count: u64,
     pub min_us: u64,
@@ -30,7 +29,7 @@ pub struct Summary {
 }
 
 /// A distribution of sizes in bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BytesSummary {
     pub count: u64,
     pub min_bytes: u64,
@@ -93,7 +92,7 @@ fn bucket_upper(i: usize) -> u64 {
 }
 
 /// A point of the rolling window: one second's count and percentiles (bucket precision, ~19%).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point {
     pub second: u64,
     pub count: u32,

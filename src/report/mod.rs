@@ -4,6 +4,7 @@
 //! `calibrated` (the model was fitted to it), `predicted` or `measured` (see [`compare`]).
 
 pub mod compare;
+pub mod json;
 mod kinesis;
 mod redis;
 mod s3;
@@ -53,7 +54,9 @@ pub struct ScenarioInfo {
     pub requested_duration_secs: Option<f64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A finished run's report. Its JSON form is [`json::RunReport`], written out field by field, so
+/// the public schema never follows the internal snapshot by accident.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub schema: String,
     pub latlab_version: String,
@@ -116,7 +119,11 @@ impl Report {
         match format {
             Format::Text => self.document(false),
             Format::Markdown => self.document(true),
-            Format::Json => serde_json::to_string_pretty(self).expect("a report serializes") + "\n",
+            Format::Json => {
+                serde_json::to_string_pretty(&json::RunReport::from(self))
+                    .expect("a report serializes")
+                    + "\n"
+            }
             Format::Csv => self.csv(),
         }
     }

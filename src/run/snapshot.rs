@@ -1,15 +1,13 @@
 //! A frozen view of a run: what the TUI draws each frame and what reports print, one part per
 //! lab (each built by its lab from its shared state); nothing here is measured, only read.
 
-use serde::{Deserialize, Serialize};
-
 use crate::labs::LabKind;
 use crate::labs::kinesis::snapshot::KinesisSnapshot;
 use crate::labs::redis::snapshot::RedisSnapshot;
 use crate::labs::s3::snapshot::S3Snapshot;
 
 /// Where the figures came from; every screen and report shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Backend {
     /// `emulator` (embedded), `endpoint` (any URL) or `aws` (the SDK's default endpoints).
     pub kind: String,
@@ -41,7 +39,7 @@ impl Backend {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub scenario: String,
     pub backend: Backend,

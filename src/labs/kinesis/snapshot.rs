@@ -4,20 +4,18 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
-use serde::{Deserialize, Serialize};
-
 use super::config::{ConsumerKind, ProducerSpec};
 use super::state::{ConsumerState, Shared};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::metrics::{SeqCounts, Summary};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BatchSize {
     pub size: u32,
     pub records: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConsumerSnapshot {
     pub name: String,
     pub kind: ConsumerKind,
@@ -41,7 +39,7 @@ pub struct ConsumerSnapshot {
     pub foreign_records: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProducerSnapshot {
     /// Records per second asked for.
     pub asked_rate: f64,
@@ -106,7 +104,7 @@ impl ProducerSnapshot {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct KinesisSnapshot {
     pub stream: String,
     pub shards: usize,

@@ -328,7 +328,7 @@ pub async fn wait_link_up(replica_url: &str, timeout: Duration) -> anyhow::Resul
 }
 
 /// Bytes each way the shaper carried, and its current settings.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShaperStats {
     pub link: String,
     pub latency_ms: f64,

@@ -70,7 +70,7 @@ impl Method {
 }
 
 /// One condition of the experiment.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Condition {
     pub name: String,
     pub value_bytes: u64,
@@ -87,7 +87,7 @@ pub struct MethodMetrics {
     pub behind: Series,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MethodSnapshot {
     pub method: Method,
     pub lag: Summary,
@@ -97,12 +97,11 @@ pub struct MethodSnapshot {
 }
 
 /// A condition's figures, for reports.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConditionResult {
     pub condition: Condition,
     pub methods: Vec<MethodSnapshot>,
     /// Why the condition was not run, when it was not.
-    #[serde(default)]
     pub skipped: Option<String>,
 }
 

@@ -1,11 +1,9 @@
 //! A frozen view of the Redis lab.
 
-use serde::{Deserialize, Serialize};
-
 use super::local::ShaperStats;
 use super::{ConditionResult, MethodSnapshot};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RedisSnapshot {
     /// The endpoints, passwords hidden.
     pub primary: String,

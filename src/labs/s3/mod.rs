@@ -17,7 +17,6 @@ use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use bytes::Bytes;
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -57,7 +56,7 @@ pub struct OpMetrics {
     pub errors: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OpSnapshot {
     pub class: Class,
     pub op: String,
@@ -443,7 +442,7 @@ pub async fn clean(client: &Client, bucket: &str) -> anyhow::Result<u64> {
 }
 
 /// One set of the seed's matrix: `objects` objects of `size` bytes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Case {
     pub objects: u64,
     pub size: u64,
@@ -460,7 +459,7 @@ impl Case {
 }
 
 /// Seconds to move a whole set, one object after another, averaged over the repetitions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MatrixRow {
     pub case: Case,
     pub upload_express_s: f64,

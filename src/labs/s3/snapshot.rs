@@ -1,11 +1,9 @@
 //! A frozen view of the S3 lab.
 
-use serde::{Deserialize, Serialize};
-
 use super::{MatrixRow, OpSnapshot};
 use crate::metrics::sdk::SdkSnapshot;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct S3Snapshot {
     /// The class the live loop writes to now.
     pub class: crate::emulator::s3::Class,
