@@ -495,19 +495,13 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         let progress = (!args.quiet).then(|| progress_bar(&scenario));
         // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
         // live labs run for the scenario's duration.
-        let matrix = lab.s3.as_ref().filter(|s| !s.scenario.matrix.is_empty());
-        let conditions = lab
-            .redis
-            .as_ref()
-            .zip(scenario.redis.as_ref())
-            .filter(|(_, r)| !r.conditions.is_empty());
         // The duration is the producer's: it started while the lab did, a moment ago.
         let deadline = tokio::time::Instant::now()
             + scenario.duration.saturating_sub(lab.shared.producing_for());
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
         let signal = shutdown_signal();
         tokio::pin!(signal);
-        let stopped_early = if matrix.is_some() || conditions.is_some() {
+        let stopped_early = if lab.has_experiment() {
             let pb = progress.clone();
             let say = move |m: String| {
                 if let Some(pb) = &pb {
@@ -517,27 +511,13 @@ fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
             if let Some(pb) = &progress {
                 pb.set_length(0);
             }
-            let work = async {
-                if let Some(s3) = matrix {
-                    s3.run_matrix(args.quick, &say).await?;
-                }
-                if let Some((redis, r)) = conditions {
-                    let tries = if args.quick { r.quick_tries } else { r.tries };
-                    redis.run_conditions(&r.conditions, tries, &say).await?;
-                }
-                anyhow::Ok(())
-            };
+            let work = lab.run_experiment(args.quick, &say);
             tokio::select! {
                 r = work => { r?; false }
                 _ = &mut signal => true,
             }
         } else {
-            if let Some(s3) = &lab.s3 {
-                s3.start_live();
-            }
-            if let Some(r) = &lab.redis {
-                r.start_live();
-            }
+            lab.start_live();
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep_until(deadline) => break false,

@@ -113,7 +113,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         ..Default::default()
     };
     let lab = Lab::start(scenario, &opts).await.unwrap();
-    lab.s3.as_ref().unwrap().start_live();
+    lab.start_live();
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
     let view = View::of(&lab, 60);

@@ -201,55 +201,13 @@ impl<'a> Comparer<'a> {
 pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
     let mut ids = Vec::new();
     if let Some(k) = &seed.kinesis {
-        let e = &k.experiment;
-        let stats = |ids: &mut Vec<String>, prefix: String, max: bool| {
-            for stat in ["p50", "p90", "p99"] {
-                ids.push(format!("{prefix}/{stat}"));
-            }
-            if max {
-                ids.push(format!("{prefix}/max"));
-            }
-        };
-        for row in &k.arrival_to_receive {
-            stats(
-                &mut ids,
-                format!("{e}/arrival_to_receive/{}", row.consumer),
-                row.max_ms.is_some(),
-            );
-        }
-        if let Some(row) = &k.send_to_arrival {
-            stats(
-                &mut ids,
-                format!("{e}/send_to_arrival/all"),
-                row.max_ms.is_some(),
-            );
-        }
-        for c in &k.escaped_throttles {
-            ids.push(format!("{e}/escaped_throttles/{}/count", c.consumer));
-        }
-        if k.read_throttles_per_minute.is_some() {
-            ids.push(format!("{e}/read_throttles_per_minute/shard/value"));
-        }
-        if k.get_records_per_minute.is_some() {
-            ids.push(format!("{e}/get_records_per_minute/shard/value"));
-        }
+        super::kinesis::seed_ids(k, &mut ids);
     }
     if let Some(s3) = &seed.s3 {
-        for (dir, rows) in [("upload", &s3.upload), ("download", &s3.download)] {
-            for r in rows {
-                for stat in ["express", "standard", "ratio"] {
-                    ids.push(format!("{}/{dir}/{}/{stat}", s3.experiment, r.case));
-                }
-            }
-        }
+        super::s3::seed_ids(s3, &mut ids);
     }
     if let Some(r) = &seed.redis {
-        for row in &r.rows {
-            ids.push(format!(
-                "{}/average_lag/{}/new_clients",
-                r.experiment, row.condition
-            ));
-        }
+        super::redis::seed_ids(r, &mut ids);
     }
     ids
 }
@@ -258,111 +216,8 @@ pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
 pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
     let model = (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
     let mut cmp = Comparer::new(model);
-    if let (Some(seed), Some(k)) = (&seed.kinesis, &snapshot.kinesis) {
-        let exp = &seed.experiment;
-        for row in &seed.arrival_to_receive {
-            if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
-                cmp.percentiles(
-                    &format!("{exp}/arrival_to_receive/{}", c.name),
-                    &c.arrival_to_receive,
-                    row,
-                );
-            }
-        }
-        if let Some(row) = &seed.send_to_arrival {
-            cmp.percentiles(
-                &format!("{exp}/send_to_arrival/all"),
-                &k.send_to_arrival,
-                row,
-            );
-        }
-        for e in &seed.escaped_throttles {
-            if let Some(c) = k.consumers.iter().find(|c| c.name == e.consumer) {
-                let ours = c.sdk.counters.escaped_throttles() as f64;
-                cmp.add(
-                    format!("{exp}/escaped_throttles/{}/count", c.name),
-                    ours,
-                    e.count as f64,
-                    e.count as f64,
-                );
-            }
-        }
-        let minutes = snapshot.elapsed_secs / 60.0;
-        let read = k.get_records_totals();
-        if let (Some([lo, hi]), true) = (seed.read_throttles_per_minute, minutes > 0.0) {
-            cmp.add(
-                format!("{exp}/read_throttles_per_minute/shard/value"),
-                read.throttles as f64 / minutes / k.shards.max(1) as f64,
-                lo,
-                hi,
-            );
-        }
-        if let (Some([lo, hi]), true) = (seed.get_records_per_minute, minutes > 0.0) {
-            cmp.add(
-                format!("{exp}/get_records_per_minute/shard/value"),
-                (read.attempts - read.throttles) as f64 / minutes / k.shards.max(1) as f64,
-                lo,
-                hi,
-            );
-        }
-    }
-    if let (Some(seed), Some(rows)) = (
-        &seed.s3,
-        snapshot.s3.as_ref().and_then(|s| s.matrix.as_ref()),
-    ) {
-        let exp = &seed.experiment;
-        for (dir, seed_rows) in [("upload", &seed.upload), ("download", &seed.download)] {
-            // Like with like: a set the seed did not run (a --quick set) has no seed figure.
-            for row in rows {
-                let label = row.case.label();
-                let Some(s) = seed_rows.iter().find(|s| s.case == label) else {
-                    continue;
-                };
-                let (e, st) = if dir == "upload" {
-                    (row.upload_express_s, row.upload_standard_s)
-                } else {
-                    (row.download_express_s, row.download_standard_s)
-                };
-                let id = |stat: &str| format!("{exp}/{dir}/{label}/{stat}");
-                cmp.add(id("express"), e, s.express_s, s.express_s);
-                cmp.add(id("standard"), st, s.standard_s, s.standard_s);
-                if e > 0.0 {
-                    cmp.ratio_of(
-                        id("ratio"),
-                        st / e,
-                        s.standard_s / s.express_s,
-                        [&id("express"), &id("standard")],
-                    );
-                }
-            }
-        }
-    }
-    if let (Some(seed), Some(r)) = (&seed.redis, &snapshot.redis) {
-        // The Redis lab measures real servers; only its link shaping is modelled.
-        let redis_model = r.local.then_some(snapshot.backend.model.as_slice());
-        let mut redis = Comparer::new(redis_model);
-        for c in &r.conditions {
-            let Some(row) = seed.rows.iter().find(|s| s.condition == c.condition.name) else {
-                continue;
-            };
-            let Some(m) = c
-                .methods
-                .iter()
-                .find(|m| m.method == crate::labs::redis::Method::NewClients && m.lag.count > 0)
-            else {
-                continue;
-            };
-            redis.add(
-                format!(
-                    "{}/average_lag/{}/new_clients",
-                    seed.experiment, c.condition.name
-                ),
-                m.lag.mean_us / 1000.0,
-                row.average_ms,
-                row.average_ms,
-            );
-        }
-        cmp.cells.extend(redis.cells);
+    for section in super::sections(snapshot) {
+        section.compare(snapshot, seed, &mut cmp);
     }
     cmp.cells
 }

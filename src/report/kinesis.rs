@@ -1,10 +1,18 @@
 //! The Kinesis lab's part of a report: latency per consumer beside the seed's, the record
 //! accounting, the SDK's retries and the shard's read budget; and its CSV rows.
 
+use super::compare::Comparer;
 use super::*;
+use crate::labs::kinesis::config::KinesisSeed;
 use crate::labs::kinesis::snapshot::KinesisSnapshot;
 
 impl Section for KinesisSnapshot {
+    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
+        if let Some(seed) = &seed.kinesis {
+            compare(snapshot, self, seed, cmp);
+        }
+    }
+
     fn write(&self, report: &Report, out: &mut String, md: bool) {
         write(report, out, md, self);
     }
@@ -331,5 +339,91 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         for c in lambdas {
             out.push_str(&format!("{}: {}\n", c.name, batch_line(c)));
         }
+    }
+}
+
+/// The cells a Kinesis seed can be compared on.
+pub(super) fn seed_ids(k: &KinesisSeed, ids: &mut Vec<String>) {
+    let e = &k.experiment;
+    let stats = |ids: &mut Vec<String>, prefix: String, max: bool| {
+        for stat in ["p50", "p90", "p99"] {
+            ids.push(format!("{prefix}/{stat}"));
+        }
+        if max {
+            ids.push(format!("{prefix}/max"));
+        }
+    };
+    for row in &k.arrival_to_receive {
+        stats(
+            ids,
+            format!("{e}/arrival_to_receive/{}", row.consumer),
+            row.max_ms.is_some(),
+        );
+    }
+    if let Some(row) = &k.send_to_arrival {
+        stats(
+            ids,
+            format!("{e}/send_to_arrival/all"),
+            row.max_ms.is_some(),
+        );
+    }
+    for c in &k.escaped_throttles {
+        ids.push(format!("{e}/escaped_throttles/{}/count", c.consumer));
+    }
+    if k.read_throttles_per_minute.is_some() {
+        ids.push(format!("{e}/read_throttles_per_minute/shard/value"));
+    }
+    if k.get_records_per_minute.is_some() {
+        ids.push(format!("{e}/get_records_per_minute/shard/value"));
+    }
+}
+
+/// This run's figures beside a Kinesis seed's.
+fn compare(snapshot: &Snapshot, k: &KinesisSnapshot, seed: &KinesisSeed, cmp: &mut Comparer) {
+    let exp = &seed.experiment;
+    for row in &seed.arrival_to_receive {
+        if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
+            cmp.percentiles(
+                &format!("{exp}/arrival_to_receive/{}", c.name),
+                &c.arrival_to_receive,
+                row,
+            );
+        }
+    }
+    if let Some(row) = &seed.send_to_arrival {
+        cmp.percentiles(
+            &format!("{exp}/send_to_arrival/all"),
+            &k.send_to_arrival,
+            row,
+        );
+    }
+    for e in &seed.escaped_throttles {
+        if let Some(c) = k.consumers.iter().find(|c| c.name == e.consumer) {
+            let ours = c.sdk.counters.escaped_throttles() as f64;
+            cmp.add(
+                format!("{exp}/escaped_throttles/{}/count", c.name),
+                ours,
+                e.count as f64,
+                e.count as f64,
+            );
+        }
+    }
+    let minutes = snapshot.elapsed_secs / 60.0;
+    let read = k.get_records_totals();
+    if let (Some([lo, hi]), true) = (seed.read_throttles_per_minute, minutes > 0.0) {
+        cmp.add(
+            format!("{exp}/read_throttles_per_minute/shard/value"),
+            read.throttles as f64 / minutes / k.shards.max(1) as f64,
+            lo,
+            hi,
+        );
+    }
+    if let (Some([lo, hi]), true) = (seed.get_records_per_minute, minutes > 0.0) {
+        cmp.add(
+            format!("{exp}/get_records_per_minute/shard/value"),
+            (read.attempts - read.throttles) as f64 / minutes / k.shards.max(1) as f64,
+            lo,
+            hi,
+        );
     }
 }

@@ -130,17 +130,7 @@ impl Report {
 
     /// Each lab's part, in screen order.
     fn sections(&self) -> Vec<&dyn Section> {
-        let s = &self.snapshot;
-        LabKind::ALL
-            .into_iter()
-            .filter_map(|lab| -> Option<&dyn Section> {
-                match lab {
-                    LabKind::Kinesis => s.kinesis.as_ref().map(|x| x as &dyn Section),
-                    LabKind::S3 => s.s3.as_ref().map(|x| x as &dyn Section),
-                    LabKind::Redis => s.redis.as_ref().map(|x| x as &dyn Section),
-                }
-            })
-            .collect()
+        sections(&self.snapshot)
     }
 
     /// The compared cell with this id.
@@ -346,10 +336,26 @@ impl Report {
 }
 
 /// A lab's part of a report: its sections of the text and Markdown documents, and its rows of
-/// the CSV. Its cells compared with the seed are made in [`compare`].
+/// the CSV, and its cells compared with the seed ([`compare`] labels them).
 pub trait Section {
+    /// Its figures beside the seed's, each cell labelled.
+    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut compare::Comparer);
     fn write(&self, report: &Report, out: &mut String, md: bool);
     fn csv(&self, rows: &mut CsvRows);
+}
+
+/// Each lab's part of a run, in screen order.
+fn sections(s: &Snapshot) -> Vec<&dyn Section> {
+    LabKind::ALL
+        .into_iter()
+        .filter_map(|lab| -> Option<&dyn Section> {
+            match lab {
+                LabKind::Kinesis => s.kinesis.as_ref().map(|x| x as &dyn Section),
+                LabKind::S3 => s.s3.as_ref().map(|x| x as &dyn Section),
+                LabKind::Redis => s.redis.as_ref().map(|x| x as &dyn Section),
+            }
+        })
+        .collect()
 }
 
 /// The CSV's long-form rows: lab, subject, metric, value.

@@ -1,10 +1,18 @@
 //! The Redis lab's part of a report: replication lag per method and condition, beside the seed's
 //! table; and its CSV rows.
 
+use super::compare::Comparer;
 use super::*;
+use crate::labs::redis::config::RedisSeed;
 use crate::labs::redis::snapshot::RedisSnapshot;
 
 impl Section for RedisSnapshot {
+    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
+        if let Some(seed) = &seed.redis {
+            compare(snapshot, self, seed, cmp);
+        }
+    }
+
     fn write(&self, report: &Report, out: &mut String, md: bool) {
         write(report, out, md, self);
     }
@@ -187,4 +195,43 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapsh
     if let Some(s) = seed {
         out.push_str(&format!("seed: {}\n", s.source));
     }
+}
+
+/// The cells a Redis seed can be compared on.
+pub(super) fn seed_ids(r: &RedisSeed, ids: &mut Vec<String>) {
+    for row in &r.rows {
+        ids.push(format!(
+            "{}/average_lag/{}/new_clients",
+            r.experiment, row.condition
+        ));
+    }
+}
+
+/// This run's conditions beside a Redis seed's table.
+fn compare(snapshot: &Snapshot, r: &RedisSnapshot, seed: &RedisSeed, cmp: &mut Comparer) {
+    // The Redis lab measures real servers; only its link shaping is modelled.
+    let redis_model = r.local.then_some(snapshot.backend.model.as_slice());
+    let mut redis = Comparer::new(redis_model);
+    for c in &r.conditions {
+        let Some(row) = seed.rows.iter().find(|s| s.condition == c.condition.name) else {
+            continue;
+        };
+        let Some(m) = c
+            .methods
+            .iter()
+            .find(|m| m.method == crate::labs::redis::Method::NewClients && m.lag.count > 0)
+        else {
+            continue;
+        };
+        redis.add(
+            format!(
+                "{}/average_lag/{}/new_clients",
+                seed.experiment, c.condition.name
+            ),
+            m.lag.mean_us / 1000.0,
+            row.average_ms,
+            row.average_ms,
+        );
+    }
+    cmp.cells.extend(redis.cells);
 }

@@ -1,10 +1,18 @@
 //! The S3 lab's part of a report: the seed's matrix of set times beside ours, and the live loop's
 //! PUT and GET per storage class; and its CSV rows.
 
+use super::compare::Comparer;
 use super::*;
+use crate::labs::s3::config::S3Seed;
 use crate::labs::s3::snapshot::S3Snapshot;
 
 impl Section for S3Snapshot {
+    fn compare(&self, _: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
+        if let (Some(seed), Some(rows)) = (&seed.s3, &self.matrix) {
+            compare(rows, seed, cmp);
+        }
+    }
+
     fn write(&self, report: &Report, out: &mut String, md: bool) {
         write(report, out, md, self);
     }
@@ -132,4 +140,45 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot
         crate::units::format_bytes(s3.payload_bytes),
         s3.concurrency
     ));
+}
+
+/// The cells an S3 seed can be compared on.
+pub(super) fn seed_ids(s3: &S3Seed, ids: &mut Vec<String>) {
+    for (dir, rows) in [("upload", &s3.upload), ("download", &s3.download)] {
+        for r in rows {
+            for stat in ["express", "standard", "ratio"] {
+                ids.push(format!("{}/{dir}/{}/{stat}", s3.experiment, r.case));
+            }
+        }
+    }
+}
+
+/// This run's matrix beside an S3 seed's.
+fn compare(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Comparer) {
+    let exp = &seed.experiment;
+    for (dir, seed_rows) in [("upload", &seed.upload), ("download", &seed.download)] {
+        // Like with like: a set the seed did not run (a --quick set) has no seed figure.
+        for row in rows {
+            let label = row.case.label();
+            let Some(s) = seed_rows.iter().find(|s| s.case == label) else {
+                continue;
+            };
+            let (e, st) = if dir == "upload" {
+                (row.upload_express_s, row.upload_standard_s)
+            } else {
+                (row.download_express_s, row.download_standard_s)
+            };
+            let id = |stat: &str| format!("{exp}/{dir}/{label}/{stat}");
+            cmp.add(id("express"), e, s.express_s, s.express_s);
+            cmp.add(id("standard"), st, s.standard_s, s.standard_s);
+            if e > 0.0 {
+                cmp.ratio_of(
+                    id("ratio"),
+                    st / e,
+                    s.standard_s / s.express_s,
+                    [&id("express"), &id("standard")],
+                );
+            }
+        }
+    }
 }

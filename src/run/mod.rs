@@ -184,14 +184,27 @@ pub fn model_params(
     params
 }
 
+/// The labs' last seconds, one value per second, oldest first, for the screen's sparklines.
+pub struct History {
+    pub kinesis: Option<kinesis::KinesisHistory>,
+    /// Per (class, PUT/GET): the total time.
+    pub s3: Vec<(
+        crate::emulator::s3::Class,
+        String,
+        Vec<crate::metrics::Point>,
+    )>,
+    /// Per method: the lag.
+    pub redis: Vec<(redis::Method, Vec<crate::metrics::Point>)>,
+}
+
 /// A running lab: the probes, the state they write, and (by default) the emulator they measure.
 pub struct Lab {
     pub shared: Arc<Shared>,
     pub scenario: Scenario,
     pub backend: Backend,
     kinesis: Option<KinesisLab>,
-    pub s3: Option<s3::S3Lab>,
-    pub redis: Option<redis::RedisLab>,
+    s3: Option<s3::S3Lab>,
+    redis: Option<redis::RedisLab>,
     /// Why the Redis lab is not running (redis-server missing, an endpoint unreachable).
     pub redis_unavailable: Option<String>,
     emulator: Option<Emulator>,
@@ -354,9 +367,65 @@ impl Lab {
         })
     }
 
-    /// The Kinesis lab's last `window` seconds, for the screen's sparklines.
-    pub fn kinesis_history(&self, window: usize) -> Option<kinesis::KinesisHistory> {
-        self.kinesis.as_ref().map(|k| k.history(window))
+    /// Starts the labs' live loops: S3's PUT and GET, Redis's tries (Kinesis's producer and
+    /// consumers start with the lab). The TUI, screenshots and a headless run without a set
+    /// experiment run them.
+    pub fn start_live(&self) {
+        if let Some(s3) = &self.s3 {
+            s3.start_live();
+        }
+        if let Some(r) = &self.redis {
+            r.start_live();
+        }
+    }
+
+    /// The Redis conditions a headless run measures, when the scenario sets them.
+    fn conditions(&self) -> Option<&crate::labs::redis::config::RedisScenario> {
+        self.redis
+            .as_ref()
+            .and(self.scenario.redis.as_ref())
+            .filter(|r| !r.conditions.is_empty())
+    }
+
+    /// Whether the scenario sets an experiment that runs to its own end (the S3 matrix, the Redis
+    /// conditions) rather than for its duration.
+    pub fn has_experiment(&self) -> bool {
+        self.s3
+            .as_ref()
+            .is_some_and(|s| !s.scenario.matrix.is_empty())
+            || self.conditions().is_some()
+    }
+
+    /// Runs the set experiments to their end: the S3 matrix, then the Redis conditions (`quick`:
+    /// their short forms). `say` hears what is being measured.
+    pub async fn run_experiment(
+        &self,
+        quick: bool,
+        say: &(dyn Fn(String) + Send + Sync),
+    ) -> anyhow::Result<()> {
+        if let Some(s3) = self.s3.as_ref().filter(|s| !s.scenario.matrix.is_empty()) {
+            s3.run_matrix(quick, say).await?;
+        }
+        if let (Some(redis), Some(r)) = (&self.redis, self.conditions()) {
+            let tries = if quick { r.quick_tries } else { r.tries };
+            redis.run_conditions(&r.conditions, tries, say).await?;
+        }
+        Ok(())
+    }
+
+    /// The labs' last `window` seconds, for the screen's sparklines.
+    pub fn history(&self, window: usize) -> History {
+        History {
+            kinesis: self.kinesis.as_ref().map(|k| k.history(window)),
+            s3: self
+                .s3
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.history(window)),
+            redis: self
+                .redis
+                .as_ref()
+                .map_or_else(Vec::new, |r| r.history(window)),
+        }
     }
 
     pub fn emulator(&self) -> Option<&Emulator> {

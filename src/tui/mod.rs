@@ -184,12 +184,7 @@ where
             },
         }
     };
-    if let Some(s3) = &lab.s3 {
-        s3.start_live();
-    }
-    if let Some(r) = &lab.redis {
-        r.start_live();
-    }
+    lab.start_live();
     let lab = Arc::new(lab);
     let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
     let ticker = tx.clone();

@@ -90,12 +90,7 @@ pub async fn capture(
 ) -> anyhow::Result<String> {
     use crossterm::event::{KeyCode, KeyEvent};
     let lab = Lab::start(scenario, target).await?;
-    if let Some(s3) = &lab.s3 {
-        s3.start_live();
-    }
-    if let Some(r) = &lab.redis {
-        r.start_live();
-    }
+    lab.start_live();
     let mut app = App::new(theme.clone());
     let sync = |app: &mut App, view: &View| app.sync_labs(&view.snapshot.labs());
     let first = View::of(&lab, app.window());

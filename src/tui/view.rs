@@ -22,20 +22,17 @@ impl View {
     /// The lab right now, with `window` seconds of sparkline history.
     pub fn of(lab: &Lab, window: u64) -> View {
         let snapshot = lab.snapshot(false);
-        let window = window as usize;
-        let (sparks, read_rate) = match lab.kinesis_history(window) {
+        let history = lab.history(window as usize);
+        let (sparks, read_rate) = match history.kinesis {
             Some(h) => (h.consumers, h.read_rate),
-            None => (Vec::new(), vec![0.0; window]),
+            None => (Vec::new(), vec![0.0; window as usize]),
         };
         View {
             snapshot,
             sparks,
             read_rate,
-            s3_sparks: lab.s3.as_ref().map_or_else(Vec::new, |s| s.history(window)),
-            redis_sparks: lab
-                .redis
-                .as_ref()
-                .map_or_else(Vec::new, |r| r.history(window)),
+            s3_sparks: history.s3,
+            redis_sparks: history.redis,
         }
     }
 }

@@ -22,8 +22,8 @@ pub async fn run(
     shard: usize,
     ready: Readiness,
 ) {
+    let mut ready = Some(ready);
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
-    let mut is_ready = false;
     let mut pending: Vec<Received> = Vec::new();
     let mut window_started: Option<Instant> = None;
     let mut next_poll = Instant::now();
@@ -31,20 +31,7 @@ pub async fn run(
         if Instant::now() >= next_poll {
             let poll_started = Instant::now();
             let mut behind = false;
-            if !reader.has_iterator() {
-                match reader.position().await {
-                    Ok(()) => {
-                        if !is_ready {
-                            is_ready = true;
-                            ready.shard_ready();
-                        }
-                    }
-                    Err(f) => {
-                        c.sdk.escaped(&f.code);
-                        c.set_status(format!("GetShardIterator: {}", f.line));
-                    }
-                }
-            }
+            reader.ensure_iterator(&c, &mut ready).await;
             if reader.has_iterator() {
                 match reader.read(spec.batch_size).await {
                     Ok(out) => {

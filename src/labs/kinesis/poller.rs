@@ -20,24 +20,11 @@ pub async fn run(
     shard: usize,
     ready: Readiness,
 ) {
+    let mut ready = Some(ready);
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
-    let mut is_ready = false;
     while !c.cancel.is_cancelled() {
         let started = Instant::now();
-        if !reader.has_iterator() {
-            match reader.position().await {
-                Ok(()) => {
-                    if !is_ready {
-                        is_ready = true;
-                        ready.shard_ready();
-                    }
-                }
-                Err(f) => {
-                    c.sdk.escaped(&f.code);
-                    c.set_status(format!("GetShardIterator: {}", f.line));
-                }
-            }
-        }
+        reader.ensure_iterator(&c, &mut ready).await;
         if reader.has_iterator() {
             match reader.read(spec.limit).await {
                 Ok(out) => {

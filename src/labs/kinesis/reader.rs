@@ -6,6 +6,7 @@ use aws_sdk_kinesis::Client;
 use aws_sdk_kinesis::operation::get_records::GetRecordsOutput;
 use aws_sdk_kinesis::types::ShardIteratorType;
 
+use super::state::ConsumerState;
 use crate::aws::error_code;
 use crate::labs::kinesis::config::StartPosition;
 
@@ -38,6 +39,30 @@ impl ShardReader {
 
     pub fn has_iterator(&self) -> bool {
         self.iterator.is_some()
+    }
+
+    /// Gets an iterator when the reader has none. The first time it has one, the shard counts
+    /// as ready (`ready` is used then); a failure is counted as escaped and shown in the
+    /// consumer's status, and the next call tries again.
+    pub async fn ensure_iterator(
+        &mut self,
+        c: &ConsumerState,
+        ready: &mut Option<super::Readiness>,
+    ) {
+        if self.has_iterator() {
+            return;
+        }
+        match self.position().await {
+            Ok(()) => {
+                if let Some(r) = ready.take() {
+                    r.shard_ready();
+                }
+            }
+            Err(f) => {
+                c.sdk.escaped(&f.code);
+                c.set_status(format!("GetShardIterator: {}", f.line));
+            }
+        }
     }
 
     /// Gets an iterator: at the start position the first time, after the last record since.

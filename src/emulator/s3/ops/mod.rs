@@ -1,0 +1,417 @@
+//! S3's operations: the protocol (a request parsed, resolved once into an [`Op`], answered in
+//! XML) here, the behaviour one file per family: `bucket.rs`, `object.rs`, `multipart.rs`,
+//! `session.rs`.
+
+mod bucket;
+mod multipart;
+mod object;
+mod session;
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use tokio::sync::mpsc;
+
+use super::error::{S3Error, S3Result};
+use super::xml::{all, doc, el, text};
+use super::{BucketState, Class, Object, Part, S3, Session, Upload, is_directory_bucket};
+use crate::clock::{http_date_ms, rfc3339_ms};
+use crate::emulator::Body;
+use crate::emulator::profile::delay;
+use crate::emulator::s3::body::{ALGORITHMS, Checksum, Chunked, algorithm_name};
+use crate::emulator::s3::store::{Reader, Writer};
+
+/// An S3 request, parsed.
+struct Call {
+    method: Method,
+    bucket: String,
+    key: String,
+    query: BTreeMap<String, String>,
+    headers: HeaderMap,
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                match u8::from_str_radix(
+                    std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"),
+                    16,
+                ) {
+                    Ok(b) => {
+                        out.push(b);
+                        i += 3;
+                    }
+                    Err(_) => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn path_decode(s: &str) -> String {
+    // '+' is literal in paths.
+    percent_decode(&s.replace('+', "%2B"))
+}
+
+fn parse(req: &Request<Incoming>) -> Call {
+    let path = req.uri().path();
+    let trimmed = path.strip_prefix('/').unwrap_or(path);
+    let (bucket, key) = match trimmed.split_once('/') {
+        Some((b, k)) => (path_decode(b), path_decode(k)),
+        None => (path_decode(trimmed), String::new()),
+    };
+    let query = req
+        .uri()
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(p), String::new()),
+        })
+        .collect();
+    Call {
+        method: req.method().clone(),
+        bucket,
+        key,
+        query,
+        headers: req.headers().clone(),
+    }
+}
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn request_id() -> String {
+    let v: u64 = rand::random();
+    format!("{v:016X}")
+}
+
+fn xml_response(status: u16, body: String) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    r.headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/xml"));
+    r
+}
+
+fn empty(status: u16) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::new()).boxed());
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    r
+}
+
+/// 200 for a stored object or part: its ETag and the checksums S3 answers with.
+fn stored_response(etag: &str, checksums: &[(String, String)]) -> Response<Body> {
+    let mut r = empty(200);
+    r.headers_mut()
+        .insert("etag", HeaderValue::from_str(etag).expect("ascii"));
+    for (h, v) in checksums {
+        if let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(h.as_bytes()),
+            HeaderValue::from_str(v),
+        ) {
+            r.headers_mut().insert(name, value);
+        }
+    }
+    r
+}
+
+fn error_response(e: &S3Error, head: bool) -> Response<Body> {
+    let id = request_id();
+    let mut r = if head {
+        empty(e.status)
+    } else {
+        xml_response(e.status, e.body(&id))
+    };
+    r.headers_mut()
+        .insert("x-amz-request-id", HeaderValue::from_str(&id).expect("hex"));
+    if e.code == "SlowDown" {
+        r.headers_mut()
+            .insert("retry-after", HeaderValue::from_static("1"));
+    }
+    r
+}
+
+/// An S3 operation, resolved once from the method, the path and the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Op {
+    ListBuckets,
+    CreateBucket,
+    HeadBucket,
+    DeleteBucket,
+    CreateSession,
+    ListMultipartUploads,
+    ListObjectsV2,
+    DeleteObjects,
+    UploadPart,
+    PutObject,
+    ListParts,
+    GetObject,
+    HeadObject,
+    AbortMultipartUpload,
+    DeleteObject,
+    CreateMultipartUpload,
+    CompleteMultipartUpload,
+}
+
+/// The name counted for a request that names no operation (answered 405 MethodNotAllowed).
+const UNROUTED: &str = "Unknown";
+
+impl Op {
+    /// The operation a call names, if any.
+    fn route(c: &Call) -> Option<Op> {
+        let q = |k: &str| c.query.contains_key(k);
+        Some(match (&c.method, c.bucket.is_empty(), c.key.is_empty()) {
+            (&Method::GET, true, _) => Op::ListBuckets,
+            (&Method::PUT, false, true) => Op::CreateBucket,
+            (&Method::HEAD, false, true) => Op::HeadBucket,
+            (&Method::DELETE, false, true) => Op::DeleteBucket,
+            (&Method::GET, false, true) if q("session") => Op::CreateSession,
+            (&Method::GET, false, true) if q("uploads") => Op::ListMultipartUploads,
+            (&Method::GET, false, true) => Op::ListObjectsV2,
+            (&Method::POST, false, true) if q("delete") => Op::DeleteObjects,
+            (&Method::PUT, false, false) if q("uploadId") => Op::UploadPart,
+            (&Method::PUT, false, false) => Op::PutObject,
+            (&Method::GET, false, false) if q("uploadId") => Op::ListParts,
+            (&Method::GET, false, false) => Op::GetObject,
+            (&Method::HEAD, false, false) => Op::HeadObject,
+            (&Method::DELETE, false, false) if q("uploadId") => Op::AbortMultipartUpload,
+            (&Method::DELETE, false, false) => Op::DeleteObject,
+            (&Method::POST, false, false) if q("uploads") => Op::CreateMultipartUpload,
+            (&Method::POST, false, false) if q("uploadId") => Op::CompleteMultipartUpload,
+            _ => return None,
+        })
+    }
+
+    /// The operation's name in S3's API, for counting and errors.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Op::ListBuckets => "ListBuckets",
+            Op::CreateBucket => "CreateBucket",
+            Op::HeadBucket => "HeadBucket",
+            Op::DeleteBucket => "DeleteBucket",
+            Op::CreateSession => "CreateSession",
+            Op::ListMultipartUploads => "ListMultipartUploads",
+            Op::ListObjectsV2 => "ListObjectsV2",
+            Op::DeleteObjects => "DeleteObjects",
+            Op::UploadPart => "UploadPart",
+            Op::PutObject => "PutObject",
+            Op::ListParts => "ListParts",
+            Op::GetObject => "GetObject",
+            Op::HeadObject => "HeadObject",
+            Op::AbortMultipartUpload => "AbortMultipartUpload",
+            Op::DeleteObject => "DeleteObject",
+            Op::CreateMultipartUpload => "CreateMultipartUpload",
+            Op::CompleteMultipartUpload => "CompleteMultipartUpload",
+        }
+    }
+
+    /// Counts against the write request rate (else the read rate).
+    fn is_write(self) -> bool {
+        !matches!(
+            self,
+            Op::GetObject
+                | Op::HeadObject
+                | Op::HeadBucket
+                | Op::ListObjectsV2
+                | Op::ListParts
+                | Op::ListBuckets
+                | Op::CreateSession
+                | Op::ListMultipartUploads
+        )
+    }
+
+    /// Carries a body whose transfer pays the first-byte latency itself (else it is paid before
+    /// the answer).
+    fn pays_first_byte_with_body(self) -> bool {
+        matches!(
+            self,
+            Op::PutObject | Op::UploadPart | Op::GetObject | Op::HeadObject
+        )
+    }
+}
+
+impl S3 {
+    /// Answers one S3 request.
+    pub async fn handle(self: &Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+        let call = parse(&req);
+        let op = Op::route(&call);
+        let name = op.map_or(UNROUTED, Op::name);
+        let head = call.method == Method::HEAD;
+        let class = Class::of_bucket(&call.bucket);
+        let result = match op {
+            Some(op) => self.dispatch(op, call, req.into_body()).await,
+            None => Err(S3Error::new(
+                405,
+                "MethodNotAllowed",
+                format!(
+                    "{} on {} is not an S3 operation this endpoint answers",
+                    call.method,
+                    if call.key.is_empty() {
+                        "a bucket"
+                    } else {
+                        "an object"
+                    }
+                ),
+            )),
+        };
+        match result {
+            Ok(r) => {
+                self.count(class, name, |c| c.requests += 1);
+                r
+            }
+            Err(e) => {
+                self.count(class, name, |c| {
+                    c.requests += 1;
+                    if e.code == "SlowDown" {
+                        c.slow_downs += 1;
+                    } else {
+                        c.errors += 1;
+                    }
+                });
+                tracing::debug!("s3 {name}: {e}");
+                error_response(&e, head)
+            }
+        }
+    }
+
+    async fn dispatch(
+        self: &Arc<Self>,
+        op: Op,
+        c: Call,
+        body: Incoming,
+    ) -> S3Result<Response<Body>> {
+        match op {
+            Op::ListBuckets => return self.list_buckets(),
+            Op::CreateBucket => return self.create_bucket(&c, body).await,
+            Op::CreateSession => {
+                // Against a custom endpoint the SDK asks for a session even before CreateBucket
+                // (on AWS it would use the control-plane endpoint): a directory bucket's name is
+                // enough.
+                if !is_directory_bucket(&c.bucket) {
+                    self.bucket(&c.bucket)?;
+                }
+                return self.create_session(&c.bucket).await;
+            }
+            _ => {}
+        }
+        let bucket = self.bucket(&c.bucket)?;
+        // Directory buckets answer zonal operations only with a valid session token.
+        if bucket.class == Class::ExpressOneZone && op != Op::DeleteBucket {
+            self.check_session(&c.headers, &bucket.name)?;
+        }
+        if !self.admit(&bucket, &c.key, op.is_write()) {
+            return Err(S3Error::slow_down());
+        }
+        // Requests without a body of their own pay the class's first-byte latency here (PUT,
+        // UploadPart and GET pay it after receiving, or before sending, their bodies).
+        if !op.pays_first_byte_with_body() {
+            let p = self.class_profile(bucket.class);
+            delay(if op.is_write() {
+                &p.put_first_byte
+            } else {
+                &p.get_first_byte
+            })
+            .await;
+        }
+        match op {
+            Op::HeadBucket => Ok(empty(200)),
+            Op::DeleteBucket => self.delete_bucket(&bucket),
+            Op::ListObjectsV2 => self.list_objects(&bucket, &c),
+            Op::ListMultipartUploads => self.list_uploads(&bucket),
+            Op::DeleteObjects => self.delete_objects(&bucket, body).await,
+            Op::PutObject => self.put_object(&bucket, &c, body).await,
+            Op::UploadPart => self.upload_part(&bucket, &c, body).await,
+            Op::GetObject => self.get_object(&bucket, &c, false).await,
+            Op::HeadObject => self.get_object(&bucket, &c, true).await,
+            Op::DeleteObject => {
+                bucket.objects.write().remove(&c.key);
+                Ok(empty(204))
+            }
+            Op::CreateMultipartUpload => self.create_upload(&bucket, &c),
+            Op::CompleteMultipartUpload => self.complete_upload(&bucket, &c, body).await,
+            Op::AbortMultipartUpload => self.abort_upload(&bucket, &c),
+            Op::ListParts => self.list_parts(&bucket, &c),
+            // Answered above, before the bucket is looked up.
+            Op::ListBuckets | Op::CreateBucket | Op::CreateSession => {
+                unreachable!("answered before the bucket is looked up")
+            }
+        }
+    }
+
+    fn bucket(&self, name: &str) -> S3Result<Arc<BucketState>> {
+        self.buckets
+            .read()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| S3Error::no_such_bucket(name))
+    }
+}
+
+/// A small request body, whole.
+async fn collect(body: Incoming, max: usize) -> S3Result<Bytes> {
+    http_body_util::Limited::new(body, max)
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .map_err(|e| {
+            S3Error::new(
+                400,
+                "MaxMessageLengthExceeded",
+                format!("the request body is over {max} bytes or broke off: {e}"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object::{http_date_rfc1123, parse_range};
+    use super::*;
+
+    #[test]
+    fn ranges_parse_like_s3() {
+        assert_eq!(parse_range("bytes=0-9", 100).unwrap(), (0, 10));
+        assert_eq!(parse_range("bytes=90-", 100).unwrap(), (90, 100));
+        assert_eq!(parse_range("bytes=-10", 100).unwrap(), (90, 100));
+        assert_eq!(parse_range("bytes=50-500", 100).unwrap(), (50, 100));
+        assert_eq!(
+            parse_range("bytes=100-", 100).unwrap_err().code,
+            "InvalidRange"
+        );
+        assert_eq!(
+            parse_range("lines=1-2", 100).unwrap_err().code,
+            "InvalidRange"
+        );
+        assert_eq!(
+            http_date_rfc1123(1_497_997_189_000),
+            "Tue, 20 Jun 2017 22:19:49 GMT"
+        );
+        assert_eq!(percent_decode("a%20b%2Fc"), "a b/c");
+        assert_eq!(path_decode("a+b"), "a+b");
+    }
+}
