@@ -284,6 +284,32 @@ pub fn right(span: Span<'static>) -> Cell<'static> {
     Cell::from(Line::from(span).alignment(ratatui::layout::Alignment::Right))
 }
 
+/// p50, p99 and max cells for the overview's brief table (dashes before the first sample).
+pub fn brief_latency(theme: &Theme, s: &crate::metrics::Summary) -> Vec<Cell<'static>> {
+    let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+    if s.count == 0 {
+        vec![txt("-".into()), txt("-".into()), txt("-".into())]
+    } else {
+        vec![
+            txt(crate::units::ms(s.p50_us)),
+            txt(crate::units::ms(s.p99_us)),
+            txt(crate::units::ms(s.max_us)),
+        ]
+    }
+}
+
+/// The counts column of the overview's brief table: warm when something is wrong.
+pub fn brief_note(theme: &Theme, text: String, bad: bool) -> Cell<'static> {
+    Cell::from(Span::styled(
+        text,
+        if bad {
+            theme.fg(theme.warn)
+        } else {
+            theme.fg(theme.dim)
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -373,3 +373,56 @@ fn extra_line(
         }
     }
 }
+
+/// The lab's rows of the overview's brief table (lab, what, p50, p99, max, count, counts), for a
+/// screen too small for its panes.
+pub fn brief(theme: &Theme, k: &KinesisSnapshot) -> Vec<Vec<Cell<'static>>> {
+    let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
+    let lat = |s: &crate::metrics::Summary| brief_latency(theme, s);
+    let note = |text: String, bad: bool| brief_note(theme, text, bad);
+    let mut rows: Vec<Vec<Cell<'static>>> = Vec::new();
+    for c in &k.consumers {
+        let sdk = &c.sdk.counters;
+        let mut cells = vec![
+            Cell::from(Span::styled(
+                "Kinesis",
+                theme.strong(kind_color(theme, c.kind)),
+            )),
+            Cell::from(Span::styled(c.name.clone(), theme.fg(theme.text))),
+        ];
+        cells.extend(lat(&c.arrival_to_receive));
+        cells.push(txt(thousands(c.counts.received)));
+        let bad = sdk.throttles > 0
+            || c.counts.lost > 0
+            || c.counts.duplicates > 0
+            || c.counts.unread > 0;
+        // A consumer behind says so first: the column is cut on small screens.
+        let behind = if c.counts.unread > 0 {
+            format!("unread {} · ", thousands(c.counts.unread))
+        } else {
+            String::new()
+        };
+        cells.push(note(
+            format!(
+                "{behind}throttled {} · escaped {} · lost {} · dup {}",
+                thousands(sdk.throttles),
+                thousands(sdk.escaped_total()),
+                thousands(c.counts.lost),
+                thousands(c.counts.duplicates),
+            ),
+            bad,
+        ));
+        rows.push(cells);
+    }
+    rows
+}
+
+/// Rows the tab needs to show every pane with at least one row of sparkline.
+pub fn min_rows(k: &KinesisSnapshot) -> u16 {
+    PANES
+        .iter()
+        .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
+        .filter(|n| *n > 0)
+        .map(|n| 2 + 1 + n + 1 + 1)
+        .sum()
+}

@@ -7,11 +7,11 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Row, Table};
 
 use super::{kinesis, redis, s3};
+use crate::labs::LabKind;
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use crate::tui::view::View;
 use crate::tui::widgets::*;
-use crate::units::{ms, thousands};
 
 /// Every lab on one screen: Kinesis on the left and S3 above Redis on the right when the terminal
 /// is wide enough, otherwise one above the other.
@@ -43,21 +43,10 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
         }
     };
     // Rows each lab needs to show its panes with at least one row of sparkline.
-    let kinesis_rows: u16 = snap.kinesis.as_ref().map_or(0, |k| {
-        kinesis::PANES
-            .iter()
-            .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
-            .filter(|n| *n > 0)
-            .map(|n| 2 + 1 + n + 1 + 1)
-            .sum()
-    });
-    let s3_rows = if snap.s3.is_some() {
-        2 * (2 + 1 + 3) + 2
-    } else {
-        0
-    };
+    let kinesis_rows = snap.kinesis.as_ref().map_or(0, kinesis::min_rows);
+    let s3_rows = if snap.s3.is_some() { s3::MIN_ROWS } else { 0 };
     let redis_rows = if snap.redis.is_some() {
-        3 * (2 + 1 + 2) + 2
+        redis::MIN_ROWS
     } else {
         0
     };
@@ -90,127 +79,23 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
 /// The overview on a screen too small for every lab's panes: one table, a row per consumer, S3
 /// operation and Redis method, with the figures that matter most.
 fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
-    use crate::metrics::Summary;
     let snap = &view.snapshot;
-    let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
-    let lat = |s: &Summary| {
-        if s.count == 0 {
-            vec![txt("-".into()), txt("-".into()), txt("-".into())]
-        } else {
-            vec![txt(ms(s.p50_us)), txt(ms(s.p99_us)), txt(ms(s.max_us))]
-        }
-    };
-    let note = |text: String, bad: bool| {
-        Cell::from(Span::styled(
-            text,
-            if bad {
-                theme.fg(theme.warn)
-            } else {
-                theme.fg(theme.dim)
-            },
-        ))
-    };
     let mut rows: Vec<Vec<Cell>> = Vec::new();
-    if let Some(k) = &snap.kinesis {
-        for c in &k.consumers {
-            let sdk = &c.sdk.counters;
-            let mut cells = vec![
-                Cell::from(Span::styled(
-                    "Kinesis",
-                    theme.strong(kinesis::kind_color(theme, c.kind)),
-                )),
-                Cell::from(Span::styled(c.name.clone(), theme.fg(theme.text))),
-            ];
-            cells.extend(lat(&c.arrival_to_receive));
-            cells.push(txt(thousands(c.counts.received)));
-            let bad = sdk.throttles > 0
-                || c.counts.lost > 0
-                || c.counts.duplicates > 0
-                || c.counts.unread > 0;
-            // A consumer behind says so first: the column is cut on small screens.
-            let behind = if c.counts.unread > 0 {
-                format!("unread {} · ", thousands(c.counts.unread))
-            } else {
-                String::new()
-            };
-            cells.push(note(
-                format!(
-                    "{behind}throttled {} · escaped {} · lost {} · dup {}",
-                    thousands(sdk.throttles),
-                    thousands(sdk.escaped_total()),
-                    thousands(c.counts.lost),
-                    thousands(c.counts.duplicates),
-                ),
-                bad,
-            ));
-            rows.push(cells);
-        }
-    }
-    if let Some(s3) = &snap.s3 {
-        for o in &s3.ops {
-            let color = if o.class == crate::emulator::s3::Class::ExpressOneZone {
-                theme.s3_express
-            } else {
-                theme.s3_standard
-            };
-            let mut cells = vec![
-                Cell::from(Span::styled("S3", theme.strong(color))),
-                Cell::from(Span::styled(
-                    format!(
-                        "{}{} {}",
-                        if o.class == s3.class { "▶ " } else { "" },
-                        o.op,
-                        o.class.storage_class()
-                    ),
-                    theme.fg(theme.text),
-                )),
-            ];
-            cells.extend(lat(&o.total));
-            cells.push(txt(thousands(o.requests)));
-            cells.push(note(
-                format!(
-                    "{:.1} MB/s · SlowDown {} · errors {}",
-                    o.mb_per_sec,
-                    thousands(o.slow_downs),
-                    thousands(o.errors)
-                ),
-                o.slow_downs > 0 || o.errors > 0,
-            ));
-            rows.push(cells);
-        }
-    }
-    if let Some(r) = &snap.redis {
-        let label = Cell::from(Span::styled("Redis", theme.strong(theme.redis)));
-        match &r.unavailable {
-            Some(why) => rows.push(vec![
-                label,
-                Cell::from(Span::styled("not running", theme.strong(theme.error))),
-                txt("-".into()),
-                txt("-".into()),
-                txt("-".into()),
-                txt("-".into()),
-                Cell::from(Span::styled(why.clone(), theme.strong(theme.error))),
-            ]),
-            None => {
-                for m in &r.methods {
-                    let mut cells = vec![
-                        label.clone(),
-                        Cell::from(Span::styled(
-                            format!("lag: {}", m.method.short()),
-                            theme.fg(theme.text),
-                        )),
-                    ];
-                    cells.extend(lat(&m.lag));
-                    cells.push(txt(thousands(m.tries)));
-                    cells.push(note(
-                        format!(
-                            "errors {} · value {}",
-                            thousands(m.errors),
-                            crate::units::format_bytes(r.value_bytes)
-                        ),
-                        m.errors > 0,
-                    ));
-                    rows.push(cells);
+    for lab in snap.labs() {
+        match lab {
+            LabKind::Kinesis => {
+                if let Some(k) = &snap.kinesis {
+                    rows.extend(kinesis::brief(theme, k));
+                }
+            }
+            LabKind::S3 => {
+                if let Some(s) = &snap.s3 {
+                    rows.extend(s3::brief(theme, s));
+                }
+            }
+            LabKind::Redis => {
+                if let Some(r) = &snap.redis {
+                    rows.extend(redis::brief(theme, r));
                 }
             }
         }
