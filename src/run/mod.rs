@@ -85,6 +85,141 @@ async fn start_redis(
     }
 }
 
+/// What a run measures through: the SDK's clients (when a lab needs them), the embedded emulator
+/// (unless an endpoint or AWS is named), and the backend every screen and report names.
+struct Connected {
+    clients: Option<Clients>,
+    emulator: Option<Emulator>,
+    backend: Backend,
+    /// The shard's GetRecords calls a second the gauge compares with.
+    read_limit: u32,
+}
+
+/// Starts the embedded emulator (unless another endpoint is named) and the SDK's clients. The
+/// emulator and clients serve Kinesis and S3; a Redis-only scenario needs neither.
+async fn connect(
+    scenario: &Scenario,
+    opts: &TargetOptions,
+    shared: &Shared,
+) -> anyhow::Result<Connected> {
+    if scenario.kinesis.is_none() && scenario.s3.is_none() {
+        let label = match &opts.redis_primary {
+            Some(p) => format!("Redis {}", crate::labs::redis::local::redact(p)),
+            None => "redis-server primary and replica on 127.0.0.1 (real servers, shaped replication link)".into(),
+        };
+        return Ok(Connected {
+            clients: None,
+            emulator: None,
+            backend: Backend {
+                kind: "redis".into(),
+                label,
+                latency_profile: None,
+                endpoint: None,
+                region: String::new(),
+                model: if opts.redis_primary.is_some() {
+                    Vec::new()
+                } else {
+                    model_params(scenario, None)
+                },
+            },
+            read_limit: 0,
+        });
+    }
+    if opts.endpoint_url.is_some() || opts.aws {
+        let target = Target::Aws {
+            endpoint_url: opts.endpoint_url.clone(),
+            region: opts.region.clone(),
+        };
+        let clients = Clients::connect(&target, shared.start).await?;
+        let backend = match &opts.endpoint_url {
+            Some(url) => Backend {
+                kind: "endpoint".into(),
+                label: format!("endpoint {url} ({})", clients.region()),
+                latency_profile: None,
+                endpoint: Some(url.clone()),
+                region: clients.region(),
+                model: model_params(scenario, None),
+            },
+            None => Backend {
+                kind: "aws".into(),
+                label: format!("AWS {}", clients.region()),
+                latency_profile: None,
+                endpoint: None,
+                region: clients.region(),
+                model: model_params(scenario, None),
+            },
+        };
+        return Ok(Connected {
+            clients: Some(clients),
+            emulator: None,
+            backend,
+            read_limit: 5,
+        });
+    }
+    let profile_name = opts
+        .latency_profile
+        .clone()
+        .unwrap_or_else(|| scenario.latency_profile.clone());
+    let mut overrides = scenario.emulator_limits.clone();
+    overrides.extend(opts.limit_overrides.iter().cloned());
+    let limits = Limits::load(opts.limits_file.as_deref(), &overrides)?;
+    let profile = LatencyProfile::resolve(&profile_name)?;
+    let emu = Emulator::start(EmulatorConfig {
+        limits: limits.clone(),
+        profile: profile.clone(),
+        ..EmulatorConfig::default()
+    })
+    .await?;
+    let clients = Clients::connect(
+        &Target::Emulator {
+            url: emu.endpoint_url(),
+        },
+        shared.start,
+    )
+    .await?;
+    Ok(Connected {
+        clients: Some(clients),
+        backend: Backend {
+            kind: "emulator".into(),
+            label: format!("embedded emulator, latency profile {profile_name}"),
+            latency_profile: Some(profile_name),
+            endpoint: Some(emu.endpoint_url()),
+            region: crate::aws::EMULATOR_REGION.into(),
+            model: model_params(scenario, Some((&profile, &limits))),
+        },
+        emulator: Some(emu),
+        read_limit: limits.kinesis.get_records_calls_per_sec,
+    })
+}
+
+/// The S3 lab, on the emulator's buckets or on the two the user named for another endpoint.
+async fn start_s3(
+    s: &crate::labs::s3::config::S3Scenario,
+    opts: &TargetOptions,
+    clients: Option<&Clients>,
+    run_id: &str,
+) -> anyhow::Result<s3::S3Lab> {
+    let external = opts.endpoint_url.is_some() || opts.aws;
+    let given = match (&opts.s3_bucket, &opts.s3_express_bucket, external) {
+        (Some(std), Some(exp), _) => Some(s3::Buckets {
+            standard: std.clone(),
+            express: exp.clone(),
+        }),
+        (_, _, false) => None,
+        _ => anyhow::bail!(
+            "the S3 lab on another endpoint needs --s3-bucket NAME (S3 Standard) and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket); latlab writes only under their latlab/ prefix"
+        ),
+    };
+    let stats = Arc::new(crate::metrics::SdkStats::default());
+    let quota = crate::aws::QuotaPartition::new("latlab-s3");
+    let client = clients.context("S3 needs the SDK's clients")?.s3(
+        &crate::aws::RetrySettings::default(),
+        &quota,
+        stats.clone(),
+    );
+    s3::S3Lab::start(client, s, run_id, given, stats).await
+}
+
 /// The model in effect for a run, every parameter with its provenance: the latency profile and
 /// the emulator's limits (emulator runs), Lambda's retry model, and the Redis lab's shaped links.
 pub fn model_params(
@@ -224,110 +359,15 @@ impl Lab {
             },
         };
         let shared = Shared::new(settings);
-        let external = opts.endpoint_url.is_some() || opts.aws;
-        // The emulator and SDK clients serve Kinesis and S3; a Redis-only scenario needs neither.
-        let needs_aws = scenario.kinesis.is_some() || scenario.s3.is_some();
-        let (clients, emulator, backend, read_limit) = if needs_aws {
-            let (target, emulator, backend, read_limit) = if external {
-                let target = Target::Aws {
-                    endpoint_url: opts.endpoint_url.clone(),
-                    region: opts.region.clone(),
-                };
-                (target, None, None, 5)
-            } else {
-                let profile_name = opts
-                    .latency_profile
-                    .clone()
-                    .unwrap_or_else(|| scenario.latency_profile.clone());
-                let mut overrides = scenario.emulator_limits.clone();
-                overrides.extend(opts.limit_overrides.iter().cloned());
-                let limits = Limits::load(opts.limits_file.as_deref(), &overrides)?;
-                let read_limit = limits.kinesis.get_records_calls_per_sec;
-                let profile = LatencyProfile::resolve(&profile_name)?;
-                let emu = Emulator::start(EmulatorConfig {
-                    limits: limits.clone(),
-                    profile: profile.clone(),
-                    ..EmulatorConfig::default()
-                })
-                .await?;
-                let backend = Backend {
-                    kind: "emulator".into(),
-                    label: format!("embedded emulator, latency profile {profile_name}"),
-                    latency_profile: Some(profile_name),
-                    endpoint: Some(emu.endpoint_url()),
-                    region: crate::aws::EMULATOR_REGION.into(),
-                    model: model_params(&scenario, Some((&profile, &limits))),
-                };
-                (
-                    Target::Emulator {
-                        url: emu.endpoint_url(),
-                    },
-                    Some(emu),
-                    Some(backend),
-                    read_limit,
-                )
-            };
-            let clients = Clients::connect(&target, shared.start).await?;
-            let backend = backend.unwrap_or_else(|| match &opts.endpoint_url {
-                Some(url) => Backend {
-                    kind: "endpoint".into(),
-                    label: format!("endpoint {url} ({})", clients.region()),
-                    latency_profile: None,
-                    endpoint: Some(url.clone()),
-                    region: clients.region(),
-                    model: model_params(&scenario, None),
-                },
-                None => Backend {
-                    kind: "aws".into(),
-                    label: format!("AWS {}", clients.region()),
-                    latency_profile: None,
-                    endpoint: None,
-                    region: clients.region(),
-                    model: model_params(&scenario, None),
-                },
-            });
-            (Some(clients), emulator, backend, read_limit)
-        } else {
-            let label = match &opts.redis_primary {
-                Some(p) => format!("Redis {}", crate::labs::redis::local::redact(p)),
-                None => "redis-server primary and replica on 127.0.0.1 (real servers, shaped replication link)".into(),
-            };
-            let backend = Backend {
-                kind: "redis".into(),
-                label,
-                latency_profile: None,
-                endpoint: None,
-                region: String::new(),
-                model: if opts.redis_primary.is_some() {
-                    Vec::new()
-                } else {
-                    model_params(&scenario, None)
-                },
-            };
-            (None, None, backend, 0)
-        };
+        let Connected {
+            clients,
+            emulator,
+            backend,
+            read_limit,
+        } = connect(&scenario, opts, &shared).await?;
         shared.log(format!("backend: {}", backend.label));
         let s3 = match &scenario.s3 {
-            Some(s) => {
-                let given = match (&opts.s3_bucket, &opts.s3_express_bucket, external) {
-                    (Some(std), Some(exp), _) => Some(s3::Buckets {
-                        standard: std.clone(),
-                        express: exp.clone(),
-                    }),
-                    (_, _, false) => None,
-                    _ => anyhow::bail!(
-                        "the S3 lab on another endpoint needs --s3-bucket NAME (S3 Standard) and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket); latlab writes only under their latlab/ prefix"
-                    ),
-                };
-                let stats = Arc::new(crate::metrics::SdkStats::default());
-                let quota = crate::aws::QuotaPartition::new("latlab-s3");
-                let client = clients.as_ref().expect("S3 needs the SDK's clients").s3(
-                    &crate::aws::RetrySettings::default(),
-                    &quota,
-                    stats.clone(),
-                );
-                Some(s3::S3Lab::start(client, s, &shared.run_id, given, stats).await?)
-            }
+            Some(s) => Some(start_s3(s, opts, clients.as_ref(), &shared.run_id).await?),
             None => None,
         };
         let (redis, redis_unavailable) = match &scenario.redis {
@@ -346,7 +386,7 @@ impl Lab {
             Some(k) => Some(
                 KinesisLab::start(
                     shared.clone(),
-                    clients.clone().expect("Kinesis needs the SDK's clients"),
+                    clients.clone().context("Kinesis needs the SDK's clients")?,
                     k,
                     opts.stream.clone(),
                 )
