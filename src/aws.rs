@@ -1,5 +1,6 @@
 //! SDK client construction: endpoint, credentials, region, retry settings and retry partitions,
-//! with an interceptor that records every attempt the SDK makes.
+//! with an interceptor that records every attempt the SDK makes. One file, though long: every
+//! client latlab builds goes through it, so the Kinesis and S3 clients cannot drift apart.
 //!
 //! Against the embedded emulator, clients get static credentials and a fixed region, so nothing is
 //! read from the environment. Against any other endpoint (or real AWS) the SDK's own chain applies:

@@ -1,4 +1,5 @@
-//! Record accounting by sequence number: which `seq`s the producer had acknowledged, which each
+//! Record accounting by sequence number (one file, though long: the bitmaps, the per-shard
+//! positions and the three-way split are one invariant and are tested together): which `seq`s the producer had acknowledged, which each
 //! consumer received (once or more), and where each consumer is in each shard. Every consumer's
 //! acknowledged records are split three ways, and the split always adds up:
 //!

@@ -1,5 +1,11 @@
 //! The command line: `latlab <command>`, parsed with clap's derive API.
 
+mod headless;
+mod listing;
+
+use headless::{run_headless, shutdown_signal};
+pub use listing::{profile_listing, profile_markdown, profiles_listing, scenarios_listing};
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -309,90 +315,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The built-in profiles, a line each; `verbose` adds every parameter with its source.
-pub fn profiles_listing(verbose: bool) -> anyhow::Result<String> {
-    let mut out = String::new();
-    for name in BUILTIN_PROFILES {
-        let p = LatencyProfile::resolve(name)?;
-        if verbose {
-            out.push_str(&profile_listing(&p));
-            out.push('\n');
-        } else {
-            out.push_str(&format!("{:<12} {}\n", p.name, p.description));
-        }
-    }
-    Ok(out)
-}
-
-/// A profile's parameters as a Markdown table: value, source, and the seed cells each was derived
-/// from.
-pub fn profile_markdown(p: &LatencyProfile) -> String {
-    let mut t = crate::report::table::Table::new(&[
-        "parameter",
-        "value",
-        "source",
-        "derived from seed cells",
-    ])
-    .labels(4);
-    for x in p.params() {
-        t.row(vec![
-            format!("`{}`", x.name),
-            x.value,
-            format!("{}: {}", x.provenance.source.name(), x.provenance.note),
-            x.provenance
-                .seed_cells
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ]);
-    }
-    t.markdown()
-}
-
-/// A profile's parameters, each with its value, source and the seed cells it was derived from.
-pub fn profile_listing(p: &LatencyProfile) -> String {
-    let params = p.params();
-    let derived = params
-        .iter()
-        .filter(|x| !x.provenance.seed_cells.is_empty())
-        .count();
-    let mut out = format!(
-        "{}: {}\n{} parameters, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
-        p.name,
-        p.description,
-        params.len()
-    );
-    for x in params {
-        out.push_str(&format!(
-            "\n{}  = {}\n  source: {} - {}\n",
-            x.name,
-            x.value,
-            x.provenance.source.name(),
-            x.provenance.note
-        ));
-        if !x.provenance.seed_cells.is_empty() {
-            out.push_str(&format!(
-                "  derived from seed cells: {}\n",
-                x.provenance.seed_cells.join(", ")
-            ));
-        }
-    }
-    out
-}
-
-/// `latlab scenarios`: a line each.
-pub fn scenarios_listing() -> String {
-    let mut out = String::new();
-    for (name, _) in crate::scenario::BUILTIN {
-        match Scenario::resolve(name) {
-            Ok(s) => out.push_str(&format!("{:<22} {}\n", s.name, s.description)),
-            Err(e) => out.push_str(&format!("{name:<22} (invalid: {e:#})\n")),
-        }
-    }
-    out
-}
-
 fn load_scenario(name: Option<&str>, file: Option<&std::path::Path>) -> anyhow::Result<Scenario> {
     match (name, file) {
         (_, Some(path)) => Scenario::load(path),
@@ -468,124 +390,6 @@ fn screenshot(args: ScreenshotArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
-    args.target.check()?;
-    let mut scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
-    if let Some(d) = args.duration {
-        if d.is_zero() {
-            anyhow::bail!("--duration must be longer than 0s");
-        }
-        scenario.duration = d;
-    }
-    // The producer stops by itself after the run's length: exactly rate x duration records.
-    if let Some(k) = scenario.kinesis.as_mut() {
-        k.producer.stop_after = Some(scenario.duration);
-    }
-    if let Some(out) = &args.output {
-        // Fail before a ten-minute run, not after it.
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(out)
-            .with_context(|| format!("cannot write --output {}", out.display()))?;
-    }
-    let opts = args.target.options();
-    let report = runtime()?.block_on(async move {
-        let lab = Lab::start(scenario.clone(), &opts).await?;
-        let progress = (!args.quiet).then(|| progress_bar(&scenario));
-        // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
-        // live labs run for the scenario's duration.
-        // The duration is the producer's: it started while the lab did, a moment ago.
-        let deadline = tokio::time::Instant::now()
-            + scenario.duration.saturating_sub(lab.shared.producing_for());
-        let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
-        let signal = shutdown_signal();
-        tokio::pin!(signal);
-        let stopped_early = if lab.has_experiment() {
-            let pb = progress.clone();
-            let say = move |m: String| {
-                if let Some(pb) = &pb {
-                    pb.set_message(m);
-                }
-            };
-            if let Some(pb) = &progress {
-                pb.set_length(0);
-            }
-            let work = lab.run_experiment(args.quick, &say);
-            tokio::select! {
-                r = work => { r?; false }
-                _ = &mut signal => true,
-            }
-        } else {
-            lab.start_live();
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(deadline) => break false,
-                    _ = &mut signal => break true,
-                    _ = tick.tick() => {
-                        if let Some(pb) = &progress {
-                            update_progress(pb, &lab);
-                        }
-                    }
-                }
-            }
-        };
-        if let Some(pb) = &progress {
-            pb.set_message("stopping: the producer has stopped, consumers are draining");
-        }
-        let (snap, problems) = lab.finish().await;
-        if let Some(pb) = progress {
-            pb.finish_and_clear();
-        }
-        let ending = if stopped_early {
-            crate::report::Ending::StoppedEarly
-        } else {
-            crate::report::Ending::Completed
-        };
-        anyhow::Ok(Report::new(&scenario, snap, ending, problems))
-    })?;
-    let text = report.render(args.format);
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write --output {}", path.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
-    let pb = indicatif::ProgressBar::with_draw_target(
-        Some(scenario.duration.as_millis() as u64),
-        indicatif::ProgressDrawTarget::stderr_with_hz(4),
-    );
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {msg}")
-            .expect("a valid template"),
-    );
-    pb.set_prefix(scenario.name.clone());
-    pb
-}
-
-fn update_progress(pb: &indicatif::ProgressBar, lab: &Lab) {
-    pb.set_position(lab.shared.elapsed().as_millis() as u64);
-    let snap = lab.snapshot(false);
-    if let Some(k) = snap.kinesis {
-        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
-        let escaped: u64 = k
-            .consumers
-            .iter()
-            .map(|c| c.sdk.counters.escaped_total())
-            .sum();
-        pb.set_message(format!(
-            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
-            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
-        ));
-    }
-}
-
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -627,28 +431,4 @@ fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = ctrl_c.await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
 }

@@ -1,0 +1,146 @@
+//! `latlab run`: a scenario headless for its duration (or its set experiment), with a progress
+//! line, then its report.
+
+use super::*;
+
+pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
+    args.target.check()?;
+    let mut scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
+    if let Some(d) = args.duration {
+        if d.is_zero() {
+            anyhow::bail!("--duration must be longer than 0s");
+        }
+        scenario.duration = d;
+    }
+    // The producer stops by itself after the run's length: exactly rate x duration records.
+    if let Some(k) = scenario.kinesis.as_mut() {
+        k.producer.stop_after = Some(scenario.duration);
+    }
+    if let Some(out) = &args.output {
+        // Fail before a ten-minute run, not after it.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(out)
+            .with_context(|| format!("cannot write --output {}", out.display()))?;
+    }
+    let opts = args.target.options();
+    let report = runtime()?.block_on(async move {
+        let lab = Lab::start(scenario.clone(), &opts).await?;
+        let progress = (!args.quiet).then(|| progress_bar(&scenario));
+        // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
+        // live labs run for the scenario's duration.
+        // The duration is the producer's: it started while the lab did, a moment ago.
+        let deadline = tokio::time::Instant::now()
+            + scenario.duration.saturating_sub(lab.shared.producing_for());
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
+        let signal = shutdown_signal();
+        tokio::pin!(signal);
+        let stopped_early = if lab.has_experiment() {
+            let pb = progress.clone();
+            let say = move |m: String| {
+                if let Some(pb) = &pb {
+                    pb.set_message(m);
+                }
+            };
+            if let Some(pb) = &progress {
+                pb.set_length(0);
+            }
+            let work = lab.run_experiment(args.quick, &say);
+            tokio::select! {
+                r = work => { r?; false }
+                _ = &mut signal => true,
+            }
+        } else {
+            lab.start_live();
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(deadline) => break false,
+                    _ = &mut signal => break true,
+                    _ = tick.tick() => {
+                        if let Some(pb) = &progress {
+                            update_progress(pb, &lab);
+                        }
+                    }
+                }
+            }
+        };
+        if let Some(pb) = &progress {
+            pb.set_message("stopping: the producer has stopped, consumers are draining");
+        }
+        let (snap, problems) = lab.finish().await;
+        if let Some(pb) = progress {
+            pb.finish_and_clear();
+        }
+        let ending = if stopped_early {
+            crate::report::Ending::StoppedEarly
+        } else {
+            crate::report::Ending::Completed
+        };
+        anyhow::Ok(Report::new(&scenario, snap, ending, problems))
+    })?;
+    let text = report.render(args.format);
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write --output {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::with_draw_target(
+        Some(scenario.duration.as_millis() as u64),
+        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+    );
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {msg}")
+            .expect("a valid template"),
+    );
+    pb.set_prefix(scenario.name.clone());
+    pb
+}
+
+pub(super) fn update_progress(pb: &indicatif::ProgressBar, lab: &Lab) {
+    pb.set_position(lab.shared.elapsed().as_millis() as u64);
+    let snap = lab.snapshot(false);
+    if let Some(k) = snap.kinesis {
+        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
+        let escaped: u64 = k
+            .consumers
+            .iter()
+            .map(|c| c.sdk.counters.escaped_total())
+            .sum();
+        pb.set_message(format!(
+            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
+            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
+        ));
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

@@ -1,0 +1,87 @@
+//! What `latlab scenarios`, `latlab profile show` and `latlab emulate --list-profiles` print.
+
+use super::*;
+
+/// The built-in profiles, a line each; `verbose` adds every parameter with its source.
+pub fn profiles_listing(verbose: bool) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for name in BUILTIN_PROFILES {
+        let p = LatencyProfile::resolve(name)?;
+        if verbose {
+            out.push_str(&profile_listing(&p));
+            out.push('\n');
+        } else {
+            out.push_str(&format!("{:<12} {}\n", p.name, p.description));
+        }
+    }
+    Ok(out)
+}
+
+/// A profile's parameters as a Markdown table: value, source, and the seed cells each was derived
+/// from.
+pub fn profile_markdown(p: &LatencyProfile) -> String {
+    let mut t = crate::report::table::Table::new(&[
+        "parameter",
+        "value",
+        "source",
+        "derived from seed cells",
+    ])
+    .labels(4);
+    for x in p.params() {
+        t.row(vec![
+            format!("`{}`", x.name),
+            x.value,
+            format!("{}: {}", x.provenance.source.name(), x.provenance.note),
+            x.provenance
+                .seed_cells
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    t.markdown()
+}
+
+/// A profile's parameters, each with its value, source and the seed cells it was derived from.
+pub fn profile_listing(p: &LatencyProfile) -> String {
+    let params = p.params();
+    let derived = params
+        .iter()
+        .filter(|x| !x.provenance.seed_cells.is_empty())
+        .count();
+    let mut out = format!(
+        "{}: {}\n{} parameters, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
+        p.name,
+        p.description,
+        params.len()
+    );
+    for x in params {
+        out.push_str(&format!(
+            "\n{}  = {}\n  source: {} - {}\n",
+            x.name,
+            x.value,
+            x.provenance.source.name(),
+            x.provenance.note
+        ));
+        if !x.provenance.seed_cells.is_empty() {
+            out.push_str(&format!(
+                "  derived from seed cells: {}\n",
+                x.provenance.seed_cells.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// `latlab scenarios`: a line each.
+pub fn scenarios_listing() -> String {
+    let mut out = String::new();
+    for (name, _) in crate::scenario::BUILTIN {
+        match Scenario::resolve(name) {
+            Ok(s) => out.push_str(&format!("{:<22} {}\n", s.name, s.description)),
+            Err(e) => out.push_str(&format!("{name:<22} (invalid: {e:#})\n")),
+        }
+    }
+    out
+}

@@ -1,0 +1,119 @@
+//! Setting the stream up: names on endpoints latlab does not own, waiting for ACTIVE, listing the
+//! shards, and each consumer's settings in a few words.
+
+use super::*;
+
+/// Stream and consumer names on endpoints latlab does not own carry the run id.
+pub(super) fn owned_name(base: &str, run: &str, embedded: bool) -> String {
+    if embedded {
+        base.to_string()
+    } else {
+        format!("{base}-latlab-{run}")
+    }
+}
+
+pub(super) fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+pub(super) fn describe(spec: &ConsumerSpec) -> String {
+    use crate::units::format_duration as d;
+    let retry = match &spec.retry {
+        Some(r) => format!(
+            ", own retries: {} attempts, back-off {} .. {}",
+            r.max_attempts,
+            d(r.initial_backoff.0),
+            d(r.max_backoff.0)
+        ),
+        None => String::new(),
+    };
+    let what = match spec.kind {
+        ConsumerKind::Efo => "SubscribeToShard, re-subscribing from the continuation".into(),
+        ConsumerKind::LambdaEfo => format!(
+            "batch size {}, window {}",
+            spec.batch_size,
+            d(spec.batching_window)
+        ),
+        ConsumerKind::Poller => format!(
+            "every {} ({}), {}",
+            d(spec.interval),
+            match spec.interval_mode {
+                crate::labs::kinesis::config::IntervalMode::SleepAfter => "sleep after each call",
+                crate::labs::kinesis::config::IntervalMode::FixedRate => "fixed rate",
+            },
+            match spec.retry_quota {
+                RetryQuota::Shared => "shared retry quota",
+                RetryQuota::PerPoller => "own retry quota",
+            }
+        ),
+        ConsumerKind::LambdaStandard => format!(
+            "polls every {}, batch size {}, window {}",
+            d(spec.poll_interval),
+            spec.batch_size,
+            d(spec.batching_window)
+        ),
+    };
+    what + &retry
+}
+
+/// Waits until the stream is ACTIVE; returns its ARN. A missing stream is one clear error.
+pub(super) async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<String> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let out = admin
+            .describe_stream_summary()
+            .stream_name(stream)
+            .send()
+            .await
+            .map_err(|e| {
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception())
+                {
+                    anyhow::anyhow!("stream {stream} not found: {}", error_line(&e))
+                } else {
+                    anyhow::anyhow!("cannot describe stream {stream}: {}", error_line(&e))
+                }
+            })?;
+        let s = out
+            .stream_description_summary()
+            .context("DescribeStreamSummary answered no summary")?;
+        if s.stream_status().as_str() == "ACTIVE" {
+            return Ok(s.stream_arn().to_string());
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "stream {stream} is still {} after 5 minutes",
+                s.stream_status().as_str()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub(super) async fn list_shards(admin: &Client, stream: &str) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let req = match &token {
+            Some(t) => admin.list_shards().next_token(t),
+            None => admin.list_shards().stream_name(stream),
+        };
+        let page = req
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot list shards of {stream}: {}", error_line(&e)))?;
+        out.extend(page.shards().iter().map(|s| s.shard_id().to_string()));
+        token = page.next_token().map(str::to_string);
+        if token.is_none() {
+            return Ok(out);
+        }
+    }
+}
