@@ -11,7 +11,7 @@ use super::app::{App, Tab};
 use super::keys::KEYS;
 use super::theme::Theme;
 use super::view::View;
-use crate::units::{clock, fmt_rate};
+use crate::units::clock;
 
 /// The smallest screen the lab is drawn on.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
@@ -84,40 +84,8 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         (s.backend.short(), style, 1),
         (clock(s.elapsed_secs), style, 0),
     ];
-    if let Some(k) = &s.kinesis {
-        parts.push((
-            format!(
-                "{} · {} shard{}",
-                k.stream,
-                k.shards,
-                if k.shards == 1 { "" } else { "s" }
-            ),
-            style,
-            3,
-        ));
-        let p = &k.producer;
-        // Asked against achieved; a shortfall says its first cause (a second of production
-        // before judging).
-        let short = s.producing_secs >= 2.0 && !p.shortfall().is_empty();
-        parts.push((
-            format!(
-                "{} rec/s asked · {} achieved{} · {}",
-                fmt_rate(p.asked_rate),
-                fmt_rate(p.achieved_rate),
-                if short {
-                    format!(" ({})", p.shortfall()[0])
-                } else {
-                    String::new()
-                },
-                crate::units::format_bytes(p.payload_bytes)
-            ),
-            if short {
-                style.add_modifier(Modifier::BOLD)
-            } else {
-                style
-            },
-            2,
-        ));
+    for lab in s.labs() {
+        parts.extend(super::panes::header(lab, s, style));
     }
     if app.paused.is_some() {
         parts.push((
@@ -150,12 +118,12 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 
 fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     let mut spans = vec![Span::raw(" ")];
-    for (tab, label) in [
-        (Tab::Overview, "0 Overview"),
-        (Tab::Kinesis, "1 Kinesis"),
-        (Tab::S3, "2 S3"),
-        (Tab::Redis, "3 Redis"),
-    ] {
+    // The overview is tab 0; each lab's tab is numbered in screen order from 1.
+    for (i, tab) in Tab::ALL.into_iter().enumerate() {
+        let label = match tab.lab() {
+            None => format!("{i} Overview"),
+            Some(lab) => format!("{i} {}", lab.name()),
+        };
         if !app.has(tab) {
             continue;
         }
@@ -191,24 +159,13 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         // includes.
         None => {
             let snap = &view.snapshot;
-            let redis = || {
-                " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
-            };
-            let s3 = || {
-                format!(
-                    " S3 SDK: {}",
-                    crate::aws::RetrySettings::default().describe()
-                )
-            };
-            let text = match app.tab {
-                Tab::Redis if snap.redis.is_some() => redis(),
-                Tab::S3 if snap.s3.is_some() => s3(),
-                _ => match &snap.kinesis {
-                    Some(k) => format!(" SDK: {}", k.retry),
-                    None if snap.s3.is_some() => s3(),
-                    None => redis(),
-                },
-            };
+            let labs = snap.labs();
+            let lab = app
+                .tab
+                .lab()
+                .filter(|l| labs.contains(l))
+                .or_else(|| labs.first().copied());
+            let text = lab.map_or_else(String::new, |l| super::panes::status(l, snap));
             Line::from(Span::styled(text, theme.fg(theme.dim)))
         }
     };

@@ -3,7 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
@@ -13,7 +13,7 @@ use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use crate::tui::view::View;
 use crate::tui::widgets::*;
-use crate::units::{ms, short_ms, thousands};
+use crate::units::{fmt_rate, ms, short_ms, thousands};
 
 /// The panes, one per consumer type, in screen order.
 pub const PANES: &[(ConsumerKind, &str)] = &[
@@ -425,4 +425,49 @@ pub fn min_rows(k: &KinesisSnapshot) -> u16 {
         .filter(|n| *n > 0)
         .map(|n| 2 + 1 + n + 1 + 1)
         .sum()
+}
+
+/// The lab's parts of the header: the stream and its shards, and the producer's rate asked
+/// against achieved (with the first cause of a shortfall).
+pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(String, Style, u8)> {
+    let mut parts = Vec::new();
+    parts.push((
+        format!(
+            "{} · {} shard{}",
+            k.stream,
+            k.shards,
+            if k.shards == 1 { "" } else { "s" }
+        ),
+        style,
+        3,
+    ));
+    let p = &k.producer;
+    // Asked against achieved; a shortfall says its first cause (a second of production
+    // before judging).
+    let short = producing_secs >= 2.0 && !p.shortfall().is_empty();
+    parts.push((
+        format!(
+            "{} rec/s asked · {} achieved{} · {}",
+            fmt_rate(p.asked_rate),
+            fmt_rate(p.achieved_rate),
+            if short {
+                format!(" ({})", p.shortfall()[0])
+            } else {
+                String::new()
+            },
+            crate::units::format_bytes(p.payload_bytes)
+        ),
+        if short {
+            style.add_modifier(Modifier::BOLD)
+        } else {
+            style
+        },
+        2,
+    ));
+    parts
+}
+
+/// What the tab's figures rest on: the SDK's retry settings.
+pub fn status(k: &KinesisSnapshot) -> String {
+    format!(" SDK: {}", k.retry)
 }

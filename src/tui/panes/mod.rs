@@ -7,11 +7,13 @@ pub mod s3;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 
 use super::app::App;
 use super::theme::Theme;
 use super::view::View;
 use crate::labs::LabKind;
+use crate::run::snapshot::Snapshot;
 
 /// Draws one lab's tab in `area`, if the view has that lab.
 pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
@@ -32,5 +34,28 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
                 redis::draw(f, theme, app, view, r, area);
             }
         }
+    }
+}
+
+/// A lab's parts of the header: (text, style, drop rank: higher ranks go first when narrow).
+pub fn header(lab: LabKind, snap: &Snapshot, style: Style) -> Vec<(String, Style, u8)> {
+    match lab {
+        LabKind::Kinesis => snap
+            .kinesis
+            .as_ref()
+            .map_or_else(Vec::new, |k| kinesis::header(k, snap.producing_secs, style)),
+        LabKind::S3 | LabKind::Redis => Vec::new(),
+    }
+}
+
+/// The status line when no message is shown: what the lab's figures rest on.
+pub fn status(lab: LabKind, snap: &Snapshot) -> String {
+    match lab {
+        LabKind::Kinesis => snap
+            .kinesis
+            .as_ref()
+            .map_or_else(String::new, kinesis::status),
+        LabKind::S3 => s3::status(),
+        LabKind::Redis => redis::status(),
     }
 }

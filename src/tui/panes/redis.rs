@@ -212,3 +212,8 @@ pub fn brief(
 /// Rows the tab needs: three panes (one per method) with a row of sparkline each, and the info
 /// lines.
 pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
+
+/// What the tab's figures rest on: what each method's lag includes.
+pub fn status() -> String {
+    " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
+}

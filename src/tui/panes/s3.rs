@@ -229,3 +229,11 @@ pub fn brief(theme: &Theme, s3: &crate::labs::s3::snapshot::S3Snapshot) -> Vec<V
 
 /// Rows the tab needs: two panes (PUT, GET) with a row of sparkline each, and the info lines.
 pub const MIN_ROWS: u16 = 2 * (2 + 1 + 3) + 2;
+
+/// What the tab's figures rest on: the S3 SDK's retry settings.
+pub fn status() -> String {
+    format!(
+        " S3 SDK: {}",
+        crate::aws::RetrySettings::default().describe()
+    )
+}
