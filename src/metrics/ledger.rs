@@ -1,5 +1,4 @@
-//! Record accounting by sequence number (one file, though long: the bitmaps, the per-shard
-//! positions and the three-way split are one invariant and are tested together): which `seq`s the producer had acknowledged, which each
+//! Record accounting by sequence number: which `seq`s the producer had acknowledged, which each
 //! consumer received (once or more), and where each consumer is in each shard. Every consumer's
 //! acknowledged records are split three ways, and the split always adds up:
 //!
@@ -21,6 +20,9 @@
 //! The ledger keeps a window of the most recent `capacity` seqs as bitmaps (one bit per seq for the
 //! producer and for each consumer). A copy that arrives after its seq left the window is counted as
 //! `late` (it stays in `unread`), since the window can no longer tell a first copy from another.
+//!
+//! One file, though long: the bitmaps, the per-shard positions and the three-way split are one
+//! invariant, kept and tested together.
 
 use std::collections::VecDeque;
 

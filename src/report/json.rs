@@ -2,7 +2,11 @@
 //! written out field by field and converted from the run's snapshot. The snapshot is the TUI's
 //! and the reports' internal view and may change freely; renaming one of its fields changes
 //! nothing here unless this file changes too, and a test below validates what this file writes
-//! against the schema for every lab.
+//! against the schema for every lab. A report read back (`RunReport` -> `Report`) renders the same
+//! tables as the run that wrote it.
+//!
+//! One file, though long: the schema's types and their conversions both ways belong together, so
+//! that a field added to the schema is added here once, beside both of its conversions.
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,90 @@
+//! The shape ARCHITECTURE.md describes, checked: lower layers import nothing above them, and a
+//! source file over 600 lines says in its opening comment why it is one file.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Lines of code (not comments) in `files` that name one of `above`.
+fn imports_of(files: &[PathBuf], above: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap();
+        // A file's tests (its `#[cfg(test)]` module, last by convention) may borrow fixtures.
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (i, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for module in above {
+                if line.contains(&format!("crate::{module}::"))
+                    || line.contains(&format!("crate::{module};"))
+                    || line.contains(&format!("crate::{module}}}"))
+                {
+                    found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn lower_layers_import_nothing_above_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut base = rust_files(&src.join("emulator"));
+    base.extend(rust_files(&src.join("metrics")));
+    base.extend(["shaping.rs", "units.rs", "provenance.rs", "clock.rs"].map(|f| src.join(f)));
+    let upward = imports_of(
+        &base,
+        &["labs", "run", "tui", "report", "scenario", "cli", "aws"],
+    );
+    assert!(
+        upward.is_empty(),
+        "the emulator, metrics and shared primitives import from above: {upward:#?}"
+    );
+    let labs = imports_of(
+        &rust_files(&src.join("labs")),
+        &["run", "tui", "report", "scenario", "cli"],
+    );
+    assert!(
+        labs.is_empty(),
+        "a lab imports the run, the screen, the reports or the scenario file: {labs:#?}"
+    );
+    let report = imports_of(&rust_files(&src.join("report")), &["tui", "cli"]);
+    assert!(report.is_empty(), "reports import the screen: {report:#?}");
+}
+
+#[test]
+fn a_long_source_file_says_why_it_is_one_file() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut long = Vec::new();
+    for f in rust_files(&src) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines = text.lines().count();
+        let opening: String = text
+            .lines()
+            .take_while(|l| l.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if lines > 600 && !opening.contains("One file, though long") {
+            long.push(format!("{} ({lines} lines)", f.display()));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over 600 lines without saying why in the opening comment: {long:?}"
+    );
+}
