@@ -8,9 +8,9 @@
 //! into a fresh in-memory terminal per frame (what this bench timed before, which adds
 //! allocating and copying two 200x60 buffers to every frame). The second depends on the
 //! allocator's history: glibc moves its mmap threshold as large blocks are freed, and two builds of
-//! the same drawing code measured 1.15 and 1.92 ms until both ran with
-//! `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456`
-//! (then 1.15 and 1.15 ms). Set that when comparing builds by the fresh-terminal figure.
+//! the same drawing code measured 1.15 and 1.92 ms one way round and 1.91 and 1.14 ms the other.
+//! So the bench runs itself with glibc's mmap and trim thresholds pinned ([`TUNABLES`]), under
+//! which both measure 1.15 ms; the binaries it times for CPU run without them.
 //!
 //! `cargo bench --bench tui`. Needs tmux for the first-frame and idle measurements.
 //! `--frames-only` times the frames alone. With `LATLAB_TUI_BASELINE=BIN`, the frames are also
@@ -196,7 +196,21 @@ fn baseline(bin: &str) -> Option<Vec<f64>> {
     (!p50s.is_empty()).then_some(p50s)
 }
 
+/// glibc's malloc thresholds, pinned so that freeing a large block never moves them.
+const TUNABLES: &str = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456";
+
 fn main() {
+    if std::env::var_os("GLIBC_TUNABLES").is_none() {
+        let status = Command::new(std::env::current_exe().expect("the bench's own path"))
+            .args(std::env::args_os().skip(1))
+            .env("GLIBC_TUNABLES", TUNABLES)
+            .status();
+        std::process::exit(status.map_or(1, |s| s.code().unwrap_or(1)));
+    }
+    println!(
+        "allocator: GLIBC_TUNABLES={}",
+        std::env::var("GLIBC_TUNABLES").unwrap_or_default()
+    );
     let figures = frames();
     for (what, (p50, p99, max)) in &figures {
         println!(
@@ -225,7 +239,9 @@ fn main() {
     let settle = Duration::from_secs(6);
     let window = Duration::from_secs(10);
     let session = format!("latlab-bench-{}", std::process::id());
-    let tui_cmd = format!("{bin} tui demo --log /dev/null --limit consumer_activation=0s");
+    let tui_cmd = format!(
+        "env -u GLIBC_TUNABLES {bin} tui demo --log /dev/null --limit consumer_activation=0s"
+    );
     let started = Command::new("tmux")
         .args([
             "new-session",
@@ -271,6 +287,7 @@ fn main() {
         .args(["kill-session", "-t", &session])
         .status();
     let mut headless = Command::new(bin)
+        .env_remove("GLIBC_TUNABLES")
         .args([
             "run",
             "demo",
