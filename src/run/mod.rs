@@ -1,6 +1,7 @@
 //! The run: the supervisor that starts the scenario's labs (and, by default, the emulator they
 //! measure), takes their snapshots, applies commands while they run and stops them.
 
+mod labs;
 pub mod snapshot;
 
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::labs::kinesis::state::{LiveSettings, Shared};
 use crate::labs::redis::snapshot::RedisSnapshot;
 use crate::labs::{LabKind, kinesis, redis, s3};
 use crate::scenario::Scenario;
+use labs::Running;
 use snapshot::{Backend, Snapshot};
 
 /// Where a lab runs: the embedded emulator unless an endpoint (or real AWS) is named.
@@ -337,9 +339,8 @@ pub struct Lab {
     pub shared: Arc<Shared>,
     pub scenario: Scenario,
     pub backend: Backend,
-    kinesis: Option<KinesisLab>,
-    s3: Option<s3::S3Lab>,
-    redis: Option<redis::RedisLab>,
+    /// The labs running, in screen order.
+    labs: Vec<Running>,
     /// Why the Redis lab is not running (redis-server missing, an endpoint unreachable).
     pub redis_unavailable: Option<String>,
     emulator: Option<Emulator>,
@@ -394,13 +395,19 @@ impl Lab {
             ),
             None => None,
         };
+        let labs = [
+            kinesis.map(|k| Running::Kinesis(Box::new(k))),
+            s3.map(|s| Running::S3(Box::new(s))),
+            redis.map(|r| Running::Redis(Box::new(r))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         Ok(Lab {
             shared,
             scenario,
             backend,
-            kinesis,
-            s3,
-            redis,
+            labs,
             redis_unavailable,
             emulator,
             read_limit,
@@ -411,18 +418,35 @@ impl Lab {
     /// consumers start with the lab). The TUI, screenshots and a headless run without a set
     /// experiment run them.
     pub fn start_live(&self) {
-        if let Some(s3) = &self.s3 {
-            s3.start_live();
+        for lab in &self.labs {
+            lab.start_live();
         }
-        if let Some(r) = &self.redis {
-            r.start_live();
-        }
+    }
+
+    fn kinesis(&self) -> Option<&KinesisLab> {
+        self.labs.iter().find_map(|l| match l {
+            Running::Kinesis(k) => Some(k.as_ref()),
+            _ => None,
+        })
+    }
+
+    fn s3(&self) -> Option<&s3::S3Lab> {
+        self.labs.iter().find_map(|l| match l {
+            Running::S3(s) => Some(s.as_ref()),
+            _ => None,
+        })
+    }
+
+    fn redis(&self) -> Option<&redis::RedisLab> {
+        self.labs.iter().find_map(|l| match l {
+            Running::Redis(r) => Some(r.as_ref()),
+            _ => None,
+        })
     }
 
     /// The Redis conditions a headless run measures, when the scenario sets them.
     fn conditions(&self) -> Option<&crate::labs::redis::config::RedisScenario> {
-        self.redis
-            .as_ref()
+        self.redis()
             .and(self.scenario.redis.as_ref())
             .filter(|r| !r.conditions.is_empty())
     }
@@ -430,10 +454,7 @@ impl Lab {
     /// Whether the scenario sets an experiment that runs to its own end (the S3 matrix, the Redis
     /// conditions) rather than for its duration.
     pub fn has_experiment(&self) -> bool {
-        self.s3
-            .as_ref()
-            .is_some_and(|s| !s.scenario.matrix.is_empty())
-            || self.conditions().is_some()
+        self.s3().is_some_and(|s| !s.scenario.matrix.is_empty()) || self.conditions().is_some()
     }
 
     /// Runs the set experiments to their end: the S3 matrix, then the Redis conditions (`quick`:
@@ -443,10 +464,10 @@ impl Lab {
         quick: bool,
         say: &(dyn Fn(String) + Send + Sync),
     ) -> anyhow::Result<()> {
-        if let Some(s3) = self.s3.as_ref().filter(|s| !s.scenario.matrix.is_empty()) {
+        if let Some(s3) = self.s3().filter(|s| !s.scenario.matrix.is_empty()) {
             s3.run_matrix(quick, say).await?;
         }
-        if let (Some(redis), Some(r)) = (&self.redis, self.conditions()) {
+        if let (Some(redis), Some(r)) = (self.redis(), self.conditions()) {
             let tries = if quick { r.quick_tries } else { r.tries };
             redis.run_conditions(&r.conditions, tries, say).await?;
         }
@@ -456,15 +477,9 @@ impl Lab {
     /// The labs' last `window` seconds, for the screen's sparklines.
     pub fn history(&self, window: usize) -> History {
         History {
-            kinesis: self.kinesis.as_ref().map(|k| k.history(window)),
-            s3: self
-                .s3
-                .as_ref()
-                .map_or_else(Vec::new, |s| s.history(window)),
-            redis: self
-                .redis
-                .as_ref()
-                .map_or_else(Vec::new, |r| r.history(window)),
+            kinesis: self.kinesis().map(|k| k.history(window)),
+            s3: self.s3().map_or_else(Vec::new, |s| s.history(window)),
+            redis: self.redis().map_or_else(Vec::new, |r| r.history(window)),
         }
     }
 
@@ -475,17 +490,16 @@ impl Lab {
     pub fn snapshot(&self, complete: bool) -> Snapshot {
         let shared = &self.shared;
         let kinesis = self
-            .kinesis
-            .as_ref()
+            .kinesis()
             .map(|k| k.snapshot(complete, self.read_limit));
-        let s3 = self.s3.as_ref().map(|l| {
+        let s3 = self.s3().map(|l| {
             l.snapshot(
                 self.emulator
                     .as_ref()
                     .map(|e| e.s3().stats().create_sessions),
             )
         });
-        let redis = match (&self.redis, &self.redis_unavailable) {
+        let redis = match (self.redis(), &self.redis_unavailable) {
             (Some(r), _) => Some(r.snapshot()),
             (None, Some(why)) => Some(RedisSnapshot::unavailable(why)),
             (None, None) => None,
@@ -507,29 +521,18 @@ impl Lab {
         match cmd {
             Command::Reset => {
                 self.shared.reset();
-                if let Some(s3) = &self.s3 {
-                    s3.shared.reset();
-                }
-                if let Some(r) = &self.redis {
-                    r.shared.reset();
+                for lab in &self.labs {
+                    lab.reset();
                 }
                 Ok("histograms and counts reset".into())
             }
             Command::Kinesis(c) => {
-                let k = self
-                    .kinesis
-                    .as_ref()
-                    .context("no Kinesis lab in this scenario")?;
+                let k = self.kinesis().context("no Kinesis lab in this scenario")?;
                 k.apply(c).await
             }
-            Command::S3(c) => Ok(self
-                .s3
-                .as_ref()
-                .context("no S3 lab in this scenario")?
-                .apply(c)),
+            Command::S3(c) => Ok(self.s3().context("no S3 lab in this scenario")?.apply(c)),
             Command::Redis(c) => self
-                .redis
-                .as_ref()
+                .redis()
                 .with_context(|| {
                     self.redis_unavailable
                         .clone()
@@ -542,25 +545,13 @@ impl Lab {
     /// Ends the run: stops the producer, lets consumers drain, takes the final snapshot, removes
     /// what latlab created. Returns the snapshot and anything that could not be cleaned up.
     pub async fn finish(mut self) -> (Snapshot, Vec<String>) {
-        if let Some(k) = &self.kinesis {
-            k.stop().await;
-        }
-        if let Some(s) = &self.s3 {
-            s.stop().await;
-        }
-        if let Some(r) = &self.redis {
-            r.stop().await;
+        for lab in &self.labs {
+            lab.stop().await;
         }
         let snap = self.snapshot(true);
         let mut problems = Vec::new();
-        if let Some(k) = self.kinesis.take() {
-            problems.extend(k.cleanup().await);
-        }
-        if let Some(s) = self.s3.take() {
-            problems.extend(s.cleanup().await);
-        }
-        if let Some(r) = self.redis.take() {
-            problems.extend(r.cleanup().await);
+        for lab in std::mem::take(&mut self.labs) {
+            problems.extend(lab.cleanup().await);
         }
         if let Some(why) = self.redis_unavailable.take() {
             problems.push(format!("the Redis lab did not run: {why}"));
