@@ -192,3 +192,24 @@ fn a_busy_port_is_a_clear_error() {
     assert!(!ok);
     assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
 }
+
+#[test]
+fn listening_where_other_hosts_reach_it_needs_allow_remote_and_warns() {
+    let (ok, _, err) = latlab(&["emulate", "--listen", "0.0.0.0:0"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--listen 0.0.0.0:0 is reachable from other hosts")
+            && err.contains("add --allow-remote"),
+        "{err}"
+    );
+    // With the flag it warns that it has no authentication, then tries to listen. The address
+    // here (TEST-NET-1) is on no interface of this machine, so nothing is bound: tests listen on
+    // loopback only.
+    let (ok, _, err) = latlab(&["emulate", "--listen", "192.0.2.1:4567", "--allow-remote"]);
+    assert!(!ok);
+    assert!(
+        err.contains("warning: listening on 192.0.2.1:4567 with no authentication"),
+        "{err}"
+    );
+    assert!(err.contains("cannot listen on 192.0.2.1:4567"), "{err}");
+}

@@ -239,15 +239,20 @@ impl EmulatorArgs {
             listen,
             limits: Limits::load(self.limits.as_deref(), &self.limit_overrides)?,
             profile: LatencyProfile::resolve(self.latency_profile.as_deref().unwrap_or("zero"))?,
+            ..EmulatorConfig::default()
         })
     }
 }
 
 #[derive(Args, Debug)]
 pub struct EmulateArgs {
-    /// Address to listen on; loopback unless you name another
+    /// Address to listen on; loopback unless you name another (with --allow-remote)
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:4567")]
     pub listen: SocketAddr,
+    /// Listen on an address other hosts can reach. The emulator has no authentication: anyone who
+    /// reaches it can read and write its streams and buckets
+    #[arg(long)]
+    pub allow_remote: bool,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
     /// Print the limits in effect (as a limits file) and exit
@@ -400,6 +405,19 @@ fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     if args.list_profiles {
         print!("{}", profiles_listing(args.verbose)?);
         return Ok(ExitCode::SUCCESS);
+    }
+    if !args.listen.ip().is_loopback() && !args.print_limits {
+        if !args.allow_remote {
+            anyhow::bail!(
+                "--listen {} is reachable from other hosts, and the emulator has no authentication; \
+                 add --allow-remote to listen there anyway, or use a loopback address such as 127.0.0.1:4567",
+                args.listen
+            );
+        }
+        eprintln!(
+            "warning: listening on {} with no authentication: anyone who can reach it can read and write its streams and buckets",
+            args.listen
+        );
     }
     let config = args.emulator.config(args.listen)?;
     if args.print_limits {

@@ -14,6 +14,8 @@ pub mod time;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use anyhow::Context;
 use bytes::Bytes;
@@ -21,8 +23,9 @@ use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use kinesis::Kinesis;
@@ -42,11 +45,21 @@ const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
 /// Where the stats document is served.
 pub const STATS_PATH: &str = "/_latlab/stats";
 
+/// How long a client may take to send a request's headers before its connection is closed.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections served at once; more wait in the listen backlog until one closes.
+pub const MAX_CONNECTIONS: usize = 4096;
+
 #[derive(Clone, Debug)]
 pub struct EmulatorConfig {
     pub listen: SocketAddr,
     pub limits: Limits,
     pub profile: LatencyProfile,
+    /// See [`HEADER_TIMEOUT`].
+    pub header_timeout: Duration,
+    /// See [`MAX_CONNECTIONS`].
+    pub max_connections: usize,
 }
 
 impl Default for EmulatorConfig {
@@ -55,6 +68,8 @@ impl Default for EmulatorConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             limits: Limits::default(),
             profile: LatencyProfile::zero(),
+            header_timeout: HEADER_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
         }
     }
 }
@@ -62,6 +77,7 @@ impl Default for EmulatorConfig {
 /// A running emulator. Dropping it stops the server and closes its connections.
 pub struct Emulator {
     addr: SocketAddr,
+    connections: Arc<Connections>,
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
     profile_name: String,
@@ -71,6 +87,31 @@ pub struct Emulator {
 struct App {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
+}
+
+/// The server's connections: a permit each (at most `max`), how many are open, and the most
+/// open at once.
+struct Connections {
+    permits: Arc<Semaphore>,
+    open: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+/// One open connection, counted while it lives.
+struct Open(Arc<Connections>);
+
+impl Open {
+    fn new(c: &Arc<Connections>) -> Open {
+        let now = c.open.fetch_add(1, Ordering::Relaxed) + 1;
+        c.peak.fetch_max(now, Ordering::Relaxed);
+        Open(c.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Emulator {
@@ -86,9 +127,21 @@ impl Emulator {
             kinesis: kinesis.clone(),
             s3: s3.clone(),
         });
-        let task = tokio::spawn(serve(listener, app));
+        let max = config.max_connections.max(1);
+        let connections = Arc::new(Connections {
+            permits: Arc::new(Semaphore::new(max)),
+            open: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        });
+        let task = tokio::spawn(serve(
+            listener,
+            app,
+            connections.clone(),
+            config.header_timeout,
+        ));
         Ok(Emulator {
             addr,
+            connections,
             kinesis,
             s3,
             profile_name: config.profile.name,
@@ -126,6 +179,14 @@ impl Emulator {
         self.s3.clock.advance(by);
     }
 
+    /// Connections open now, and the most that were open at once.
+    pub fn connections(&self) -> (usize, usize) {
+        (
+            self.connections.open.load(Ordering::Relaxed),
+            self.connections.peak.load(Ordering::Relaxed),
+        )
+    }
+
     /// Calls and throttles per shard and API so far.
     pub fn stats(&self) -> StatsSnapshot {
         self.kinesis.stats.snapshot()
@@ -145,35 +206,56 @@ impl Drop for Emulator {
     }
 }
 
-async fn serve(listener: TcpListener, app: Arc<App>) {
+/// Accepts connections, at most as many at once as `connections` has permits (the rest wait in the listen backlog),
+/// and serves each over HTTP/1.1. A client that has not sent a request's headers within
+/// `header_timeout` is disconnected.
+async fn serve(
+    listener: TcpListener,
+    app: Arc<App>,
+    connections: Arc<Connections>,
+    header_timeout: Duration,
+) {
     // Connections live in this set, so stopping the server (aborting this task) drops them all.
-    let mut connections = JoinSet::new();
+    let mut tasks = JoinSet::new();
     loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (socket, peer) = match accepted {
-                    Ok(pair) => pair,
-                    Err(e) => {
-                        tracing::warn!("emulator: accept failed: {e}");
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                let _ = socket.set_nodelay(true);
-                let app = app.clone();
-                connections.spawn(async move {
-                    let service = service_fn(move |req| route(app.clone(), req));
-                    if let Err(e) = hyper::server::conn::http1::Builder::new()
-                        .keep_alive(true)
-                        .serve_connection(TokioIo::new(socket), service)
-                        .await
-                    {
-                        tracing::debug!("emulator: connection from {peer} ended: {e}");
-                    }
-                });
+        let permit = tokio::select! {
+            permit = connections.permits.clone().acquire_owned() => match permit {
+                Ok(p) => p,
+                Err(_) => return,
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {
+                drop(permit);
+                continue;
             }
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
+        };
+        let (socket, peer) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!("emulator: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let open = Open::new(&connections);
+        let _ = socket.set_nodelay(true);
+        let app = app.clone();
+        tasks.spawn(async move {
+            let _held = (permit, open);
+            let service = service_fn(move |req| route(app.clone(), req));
+            if let Err(e) = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(socket), service)
+                .await
+            {
+                tracing::debug!("emulator: connection from {peer} ended: {e}");
+            }
+        });
     }
 }
 
@@ -206,6 +288,19 @@ async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> R
             "{} {target}",
             req.method()
         )));
+    }
+    // A body declared larger than any operation takes is refused before a byte of it is read.
+    let declared = req
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = declared.filter(|n| *n > MAX_JSON_BODY as u64) {
+        let mut err = ApiError::serialization(format!(
+            "the request body is {n} bytes; at most {MAX_JSON_BODY} are accepted"
+        ));
+        err.status = 413;
+        return kinesis_error(&err);
     }
     let body = match Limited::new(req.into_body(), MAX_JSON_BODY).collect().await {
         Ok(b) => b.to_bytes(),
