@@ -594,21 +594,72 @@ where
     }
 }
 
-/// An SDK error as one line: the code and message, or the transport's cause.
-pub fn error_line<E, R>(e: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String
+/// An SDK error as one readable line: the service's code and message, or what the endpoint
+/// answered instead (its HTTP status), or the transport's cause. Never the SDK's `Debug` dump:
+/// the whole error goes to the log at debug level.
+pub fn error_line<E>(
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
+) -> String
 where
     E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
-    R: std::fmt::Debug,
 {
     use aws_smithy_runtime_api::client::result::SdkError;
+    let full = aws_smithy_types::error::display::DisplayErrorContext(e).to_string();
+    tracing::debug!("SDK error: {full}");
     match e {
         SdkError::ServiceError(s) => format!(
             "{}: {}",
             s.err().code().unwrap_or("UnknownServiceError"),
             s.err().message().unwrap_or("(no message)")
         ),
-        other => crate::units::one_line(
-            &aws_smithy_types::error::display::DisplayErrorContext(other).to_string(),
-        ),
+        SdkError::ResponseError(r) => {
+            let raw = r.raw();
+            let kind = raw
+                .headers()
+                .get("content-type")
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default();
+            format!(
+                "HTTP {}: the answer{kind} is not an AWS response",
+                raw.status().as_u16()
+            )
+        }
+        SdkError::TimeoutError(_) => "timed out".into(),
+        _ => {
+            // The transport's cause, first line only and short: the rest is in the log.
+            let line = crate::units::one_line(&full);
+            match line.char_indices().nth(200) {
+                Some((i, _)) => format!("{}...", &line[..i]),
+                None => line,
+            }
+        }
+    }
+}
+
+/// Whether an SDK error says the endpoint lacks the operation: it answered an HTTP error with
+/// something that is not an AWS response (an HTML page, say), or with the code of an unknown
+/// operation. Returns what it answered, for one line naming the operation.
+pub fn unsupported<E>(
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
+) -> Option<String>
+where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
+{
+    use aws_smithy_runtime_api::client::result::SdkError;
+    match e {
+        SdkError::ResponseError(r) if r.raw().status().as_u16() >= 400 => Some(format!(
+            "HTTP {}, not an AWS response",
+            r.raw().status().as_u16()
+        )),
+        SdkError::ServiceError(s) => match s.err().code() {
+            Some(
+                code @ ("UnknownOperationException"
+                | "UnknownOperation"
+                | "NotImplemented"
+                | "InvalidAction"),
+            ) => Some(format!("HTTP {} {code}", s.raw().status().as_u16())),
+            _ => None,
+        },
+        _ => None,
     }
 }

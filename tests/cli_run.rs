@@ -466,3 +466,71 @@ fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
         "{err}"
     );
 }
+
+/// An endpoint that lacks SubscribeToShard (it answers an HTML 500, as a partial Kinesis server
+/// does): the fan-out consumers are marked in one line within seconds, the pollers run and report
+/// as usual, and no SDK debug output reaches the user.
+#[test]
+fn consumers_an_endpoint_cannot_serve_say_so_and_the_rest_run() {
+    let started = std::time::Instant::now();
+    let (ok, out, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--lacking",
+        "SubscribeToShard",
+        "--duration",
+        "6s",
+        "--quiet",
+        "--limit",
+        "consumer_activation=0s",
+    ]));
+    assert!(ok, "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the run did not wait for the missing operation: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        out.contains("Kinesis: consumers this endpoint cannot serve"),
+        "{out}"
+    );
+    for consumer in ["Lambda EFO", "SDK subscribe_to_shard"] {
+        assert!(
+            out.contains(&format!(
+                "- {consumer}: not supported by this endpoint: SubscribeToShard answered HTTP 500, not an AWS response"
+            )),
+            "{out}"
+        );
+    }
+    let received = |name: &str| -> u64 {
+        let line = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Kinesis: every record accounted for"))
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no accounting row for {name}: {out}"));
+        line.split_whitespace()
+            .rev()
+            .nth(5)
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    assert!(received("get_records") > 0, "the pollers measured: {out}");
+    for line in out.lines().chain(err.lines()) {
+        assert!(
+            line.chars().count() <= 300
+                && !line.contains("SdkBody")
+                && !line.contains("ResponseError {"),
+            "no SDK debug output reaches the user: {line}"
+        );
+    }
+
+    let (ok, _, err) = output(latlab().args(["run", "demo", "--lacking", "Subscribe"]));
+    assert!(!ok);
+    assert!(
+        err.contains("--lacking Subscribe: not a Kinesis operation the emulator answers; valid: ")
+            && err.contains("SubscribeToShard"),
+        "{err}"
+    );
+}

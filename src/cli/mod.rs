@@ -113,6 +113,7 @@ impl TargetArgs {
             latency_profile: self.emulator.latency_profile.clone(),
             limits_file: self.emulator.limits.clone(),
             limit_overrides: self.emulator.limit_overrides.clone(),
+            lacking: self.emulator.lacking.clone(),
             s3_bucket: self.s3_bucket.clone(),
             s3_express_bucket: self.s3_express_bucket.clone(),
             redis_primary: self.redis_primary.clone(),
@@ -125,10 +126,11 @@ impl TargetArgs {
         if external
             && (self.emulator.latency_profile.is_some()
                 || self.emulator.limits.is_some()
-                || !self.emulator.limit_overrides.is_empty())
+                || !self.emulator.limit_overrides.is_empty()
+                || !self.emulator.lacking.is_empty())
         {
             anyhow::bail!(
-                "--latency-profile, --limits and --limit shape the embedded emulator; they do not apply with --endpoint-url or --aws"
+                "--latency-profile, --limits, --limit and --lacking shape the embedded emulator; they do not apply with --endpoint-url or --aws"
             );
         }
         if let Some(url) = &self.endpoint_url {
@@ -231,6 +233,10 @@ pub struct EmulatorArgs {
     /// Override one limit, e.g. --limit kinesis.subscription_duration=30s (repeatable)
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     pub limit_overrides: Vec<String>,
+    /// Answer this Kinesis operation as an endpoint that lacks it does: HTTP 500, an HTML page
+    /// (repeatable; e.g. SubscribeToShard)
+    #[arg(long, value_name = "OPERATION")]
+    pub lacking: Vec<String>,
 }
 
 impl EmulatorArgs {
@@ -239,6 +245,7 @@ impl EmulatorArgs {
             listen,
             limits: Limits::load(self.limits.as_deref(), &self.limit_overrides)?,
             profile: LatencyProfile::resolve(self.latency_profile.as_deref().unwrap_or("zero"))?,
+            lacking: self.lacking.clone(),
             ..EmulatorConfig::default()
         })
     }

@@ -60,6 +60,9 @@ pub struct EmulatorConfig {
     pub header_timeout: Duration,
     /// See [`MAX_CONNECTIONS`].
     pub max_connections: usize,
+    /// Kinesis operations to answer as an endpoint that lacks them does: HTTP 500 with an HTML
+    /// page, no Kinesis error. For trying latlab against a partial endpoint.
+    pub lacking: Vec<String>,
 }
 
 impl Default for EmulatorConfig {
@@ -70,6 +73,7 @@ impl Default for EmulatorConfig {
             profile: LatencyProfile::zero(),
             header_timeout: HEADER_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
+            lacking: Vec::new(),
         }
     }
 }
@@ -87,6 +91,7 @@ pub struct Emulator {
 struct App {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
+    lacking: Vec<String>,
 }
 
 /// The server's connections: a permit each (at most `max`), how many are open, and the most
@@ -123,9 +128,18 @@ impl Emulator {
         let addr = listener.local_addr()?;
         let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
         let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
+        for op in &config.lacking {
+            if !kinesis::OPERATIONS.contains(&op.as_str()) {
+                anyhow::bail!(
+                    "--lacking {op}: not a Kinesis operation the emulator answers; valid: {}",
+                    kinesis::OPERATIONS.join(", ")
+                );
+            }
+        }
         let app = Arc::new(App {
             kinesis: kinesis.clone(),
             s3: s3.clone(),
+            lacking: config.lacking.clone(),
         });
         let max = config.max_connections.max(1);
         let connections = Arc::new(Connections {
@@ -283,6 +297,17 @@ async fn route(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Body>, 
 
 async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> Response<Body> {
     let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
+    if let Some(op) = target.strip_prefix(kinesis::TARGET_PREFIX)
+        && app.lacking.iter().any(|l| l == op)
+    {
+        return respond(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/html",
+            Bytes::from_static(
+                b"<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>",
+            ),
+        );
+    }
     if req.method() != Method::POST {
         return kinesis_error(&ApiError::unknown_operation(&format!(
             "{} {target}",

@@ -5,6 +5,7 @@ use super::compare::Comparer;
 use super::*;
 use crate::labs::kinesis::config::KinesisSeed;
 use crate::labs::kinesis::snapshot::KinesisSnapshot;
+use crate::labs::kinesis::state::UNSUPPORTED;
 
 impl Section for KinesisSnapshot {
     fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
@@ -102,6 +103,19 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
             }
         }
     };
+    // Consumers the endpoint could not serve, first: their rows below are empty for that reason.
+    let unsupported: Vec<String> = k
+        .consumers
+        .iter()
+        .filter(|c| c.status.starts_with(UNSUPPORTED))
+        .map(|c| format!("{}: {}", c.name, c.status))
+        .collect();
+    if !unsupported.is_empty() {
+        heading(out, "Kinesis: consumers this endpoint cannot serve");
+        for line in unsupported {
+            out.push_str(&format!("- {line}\n"));
+        }
+    }
 
     heading(
         out,

@@ -34,6 +34,8 @@ pub struct TargetOptions {
     pub latency_profile: Option<String>,
     pub limits_file: Option<std::path::PathBuf>,
     pub limit_overrides: Vec<String>,
+    /// Embedded emulator only: Kinesis operations it answers as an endpoint lacking them does.
+    pub lacking: Vec<String>,
     /// Other endpoints: the S3 Standard bucket and S3 Express directory bucket to measure.
     pub s3_bucket: Option<String>,
     pub s3_express_bucket: Option<String>,
@@ -169,6 +171,7 @@ async fn connect(
     let emu = Emulator::start(EmulatorConfig {
         limits: limits.clone(),
         profile: profile.clone(),
+        lacking: opts.lacking.clone(),
         ..EmulatorConfig::default()
     })
     .await?;

@@ -68,6 +68,8 @@ async fn register(
     registered: &Mutex<Vec<String>>,
 ) -> Option<String> {
     let mut attempt = 0u32;
+    // Answers in a row saying the endpoint lacks the operation.
+    let mut lacking = 0u32;
     let arn = loop {
         match client
             .register_stream_consumer()
@@ -97,6 +99,16 @@ async fn register(
             Err(e) => {
                 c.sdk.escaped(&error_code(&e));
                 c.set_status(format!("RegisterStreamConsumer: {}", error_line(&e)));
+                if let Some(answered) = crate::aws::unsupported(&e) {
+                    lacking += 1;
+                    if lacking >= 2 {
+                        ctx.shared
+                            .unsupported(c, "RegisterStreamConsumer", &answered);
+                        return None;
+                    }
+                } else {
+                    lacking = 0;
+                }
             }
         }
         attempt += 1;
@@ -147,6 +159,8 @@ async fn subscribe_loop(
     let mut continuation: Option<String> = None;
     let mut is_ready = false;
     let mut failures = 0u32;
+    // Answers in a row saying the endpoint lacks the operation.
+    let mut lacking = 0u32;
     while !c.cancel.is_cancelled() {
         let position = match &continuation {
             Some(seq) => StartingPosition::builder()
@@ -173,6 +187,16 @@ async fn subscribe_loop(
                 c.sdk.escaped(&code);
                 c.set_status(format!("SubscribeToShard: {}", error_line(&e)));
                 failures += 1;
+                match crate::aws::unsupported(&e) {
+                    Some(answered) => {
+                        lacking += 1;
+                        if lacking >= 2 {
+                            ctx.shared.unsupported(&c, "SubscribeToShard", &answered);
+                            break;
+                        }
+                    }
+                    None => lacking = 0,
+                }
                 // ResourceInUse and LimitExceeded clear within seconds; anything else backs off.
                 let wait = match code.as_str() {
                     "ResourceInUseException" | "LimitExceededException" => Duration::from_secs(1),

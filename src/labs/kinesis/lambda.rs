@@ -28,6 +28,10 @@ pub async fn run(
     let mut window_started: Option<Instant> = None;
     let mut next_poll = Instant::now();
     while !c.cancel.is_cancelled() {
+        if let Some((op, answered)) = reader.lacking() {
+            ctx.shared.unsupported(&c, op, answered);
+            break;
+        }
         if Instant::now() >= next_poll {
             let poll_started = Instant::now();
             let mut behind = false;

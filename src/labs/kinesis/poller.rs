@@ -23,6 +23,10 @@ pub async fn run(
     let mut ready = Some(ready);
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
     while !c.cancel.is_cancelled() {
+        if let Some((op, answered)) = reader.lacking() {
+            ctx.shared.unsupported(&c, op, answered);
+            break;
+        }
         let started = Instant::now();
         reader.ensure_iterator(&c, &mut ready).await;
         if reader.has_iterator() {

@@ -17,7 +17,12 @@ pub struct ShardReader {
     start: StartPosition,
     iterator: Option<String>,
     last_sequence: Option<String>,
+    /// Answers in a row that say the endpoint lacks an operation: (operation, what it answered).
+    lacking: Option<(&'static str, String, u32)>,
 }
+
+/// Answers in a row, saying the endpoint lacks an operation, before the reader believes them.
+const LACKING_STRIKES: u32 = 2;
 
 /// A failed call: its error code and the message shown on screen.
 pub struct Failure {
@@ -34,7 +39,26 @@ impl ShardReader {
             start,
             iterator: None,
             last_sequence: None,
+            lacking: None,
         }
+    }
+
+    /// Counts an answer that says the endpoint lacks `op` (or, with None, one that does not).
+    fn strike(&mut self, op: &'static str, unsupported: Option<String>) {
+        self.lacking = match (unsupported, self.lacking.take()) {
+            (Some(what), Some((o, _, n))) if o == op => Some((op, what, n + 1)),
+            (Some(what), _) => Some((op, what, 1)),
+            (None, _) => None,
+        };
+    }
+
+    /// The operation the endpoint lacks, and what it answered, once it has said so
+    /// [`LACKING_STRIKES`] times in a row.
+    pub fn lacking(&self) -> Option<(&'static str, &str)> {
+        self.lacking
+            .as_ref()
+            .filter(|(_, _, n)| *n >= LACKING_STRIKES)
+            .map(|(op, what, _)| (*op, what.as_str()))
     }
 
     pub fn has_iterator(&self) -> bool {
@@ -83,13 +107,17 @@ impl ShardReader {
         };
         match req.send().await {
             Ok(out) => {
+                self.lacking = None;
                 self.iterator = out.shard_iterator;
                 Ok(())
             }
-            Err(e) => Err(Failure {
-                code: error_code(&e),
-                line: crate::aws::error_line(&e),
-            }),
+            Err(e) => {
+                self.strike("GetShardIterator", crate::aws::unsupported(&e));
+                Err(Failure {
+                    code: error_code(&e),
+                    line: crate::aws::error_line(&e),
+                })
+            }
         }
     }
 
@@ -110,6 +138,7 @@ impl ShardReader {
             .await
         {
             Ok(out) => {
+                self.lacking = None;
                 if let Some(last) = out.records().last() {
                     self.last_sequence = Some(last.sequence_number().to_string());
                 }
@@ -118,6 +147,7 @@ impl ShardReader {
                 Ok(out)
             }
             Err(e) => {
+                self.strike("GetRecords", crate::aws::unsupported(&e));
                 let code = error_code(&e);
                 if code == "ExpiredIteratorException" || code == "InvalidArgumentException" {
                     self.iterator = None;

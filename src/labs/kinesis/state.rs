@@ -14,6 +14,9 @@ use crate::aws::QuotaPartition;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::metrics::{ConsumerId, Ledger, SdkStats, SeqNo, Series};
 
+/// How a consumer's status begins when the endpoint lacks an operation it needs.
+pub const UNSUPPORTED: &str = "not supported by this endpoint";
+
 /// One record as a consumer received it.
 #[derive(Clone, Copy, Debug)]
 pub struct Received {
@@ -234,6 +237,15 @@ impl Shared {
         if !c.ready.swap(true, Ordering::SeqCst) {
             self.ledger.lock().start_consumer(c.id);
         }
+    }
+
+    /// The endpoint lacks an operation the consumer needs: the consumer stops, saying so in one
+    /// line (its figures stay in the report).
+    pub fn unsupported(&self, c: &ConsumerState, op: &str, answered: &str) {
+        self.stop_consumer(c);
+        let line = format!("{UNSUPPORTED}: {op} answered {answered}");
+        self.log(format!("{}: {line}", c.name));
+        c.set_status(line);
     }
 
     pub fn stop_consumer(&self, c: &ConsumerState) {
