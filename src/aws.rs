@@ -248,12 +248,16 @@ impl Clients {
                         .await;
                 match creds {
                     Ok(Ok(_)) => {}
-                    Ok(Err(e)) => bail!(
-                        "no AWS credentials found ({}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-                        crate::units::one_line(
-                            &aws_smithy_types::error::display::DisplayErrorContext(&e).to_string()
+                    Ok(Err(e)) => {
+                        tracing::debug!(
+                            "credentials: {}",
+                            aws_smithy_types::error::display::DisplayErrorContext(&e)
+                        );
+                        bail!(
+                            "no AWS credentials found ({}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+                            error_chain(&e)
                         )
-                    ),
+                    }
                     Err(_) => bail!(
                         "AWS credentials did not resolve within 10 s: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
                     ),
@@ -270,6 +274,20 @@ impl Clients {
 
     pub fn target(&self) -> &Target {
         &self.target
+    }
+
+    /// Where the clients send requests, for messages: the endpoint URL, or AWS's in a region.
+    pub fn endpoint(&self) -> String {
+        match &self.target {
+            Target::Emulator { url } => url.clone(),
+            Target::Aws {
+                endpoint_url: Some(url),
+                ..
+            } => url.clone(),
+            Target::Aws {
+                endpoint_url: None, ..
+            } => format!("AWS ({})", self.region()),
+        }
     }
 
     pub fn region(&self) -> String {
@@ -625,15 +643,23 @@ where
             )
         }
         SdkError::TimeoutError(_) => "timed out".into(),
-        _ => {
-            // The transport's cause, first line only and short: the rest is in the log.
-            let line = crate::units::one_line(&full);
-            match line.char_indices().nth(200) {
-                Some((i, _)) => format!("{}...", &line[..i]),
-                None => line,
-            }
-        }
+        // The transport's cause.
+        _ => error_chain(e),
     }
+}
+
+/// An error and its causes, each by its Display (never its Debug), on one line.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = next {
+        let text = crate::units::one_line(&err.to_string());
+        if !text.is_empty() && parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
 }
 
 /// Whether an SDK error says the endpoint lacks the operation: it answered an HTTP error with

@@ -327,8 +327,14 @@ fn endpoint_errors_are_one_clear_line() {
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("cannot create stream") && err.contains("127.0.0.1:9"),
+        err.contains("cannot create stream")
+            && err.contains("at http://127.0.0.1:9: ")
+            && err.contains("Connection refused"),
         "{err}"
+    );
+    assert!(
+        !err.contains("DispatchFailure(") && !err.contains("ConnectorError {"),
+        "the cause by its message, never the SDK's Debug: {err}"
     );
 
     // A service that denies everything, as real AWS does without the right IAM policy.
@@ -392,6 +398,10 @@ fn endpoint_errors_are_one_clear_line() {
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("no AWS credentials"), "{err}");
+    assert!(
+        !err.contains("Error(") && !err.contains("SdkBody"),
+        "the cause by its message, never the SDK's Debug: {err}"
+    );
 
     let (ok, _, err) = output(with_credentials(&mut latlab()).args([
         "run",

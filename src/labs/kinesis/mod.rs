@@ -197,7 +197,11 @@ impl KinesisLab {
                 req = req.tags("latlab-run", shared.run_id.clone());
             }
             req.send().await.map_err(|e| {
-                anyhow::anyhow!("cannot create stream {stream}: {}", error_line(&e))
+                anyhow::anyhow!(
+                    "cannot create stream {stream} at {}: {}",
+                    clients.endpoint(),
+                    error_line(&e)
+                )
             })?;
             shared.log(format!(
                 "created stream {stream} with {} shard(s)",
