@@ -193,6 +193,14 @@ impl Emulator {
         self.s3.clock.advance(by);
     }
 
+    /// Stops the services' clock following real time: from then on only
+    /// [`Emulator::advance_clock`] moves it. For tests whose margins are shorter than a busy
+    /// machine's pauses.
+    pub fn freeze_clock(&self) {
+        self.kinesis.clock.freeze();
+        self.s3.clock.freeze();
+    }
+
     /// Connections open now, and the most that were open at once.
     pub fn connections(&self) -> (usize, usize) {
         (

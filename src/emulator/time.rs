@@ -4,13 +4,20 @@
 //! penalties, rate windows, activation delays) reads this clock, so a test can check a documented
 //! default such as "iterators expire after 5 minutes" at its real value by moving the clock forward
 //! instead of waiting. Nothing but tests moves it; in normal use it is the wall clock.
+//!
+//! A test that checks a margin shorter than a busy machine's pauses (a 5 s penalty checked at
+//! 4.5 s) freezes the clock first: then only its own moves make time pass.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use parking_lot::Mutex;
+
 #[derive(Debug, Default)]
 pub struct ServiceClock {
     offset_us: AtomicU64,
+    /// When frozen: the real instant and epoch microseconds the clock stopped at.
+    frozen: Mutex<Option<(Instant, i64)>>,
 }
 
 impl ServiceClock {
@@ -20,12 +27,26 @@ impl ServiceClock {
 
     /// Now, as the service sees it.
     pub fn now(&self) -> Instant {
-        Instant::now() + self.offset()
+        let base = self.frozen.lock().map_or_else(Instant::now, |(at, _)| at);
+        base + self.offset()
     }
 
     /// Now as microseconds since the Unix epoch, as the service stamps records.
     pub fn now_micros(&self) -> i64 {
-        crate::clock::now_micros() + self.offset().as_micros() as i64
+        let base = self
+            .frozen
+            .lock()
+            .map_or_else(crate::clock::now_micros, |(_, us)| us);
+        base + self.offset().as_micros() as i64
+    }
+
+    /// Stops the clock following real time: from now on only [`ServiceClock::advance`] moves
+    /// it.
+    pub fn freeze(&self) {
+        let mut f = self.frozen.lock();
+        if f.is_none() {
+            *f = Some((Instant::now(), crate::clock::now_micros()));
+        }
     }
 
     /// Moves the clock forward, as if `by` had passed.
@@ -37,6 +58,12 @@ impl ServiceClock {
     /// Sleeps until `deadline` on this clock (a move of the clock while asleep takes effect at
     /// the next wake-up).
     pub async fn sleep_until(&self, deadline: Instant) {
+        if self.frozen.lock().is_some() {
+            // A frozen clock's wait takes as long in real time as it has left on the clock.
+            let left = deadline.saturating_duration_since(self.now());
+            super::profile::sleep_until(Instant::now() + left).await;
+            return;
+        }
         let real = deadline.checked_sub(self.offset()).unwrap_or(deadline);
         super::profile::sleep_until(real).await;
     }
@@ -53,5 +80,17 @@ mod tests {
         c.advance(Duration::from_secs(300));
         assert!(c.now() >= t + Duration::from_secs(300));
         assert!(c.now_micros() >= us + 300_000_000);
+    }
+
+    #[test]
+    fn a_frozen_clock_moves_only_when_moved() {
+        let c = ServiceClock::default();
+        c.freeze();
+        let (t, us) = (c.now(), c.now_micros());
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!((c.now(), c.now_micros()), (t, us));
+        c.advance(Duration::from_millis(1500));
+        assert_eq!(c.now(), t + Duration::from_millis(1500));
+        assert_eq!(c.now_micros(), us + 1_500_000);
     }
 }
