@@ -12,33 +12,47 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .map_err(|e| format!("'{text}' is not a duration ({e}); write e.g. 500ms, 30s, 5m or 24h"))
 }
 
-/// Formats a duration compactly for tables and labels: `850ms`, `12.5s`, `5m`, `1h30m`.
+/// Formats a duration compactly and exactly, so it parses back to itself (limits files printed by
+/// `--print-limits` reload as they were): `850ms`, `12.5s`, `5m`, `1h30m`, `1m30s500ms`.
 pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1000.0;
-    if ms < 1000.0 {
-        format!("{}ms", trim_float(ms))
-    } else if ms < 60_000.0 {
-        format!("{}s", trim_float(ms / 1000.0))
-    } else {
-        let secs = d.as_secs();
-        let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
-        let mut out = String::new();
-        if h > 0 {
-            out.push_str(&format!("{h}h"));
-        }
-        if m > 0 {
-            out.push_str(&format!("{m}m"));
-        }
-        if s > 0 {
-            out.push_str(&format!("{s}s"));
-        }
-        out
+    let (secs, nanos) = (d.as_secs(), u64::from(d.subsec_nanos()));
+    if secs == 0 {
+        return format!("{}ms", decimal(nanos, 1_000_000));
     }
+    if secs < 60 {
+        return format!("{}s", decimal(secs * 1_000_000_000 + nanos, 1_000_000_000));
+    }
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 {
+        out.push_str(&format!("{s}s"));
+    }
+    if nanos > 0 {
+        out.push_str(&format!("{}ms", decimal(nanos, 1_000_000)));
+    }
+    out
 }
 
 fn trim_float(v: f64) -> String {
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// `n / unit` written exactly: the whole part, then the fraction without trailing zeros.
+fn decimal(n: u64, unit: u64) -> String {
+    let (whole, frac) = (n / unit, n % unit);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let width = unit.to_string().len() - 1;
+    let frac = format!("{frac:0width$}");
+    format!("{whole}.{}", frac.trim_end_matches('0'))
 }
 
 /// Parses a byte size: a plain number of bytes, or a number with one of the units

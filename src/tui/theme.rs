@@ -145,7 +145,8 @@ impl Theme {
         Theme::parse(BUILTIN[0].1, None).expect("the built-in dark theme is valid")
     }
 
-    fn parse(text: &str, base: Option<&Theme>) -> anyhow::Result<Theme> {
+    /// A theme from its file text; with `base`, keys the text leaves out come from it.
+    pub fn parse(text: &str, base: Option<&Theme>) -> anyhow::Result<Theme> {
         let file: File = toml::from_str(text)
             .map_err(|e| anyhow::anyhow!("{}", crate::units::toml_error(text, &e)))?;
         let mut theme = match base {
