@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
+use crate::labs::kinesis::state::UNSUPPORTED;
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use crate::tui::view::View;
@@ -329,6 +330,17 @@ fn extra_line(
     members: &[usize],
 ) -> Line<'static> {
     let dim = theme.fg(theme.dim);
+    // A consumer the endpoint cannot serve says so here, whatever width cuts the status column.
+    if let Some(c) = members
+        .iter()
+        .map(|&i| &k.consumers[i])
+        .find(|c| c.status.starts_with(UNSUPPORTED))
+    {
+        return Line::from(Span::styled(
+            format!(" {}: {}", c.name, c.status),
+            theme.strong(theme.error),
+        ));
+    }
     match kind {
         ConsumerKind::Poller => {
             let recent: Vec<u64> = view
@@ -470,4 +482,45 @@ pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(St
 /// What the tab's figures rest on: the SDK's retry settings.
 pub fn status(k: &KinesisSnapshot) -> String {
     format!(" SDK: {}", k.retry)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::app::App;
+    use crate::tui::screenshot::render;
+    use crate::tui::theme::Theme;
+
+    #[test]
+    fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
+        let mut view = crate::tui::fixture::sample_view();
+        let k = view.snapshot.kinesis.as_mut().unwrap();
+        let efo = k
+            .consumers
+            .iter_mut()
+            .find(|c| c.kind == crate::labs::kinesis::config::ConsumerKind::Efo)
+            .unwrap();
+        efo.status = format!(
+            "{}: SubscribeToShard answered HTTP 500, not an AWS response",
+            super::UNSUPPORTED
+        );
+        let name = efo.name.clone();
+        let app = App::new(Theme::dark());
+        for width in [100u16, 200] {
+            let buffer = render(&app, &view, (width, 50));
+            let screen: String = (0..buffer.area.height)
+                .map(|y| {
+                    (0..buffer.area.width)
+                        .map(|x| buffer[(x, y)].symbol())
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                screen.contains(&format!(
+                    "{name}: not supported by this endpoint: SubscribeToShard"
+                )),
+                "at {width} columns:\n{screen}"
+            );
+        }
+    }
 }
