@@ -8,6 +8,7 @@ pub mod aws;
 pub mod cli;
 pub mod clock;
 pub mod emulator;
+pub mod faults;
 pub mod labs;
 pub mod metrics;
 pub mod provenance;

@@ -32,6 +32,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("seed-redis", include_str!("../scenarios/seed-redis.toml")),
     ("redis-demo", include_str!("../scenarios/redis-demo.toml")),
     ("tour", include_str!("../scenarios/tour.toml")),
+    ("soak", include_str!("../scenarios/soak.toml")),
 ];
 
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
@@ -55,6 +56,8 @@ pub struct Scenario {
     pub kinesis: Option<KinesisScenario>,
     pub s3: Option<S3Scenario>,
     pub redis: Option<RedisScenario>,
+    /// Faults to inject while it runs (`[[faults]]`).
+    pub faults: Vec<crate::faults::FaultSpec>,
     pub seed: Option<Seed>,
     /// Where it came from: `built-in` or the file's path.
     pub origin: String,
@@ -75,6 +78,8 @@ struct File {
     kinesis: Option<KinesisFile>,
     s3: Option<S3File>,
     redis: Option<RedisFile>,
+    #[serde(default)]
+    faults: Vec<toml::Table>,
     seed: Option<Seed>,
 }
 
@@ -155,7 +160,14 @@ impl Scenario {
                 }
             }
         }
+        let faults = file
+            .faults
+            .iter()
+            .enumerate()
+            .map(|(i, t)| parse_fault(i, t))
+            .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(Scenario {
+            faults,
             name: file.name,
             description: file.description,
             duration,
@@ -170,9 +182,64 @@ impl Scenario {
     }
 }
 
+/// One `[[faults]]` table: `kind` and the settings `--fault` takes, as TOML values.
+fn parse_fault(i: usize, t: &toml::Table) -> anyhow::Result<crate::faults::FaultSpec> {
+    let n = i + 1;
+    let kind = match t.get("kind") {
+        Some(toml::Value::String(k)) => k.clone(),
+        _ => bail!(
+            "[[faults]] number {n}: kind = \"...\" is missing; valid: {}",
+            crate::faults::Kind::ALL
+                .map(crate::faults::Kind::name)
+                .join(", ")
+        ),
+    };
+    let mut pairs = Vec::new();
+    for (k, v) in t.iter().filter(|(k, _)| *k != "kind") {
+        let text = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(x) => x.to_string(),
+            toml::Value::Float(x) => x.to_string(),
+            other => {
+                bail!("[[faults]] number {n} ({kind}): {k} = {other} is not a string or a number")
+            }
+        };
+        pairs.push((k.clone(), text));
+    }
+    crate::faults::FaultSpec::from_pairs(&kind, &pairs)
+        .map_err(|e| anyhow::anyhow!("[[faults]] number {n} ({kind}): {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn faults_parse_and_bad_ones_name_the_table_and_key() {
+        let s = Scenario::parse(
+            &format!(
+                "{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\n[[faults]]\nkind = \"kinesis.stall\"\nevery = \"10s\"\nfor = \"2s\"\n[[faults]]\nkind = \"s3.slow-down\"\nrate = 0.01\n"
+            ),
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(s.faults.len(), 2);
+        assert_eq!(s.faults[0].describe(), "kinesis.stall for 2s every 10s");
+        let e = err(&format!(
+            "{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\n[[faults]]\nkind = \"kinesis.stall\"\nevery = \"10s\"\nfor = \"2s\"\n[[faults]]\nkind = \"kinesis.stall\"\nevry = \"1s\"\n"
+        ));
+        assert!(
+            e.contains("[[faults]] number 2 (kinesis.stall): unknown key 'evry'; keys: every"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{HEAD}[[kinesis.consumers]]\nkind = \"efo\"\n[[faults]]\nevery = \"1s\"\n"
+        ));
+        assert!(
+            e.contains("kind = \"...\" is missing; valid: kinesis.reset-before"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn builtins_parse() {

@@ -27,7 +27,9 @@ async fn lab(link: &str, client: &str) -> RedisLab {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true).unwrap();
-    RedisLab::start(ends, Some(local), 1000).await.unwrap()
+    RedisLab::start(ends, Some(local), 1000, Default::default())
+        .await
+        .unwrap()
 }
 
 fn cond(name: &str, bytes: u64) -> Condition {
@@ -253,13 +255,13 @@ async fn a_primary_named_as_replica_is_refused() {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.primary_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000)
+    let e = RedisLab::start(ends, None, 1000, Default::default())
         .await
         .err()
         .expect("refused");
     assert!(format!("{e:#}").contains("is not a replica"), "{e:#}");
     let ends = Endpoints::open(&local.replica_url(), &local.replica_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000)
+    let e = RedisLab::start(ends, None, 1000, Default::default())
         .await
         .err()
         .expect("refused");

@@ -48,6 +48,8 @@ pub enum Command {
     Run(RunArgs),
     /// List the built-in scenarios
     Scenarios,
+    /// List the faults latlab can inject, with the settings each takes
+    Faults,
     /// Run the local cloud on its own: Kinesis for any SDK, boto3 or the aws CLI
     Emulate(EmulateArgs),
     /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
@@ -114,6 +116,7 @@ impl TargetArgs {
             limits_file: self.emulator.limits.clone(),
             limit_overrides: self.emulator.limit_overrides.clone(),
             lacking: self.emulator.lacking.clone(),
+            faults: self.emulator.faults.clone(),
             s3_bucket: self.s3_bucket.clone(),
             s3_express_bucket: self.s3_express_bucket.clone(),
             redis_primary: self.redis_primary.clone(),
@@ -237,6 +240,14 @@ pub struct EmulatorArgs {
     /// (repeatable; e.g. SubscribeToShard)
     #[arg(long, value_name = "OPERATION")]
     pub lacking: Vec<String>,
+    /// Inject a fault: KIND:key=value,... e.g. kinesis.reset-after:operation=PutRecord,every=10s
+    /// or s3.slow-down:rate=1% (repeatable; `latlab faults` lists the kinds and keys)
+    #[arg(long = "fault", value_name = "KIND:KEY=VALUE,...", value_parser = parse_fault)]
+    pub faults: Vec<crate::faults::FaultSpec>,
+}
+
+fn parse_fault(text: &str) -> Result<crate::faults::FaultSpec, String> {
+    crate::faults::FaultSpec::parse(text)
 }
 
 impl EmulatorArgs {
@@ -246,6 +257,7 @@ impl EmulatorArgs {
             limits: Limits::load(self.limits.as_deref(), &self.limit_overrides)?,
             profile: LatencyProfile::resolve(self.latency_profile.as_deref().unwrap_or("zero"))?,
             lacking: self.lacking.clone(),
+            faults: self.faults.clone(),
             ..EmulatorConfig::default()
         })
     }
@@ -308,6 +320,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Emulate(args) => emulate(args),
+        Command::Faults => {
+            print!("{}", listing::faults_listing());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Profile(ProfileCommand::List) => {
             print!("{}", profiles_listing(false)?);
             Ok(ExitCode::SUCCESS)
@@ -450,6 +466,9 @@ fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
             emulator.endpoint_url(),
             crate::emulator::STATS_PATH
         );
+        for f in emulator.faults().describe() {
+            println!("fault: {f}");
+        }
         tokio::select! {
             r = emulator.wait() => r?,
             _ = shutdown_signal() => {}

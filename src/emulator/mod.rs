@@ -4,6 +4,7 @@
 //!
 //! `latlab emulate` runs it on its own; every other command embeds it on an ephemeral port.
 
+pub mod faults;
 pub mod kinesis;
 pub mod limits;
 pub mod profile;
@@ -28,6 +29,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use faults::{Action, ConnReset, Faulty, Injector};
 use kinesis::Kinesis;
 use kinesis::error::ApiError;
 use limits::Limits;
@@ -63,6 +65,10 @@ pub struct EmulatorConfig {
     /// Kinesis operations to answer as an endpoint that lacks them does: HTTP 500 with an HTML
     /// page, no Kinesis error. For trying latlab against a partial endpoint.
     pub lacking: Vec<String>,
+    /// Faults to inject, from the start (more can be added while it runs).
+    pub faults: Vec<crate::faults::FaultSpec>,
+    /// Where the faults that fire are recorded (a run shares its log with the Redis lab's).
+    pub fault_log: Arc<crate::faults::FaultLog>,
 }
 
 impl Default for EmulatorConfig {
@@ -74,6 +80,8 @@ impl Default for EmulatorConfig {
             header_timeout: HEADER_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
             lacking: Vec::new(),
+            faults: Vec::new(),
+            fault_log: Arc::default(),
         }
     }
 }
@@ -84,6 +92,7 @@ pub struct Emulator {
     connections: Arc<Connections>,
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
+    injector: Arc<Injector>,
     profile_name: String,
     task: tokio::task::JoinHandle<()>,
 }
@@ -92,6 +101,7 @@ struct App {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
     lacking: Vec<String>,
+    injector: Arc<Injector>,
 }
 
 /// The server's connections: a permit each (at most `max`), how many are open, and the most
@@ -136,10 +146,23 @@ impl Emulator {
                 );
             }
         }
+        let expire = {
+            let kinesis = Arc::downgrade(&kinesis);
+            Box::new(move || {
+                if let Some(k) = kinesis.upgrade() {
+                    k.expire_iterators();
+                }
+            })
+        };
+        let injector = Arc::new(Injector::new(config.fault_log.clone(), expire));
+        for spec in &config.faults {
+            injector.add(spec.clone())?;
+        }
         let app = Arc::new(App {
             kinesis: kinesis.clone(),
             s3: s3.clone(),
             lacking: config.lacking.clone(),
+            injector: injector.clone(),
         });
         let max = config.max_connections.max(1);
         let connections = Arc::new(Connections {
@@ -158,6 +181,7 @@ impl Emulator {
             connections,
             kinesis,
             s3,
+            injector,
             profile_name: config.profile.name,
             task,
         })
@@ -183,6 +207,11 @@ impl Emulator {
 
     pub fn s3(&self) -> &Arc<S3> {
         &self.s3
+    }
+
+    /// The faults set on it, and the log of those that fired.
+    pub fn faults(&self) -> &Arc<Injector> {
+        &self.injector
     }
 
     /// Moves the emulated services' clock forward, as if `by` had passed: iterators age,
@@ -264,10 +293,17 @@ async fn serve(
         };
         let open = Open::new(&connections);
         let _ = socket.set_nodelay(true);
+        let (socket, conn) = match ConnReset::split(socket) {
+            Ok((s, c)) => (s, Arc::new(c)),
+            Err(e) => {
+                tracing::warn!("emulator: connection from {peer} dropped: {e}");
+                continue;
+            }
+        };
         let app = app.clone();
         tasks.spawn(async move {
             let _held = (permit, open);
-            let service = service_fn(move |req| route(app.clone(), req));
+            let service = service_fn(move |req| route(app.clone(), conn.clone(), req));
             if let Err(e) = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
@@ -281,7 +317,11 @@ async fn serve(
     }
 }
 
-async fn route(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+async fn route(
+    app: Arc<App>,
+    conn: Arc<ConnReset>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
     if req.method() == Method::GET && req.uri().path() == STATS_PATH {
         let mut doc = serde_json::to_value(app.kinesis.stats.snapshot()).unwrap_or_default();
         doc["s3"] = serde_json::to_value(app.s3.stats()).unwrap_or_default();
@@ -298,12 +338,17 @@ async fn route(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Body>, 
         .get("x-amz-target")
         .map(|v| v.to_str().unwrap_or("").to_string());
     match target {
-        Some(target) => Ok(kinesis_request(&app, target, req).await),
-        None => Ok(app.s3.handle(req).await),
+        Some(target) => Ok(kinesis_request(&app, &conn, target, req).await),
+        None => Ok(app.s3.handle(req, &app.injector, &conn).await),
     }
 }
 
-async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> Response<Body> {
+async fn kinesis_request(
+    app: &App,
+    conn: &Arc<ConnReset>,
+    target: String,
+    req: Request<Incoming>,
+) -> Response<Body> {
     let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
     if let Some(op) = target.strip_prefix(kinesis::TARGET_PREFIX)
         && app.lacking.iter().any(|l| l == op)
@@ -345,13 +390,56 @@ async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> R
             return kinesis_error(&err);
         }
     };
-    match app.kinesis.handle(&target, &body, &region).await {
+    let op = target
+        .strip_prefix(kinesis::TARGET_PREFIX)
+        .unwrap_or(&target)
+        .to_string();
+    let aim = fault_target(&op, &body);
+    let hit = app.injector.on_request(&aim);
+    if !hit.delay.is_zero() {
+        tokio::time::sleep(hit.delay).await;
+    }
+    let action = hit.action.map(|(a, _)| a);
+    match action {
+        Some(Action::ResetBefore) => {
+            conn.reset();
+            return kinesis_error(&ApiError::internal("connection reset (fault)"));
+        }
+        Some(Action::InternalError) => {
+            return kinesis_error(&ApiError::internal_failure());
+        }
+        Some(Action::Unavailable) => {
+            return kinesis_error(&ApiError::service_unavailable());
+        }
+        _ => {}
+    }
+    let reply = app.kinesis.handle(&target, &body, &region).await;
+    match action {
+        Some(Action::ResetAfter) => {
+            conn.reset();
+            return kinesis_error(&ApiError::internal("connection reset (fault)"));
+        }
+        Some(Action::Stall(d)) => {
+            tokio::time::sleep(d).await;
+            if reply.is_ok()
+                && let Some((_, id)) = hit.action
+            {
+                app.injector.log.recovered(id);
+            }
+        }
+        _ => {}
+    }
+    if reply.is_ok() {
+        app.injector.on_success(&aim);
+    }
+    match reply {
         Ok(kinesis::Reply::Json(v)) => respond(
             StatusCode::OK,
             "application/x-amz-json-1.1",
             Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
         ),
         Ok(kinesis::Reply::EventStream(body)) => {
+            let body = Faulty::stream(body, app.injector.clone(), aim, conn.clone());
             let mut resp = Response::new(body);
             let h = resp.headers_mut();
             h.insert(
@@ -363,6 +451,34 @@ async fn kinesis_request(app: &App, target: String, req: Request<Incoming>) -> R
         }
         Err(e) => kinesis_error(&e),
     }
+}
+
+/// What a Kinesis request is, for matching faults: its operation, the shard it names (by
+/// `ShardId` or inside its `ShardIterator`) and its fan-out consumer.
+fn fault_target(op: &str, body: &[u8]) -> faults::Target {
+    let mut t = faults::Target {
+        service: Some(crate::faults::Service::Kinesis),
+        operation: op.to_string(),
+        ..Default::default()
+    };
+    if !matches!(op, "GetRecords" | "GetShardIterator" | "SubscribeToShard") {
+        return t;
+    }
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return t;
+    };
+    let index = match (v["ShardId"].as_str(), v["ShardIterator"].as_str()) {
+        (Some(id), _) => kinesis::store::parse_shard_id(id),
+        (None, Some(it)) => kinesis::store::Iterator::decode(it).map(|it| it.shard),
+        _ => None,
+    };
+    t.shard = index.map(|i| (i, kinesis::store::shard_id(i)));
+    t.consumer = v["ConsumerARN"]
+        .as_str()
+        .and_then(|arn| arn.split("/consumer/").nth(1))
+        .and_then(|rest| rest.split(':').next())
+        .map(str::to_string);
+    t
 }
 
 fn kinesis_error(e: &ApiError) -> Response<Body> {

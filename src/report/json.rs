@@ -40,6 +40,140 @@ pub struct Snapshot {
     pub kinesis: Option<Kinesis>,
     pub s3: Option<S3>,
     pub redis: Option<Redis>,
+    /// Absent in reports from before faults existed.
+    #[serde(default)]
+    pub faults: Faults,
+    /// Absent in reports from before it existed.
+    #[serde(default)]
+    pub process: Process,
+}
+
+#[derive(Serialize, Deserialize, Default, Clone, Copy)]
+pub struct ProcessSample {
+    pub at_secs: f64,
+    pub rss_bytes: Option<u64>,
+    pub open_fds: Option<u64>,
+    pub tasks: u64,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub struct Process {
+    pub start: ProcessSample,
+    pub at_10_min: Option<ProcessSample>,
+    pub last: ProcessSample,
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl From<crate::run::process::ProcessSample> for ProcessSample {
+    fn from(s: crate::run::process::ProcessSample) -> Self {
+        ProcessSample {
+            at_secs: s.at_secs,
+            rss_bytes: s.rss_bytes,
+            open_fds: s.open_fds,
+            tasks: s.tasks,
+        }
+    }
+}
+
+impl From<ProcessSample> for crate::run::process::ProcessSample {
+    fn from(s: ProcessSample) -> Self {
+        crate::run::process::ProcessSample {
+            at_secs: s.at_secs,
+            rss_bytes: s.rss_bytes,
+            open_fds: s.open_fds,
+            tasks: s.tasks,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub struct Faults {
+    pub set: Vec<String>,
+    pub events: Vec<FaultEvent>,
+    pub counts: Vec<FaultCount>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct FaultEvent {
+    pub at_secs: f64,
+    pub kind: String,
+    pub target: String,
+    pub recovered_secs: Option<f64>,
+    pub failed: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct FaultCount {
+    pub kind: String,
+    pub fired: u64,
+    pub recovered: u64,
+    pub failed: u64,
+}
+
+impl From<&crate::run::snapshot::FaultsSnapshot> for Faults {
+    fn from(f: &crate::run::snapshot::FaultsSnapshot) -> Faults {
+        Faults {
+            set: f.set.clone(),
+            events: f
+                .events
+                .iter()
+                .map(|e| FaultEvent {
+                    at_secs: e.at_secs,
+                    kind: e.kind.name().into(),
+                    target: e.target.clone(),
+                    recovered_secs: e.recovered_secs,
+                    failed: e.failed.clone(),
+                })
+                .collect(),
+            counts: f
+                .counts
+                .iter()
+                .map(|(k, c)| FaultCount {
+                    kind: k.name().into(),
+                    fired: c.fired,
+                    recovered: c.recovered,
+                    failed: c.failed,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Faults {
+    /// Back into the snapshot's form; kinds this version does not know are left out.
+    fn into_snapshot(self) -> crate::run::snapshot::FaultsSnapshot {
+        use crate::faults::{Kind, KindCounts};
+        crate::run::snapshot::FaultsSnapshot {
+            set: self.set,
+            events: self
+                .events
+                .into_iter()
+                .filter_map(|e| {
+                    Some(crate::run::snapshot::FaultRow {
+                        at_secs: e.at_secs,
+                        kind: Kind::parse(&e.kind).ok()?,
+                        target: e.target,
+                        recovered_secs: e.recovered_secs,
+                        failed: e.failed,
+                    })
+                })
+                .collect(),
+            counts: self
+                .counts
+                .into_iter()
+                .filter_map(|c| {
+                    Some((
+                        Kind::parse(&c.kind).ok()?,
+                        KindCounts {
+                            fired: c.fired,
+                            recovered: c.recovered,
+                            failed: c.failed,
+                        },
+                    ))
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -319,6 +453,13 @@ impl From<&crate::run::snapshot::Snapshot> for Snapshot {
             kinesis: s.kinesis.as_ref().map(kinesis),
             s3: s.s3.as_ref().map(s3),
             redis: s.redis.as_ref().map(redis),
+            faults: Faults::from(&s.faults),
+            process: Process {
+                start: s.process.start.into(),
+                at_10_min: s.process.at_10_min.map(Into::into),
+                last: s.process.last.into(),
+                peak_rss_bytes: s.process.peak_rss_bytes,
+            },
         }
     }
 }
@@ -586,6 +727,13 @@ impl From<Snapshot> for crate::run::snapshot::Snapshot {
             kinesis: s.kinesis.map(Kinesis::into_snapshot),
             s3: s.s3.map(S3::into_snapshot),
             redis: s.redis.map(Redis::into_snapshot),
+            faults: s.faults.into_snapshot(),
+            process: crate::run::process::ProcessSnapshot {
+                start: s.process.start.into(),
+                at_10_min: s.process.at_10_min.map(Into::into),
+                last: s.process.last.into(),
+                peak_rss_bytes: s.process.peak_rss_bytes,
+            },
         }
     }
 }

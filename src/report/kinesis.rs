@@ -229,7 +229,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
     }
     let shortfall = p.shortfall();
     out.push_str(&format!(
-        "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
+        "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent by the SDK's retries, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
         p.mode,
         rate_text(p.asked_rate),
         p.achieved_rate,
@@ -240,6 +240,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         },
         thousands(p.sent),
         thousands(p.acked),
+        thousands(p.sdk.counters.retries),
         thousands(p.resent),
         thousands(p.failed),
         thousands(p.sdk.counters.throttles),

@@ -8,6 +8,7 @@ pub mod json;
 mod kinesis;
 mod redis;
 mod s3;
+pub mod soak;
 pub mod table;
 
 use serde::{Deserialize, Serialize};
@@ -249,6 +250,9 @@ impl Report {
         if !self.cells.is_empty() {
             facts.push(("compared", self.tally.line()));
         }
+        if let Some(line) = process_line(&s.process) {
+            facts.push(("process", line));
+        }
         for (k, v) in facts {
             if md {
                 out.push_str(&format!("- **{k}**: {v}\n"));
@@ -259,6 +263,7 @@ impl Report {
         for section in self.sections() {
             section.write(self, &mut out, md);
         }
+        self.write_faults(&mut out, md);
         let calibrated: Vec<&Cell> = self
             .cells
             .iter()
@@ -281,6 +286,64 @@ impl Report {
         out
     }
 
+    /// The faults set, counts per kind, and the timeline of the newest ones.
+    fn write_faults(&self, out: &mut String, md: bool) {
+        let f = &self.snapshot.faults;
+        if f.set.is_empty() && f.counts.is_empty() {
+            return;
+        }
+        let heading = section_heading(md);
+        heading(
+            out,
+            &format!(
+                "Faults: {} injected, {} recovered",
+                thousands(f.fired()),
+                thousands(f.recovered())
+            ),
+        );
+        for set in &f.set {
+            out.push_str(&format!("- set: {set}\n"));
+        }
+        if !f.counts.is_empty() {
+            let mut t = Table::new(&["fault", "injected", "recovered", "not injected"]);
+            for (kind, c) in &f.counts {
+                t.row(vec![
+                    kind.name().into(),
+                    thousands(c.fired),
+                    thousands(c.recovered),
+                    thousands(c.failed),
+                ]);
+            }
+            out.push_str(&if md { t.markdown() } else { t.text() });
+        }
+        if f.events.is_empty() {
+            return;
+        }
+        let shown = f.events.len().min(TIMELINE_ROWS);
+        heading(
+            out,
+            &if shown < f.events.len() {
+                format!("Fault timeline (the last {shown} of {})", f.events.len())
+            } else {
+                "Fault timeline".to_string()
+            },
+        );
+        let mut t = Table::new(&["at", "fault", "hit", "recovered after"]).labels(3);
+        for e in &f.events[f.events.len() - shown..] {
+            t.row(vec![
+                crate::units::clock(e.at_secs),
+                e.kind.name().into(),
+                e.target.clone(),
+                match (&e.failed, e.recovered_secs) {
+                    (Some(why), _) => format!("not injected: {why}"),
+                    (None, Some(s)) => crate::units::ms_f(s * 1000.0),
+                    (None, None) => "not yet".into(),
+                },
+            ]);
+        }
+        out.push_str(&if md { t.markdown() } else { t.text() });
+    }
+
     /// Long form, one figure a row, for every lab: `lab,subject,metric,value`, then one row per
     /// compared cell (lab `compared`, the cell's id as subject) with the seed's figure (a range
     /// has `seed_high`) and the cell's label. Spreadsheets and data frames pivot it as they need.
@@ -288,6 +351,15 @@ impl Report {
         let mut csv = CsvRows::default();
         for section in self.sections() {
             section.csv(&mut csv);
+        }
+        for (kind, c) in &self.snapshot.faults.counts {
+            for (metric, v) in [
+                ("injected", c.fired),
+                ("recovered", c.recovered),
+                ("not_injected", c.failed),
+            ] {
+                csv.add("faults", kind.name(), metric, v as f64);
+            }
         }
         let field = |s: &str| {
             if s.contains([',', '"', '\n']) {
@@ -334,6 +406,38 @@ impl Report {
         out
     }
 }
+
+/// latlab's own process: resident memory, descriptors and tasks at the start, at ten minutes
+/// (when the run got there) and at the end.
+fn process_line(p: &crate::run::process::ProcessSnapshot) -> Option<String> {
+    let mb = |b: Option<u64>| b.map_or("?".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
+    let n = |v: Option<u64>| v.map_or("?".into(), thousands);
+    p.last.rss_bytes?;
+    let mut points = vec![("start", p.start)];
+    points.extend(p.at_10_min.map(|s| ("10 min", s)));
+    points.push(("end", p.last));
+    let list = |f: &dyn Fn(&crate::run::process::ProcessSample) -> String| {
+        points
+            .iter()
+            .map(|(at, s)| format!("{} {at}", f(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = format!(
+        "RSS {} (peak {}); open fds {}; tokio tasks {}",
+        list(&|s| mb(s.rss_bytes)),
+        mb(p.peak_rss_bytes),
+        list(&|s| n(s.open_fds)),
+        list(&|s| thousands(s.tasks)),
+    );
+    if let Some(g) = p.rss_growth_after_10_min() {
+        line.push_str(&format!("; RSS growth after 10 min {g:+.1}%"));
+    }
+    Some(line)
+}
+
+/// Fault timeline rows a text or Markdown report shows (the JSON has every one kept).
+const TIMELINE_ROWS: usize = 50;
 
 /// A lab's part of a report: its sections of the text and Markdown documents, and its rows of
 /// the CSV, and its cells compared with the seed ([`compare`] labels them).

@@ -9,7 +9,7 @@ use crate::labs::s3::S3Lab;
 pub(super) enum Running {
     Kinesis(Box<KinesisLab>),
     S3(Box<S3Lab>),
-    Redis(Box<RedisLab>),
+    Redis(std::sync::Arc<RedisLab>),
 }
 
 impl Running {

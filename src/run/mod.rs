@@ -2,6 +2,7 @@
 //! measure), takes their snapshots, applies commands while they run and stops them.
 
 mod labs;
+pub mod process;
 pub mod snapshot;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::aws::{Clients, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
+use crate::faults::{FaultLog, FaultSpec, Kind, Service};
 use crate::labs::kinesis::KinesisLab;
 use crate::labs::kinesis::state::{LiveSettings, Shared};
 use crate::labs::redis::snapshot::RedisSnapshot;
@@ -36,6 +38,8 @@ pub struct TargetOptions {
     pub limit_overrides: Vec<String>,
     /// Embedded emulator only: Kinesis operations it answers as an endpoint lacking them does.
     pub lacking: Vec<String>,
+    /// Faults to inject, beside the scenario's (`--fault`).
+    pub faults: Vec<crate::faults::FaultSpec>,
     /// Other endpoints: the S3 Standard bucket and S3 Express directory bucket to measure.
     pub s3_bucket: Option<String>,
     pub s3_express_bucket: Option<String>,
@@ -52,6 +56,8 @@ pub enum Command {
     Redis(redis::Command),
     /// Every lab's histograms and counts start over.
     Reset,
+    /// Inject one fault of this kind now, with its defaults (the TUI's fault menu).
+    Fault(crate::faults::Kind),
 }
 
 impl Command {
@@ -61,6 +67,11 @@ impl Command {
             Command::Kinesis(_) => Some(LabKind::Kinesis),
             Command::S3(_) => Some(LabKind::S3),
             Command::Redis(_) => Some(LabKind::Redis),
+            Command::Fault(k) => Some(match k.service() {
+                crate::faults::Service::Kinesis => LabKind::Kinesis,
+                crate::faults::Service::S3 => LabKind::S3,
+                crate::faults::Service::Redis => LabKind::Redis,
+            }),
             Command::Reset => None,
         }
     }
@@ -70,23 +81,55 @@ impl Command {
 async fn start_redis(
     r: &crate::labs::redis::config::RedisScenario,
     opts: &TargetOptions,
+    log: &Arc<FaultLog>,
 ) -> anyhow::Result<redis::RedisLab> {
     match (&opts.redis_primary, &opts.redis_replica) {
         (Some(p), Some(rep)) => {
             let ends = redis::Endpoints::open(p, rep, false)?;
-            redis::RedisLab::start(ends, None, r.value).await
+            redis::RedisLab::start(ends, None, r.value, log.clone()).await
         }
         (None, None) => {
             let link = crate::labs::redis::local::LinkProfile::resolve(&r.link)?;
             let client_link = crate::labs::redis::local::LinkProfile::resolve(&r.client_link)?;
             let local = crate::labs::redis::local::LocalRedis::start(link, client_link).await?;
             let ends = redis::Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
-            redis::RedisLab::start(ends, Some(local), r.value).await
+            redis::RedisLab::start(ends, Some(local), r.value, log.clone()).await
         }
         _ => anyhow::bail!(
             "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"
         ),
     }
+}
+
+/// Faults that cannot be injected on this run are refused before anything starts: the
+/// emulator's kinds on another endpoint, a lab's kinds without the lab.
+fn check_faults(
+    scenario: &Scenario,
+    opts: &TargetOptions,
+    faults: &[FaultSpec],
+) -> anyhow::Result<()> {
+    let external = opts.endpoint_url.is_some() || opts.aws;
+    for f in faults {
+        let (service, present) = match f.kind.service() {
+            Service::Kinesis => ("Kinesis", scenario.kinesis.is_some()),
+            Service::S3 => ("S3", scenario.s3.is_some()),
+            Service::Redis => ("Redis", scenario.redis.is_some()),
+        };
+        if !present {
+            anyhow::bail!(
+                "fault {}: scenario {} has no {service} lab",
+                f.describe(),
+                scenario.name
+            );
+        }
+        if external && f.kind.service() != Service::Redis {
+            anyhow::bail!(
+                "fault {}: the embedded emulator injects Kinesis and S3 faults; with --endpoint-url or --aws only Redis faults apply",
+                f.describe()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// What a run measures through: the SDK's clients (when a lab needs them), the embedded emulator
@@ -105,6 +148,8 @@ async fn connect(
     scenario: &Scenario,
     opts: &TargetOptions,
     shared: &Shared,
+    faults: &[FaultSpec],
+    log: &Arc<FaultLog>,
 ) -> anyhow::Result<Connected> {
     if scenario.kinesis.is_none() && scenario.s3.is_none() {
         let label = match &opts.redis_primary {
@@ -172,6 +217,12 @@ async fn connect(
         limits: limits.clone(),
         profile: profile.clone(),
         lacking: opts.lacking.clone(),
+        faults: faults
+            .iter()
+            .filter(|f| f.kind.service() != Service::Redis)
+            .cloned()
+            .collect(),
+        fault_log: log.clone(),
         ..EmulatorConfig::default()
     })
     .await?;
@@ -348,6 +399,12 @@ pub struct Lab {
     pub redis_unavailable: Option<String>,
     emulator: Option<Emulator>,
     read_limit: u32,
+    /// Every fault that fired, the emulator's and Redis's.
+    fault_log: Arc<FaultLog>,
+    /// The faults set, as they read.
+    faults_set: Vec<String>,
+    /// latlab's own memory, descriptors and tasks over the run.
+    process: process::ProcessWatch,
 }
 
 impl Lab {
@@ -363,19 +420,27 @@ impl Lab {
             },
         };
         let shared = Shared::new(settings);
+        let faults: Vec<FaultSpec> = scenario
+            .faults
+            .iter()
+            .chain(&opts.faults)
+            .cloned()
+            .collect();
+        check_faults(&scenario, opts, &faults)?;
+        let fault_log = Arc::new(FaultLog::default());
         let Connected {
             clients,
             emulator,
             backend,
             read_limit,
-        } = connect(&scenario, opts, &shared).await?;
+        } = connect(&scenario, opts, &shared, &faults, &fault_log).await?;
         shared.log(format!("backend: {}", backend.label));
         let s3 = match &scenario.s3 {
             Some(s) => Some(start_s3(s, opts, clients.as_ref(), &shared.run_id).await?),
             None => None,
         };
         let (redis, redis_unavailable) = match &scenario.redis {
-            Some(r) => match start_redis(r, opts).await {
+            Some(r) => match start_redis(r, opts, &fault_log).await {
                 Ok(lab) => (Some(lab), None),
                 Err(e) if scenario.kinesis.is_some() || scenario.s3.is_some() => {
                     // The other labs keep working; the Redis pane says what is wrong.
@@ -401,12 +466,13 @@ impl Lab {
         let labs = [
             kinesis.map(|k| Running::Kinesis(Box::new(k))),
             s3.map(|s| Running::S3(Box::new(s))),
-            redis.map(|r| Running::Redis(Box::new(r))),
+            redis.map(|r| Running::Redis(Arc::new(r))),
         ]
         .into_iter()
         .flatten()
         .collect();
-        Ok(Lab {
+        let start = shared.start;
+        let lab = Lab {
             shared,
             scenario,
             backend,
@@ -414,7 +480,52 @@ impl Lab {
             redis_unavailable,
             emulator,
             read_limit,
+            fault_log,
+            faults_set: faults.iter().map(FaultSpec::describe).collect(),
+            process: process::ProcessWatch::start(start),
+        };
+        for f in faults.iter().filter(|f| f.kind.service() == Service::Redis) {
+            match lab.redis_lab() {
+                Some(r) => r.add_fault(f.clone())?,
+                None => lab.shared.log(format!(
+                    "fault {} not set: the Redis lab is not running",
+                    f.describe()
+                )),
+            }
+        }
+        Ok(lab)
+    }
+
+    fn redis_lab(&self) -> Option<&Arc<redis::RedisLab>> {
+        self.labs.iter().find_map(|l| match l {
+            Running::Redis(r) => Some(r),
+            _ => None,
         })
+    }
+
+    /// Injects one fault of `kind` now, with its defaults.
+    fn inject(&self, kind: Kind) -> anyhow::Result<String> {
+        let spec = FaultSpec::now(kind);
+        match kind.service() {
+            Service::Redis => {
+                let r = self.redis_lab().with_context(|| {
+                    self.redis_unavailable
+                        .clone()
+                        .unwrap_or_else(|| "no Redis lab in this scenario".into())
+                })?;
+                r.add_fault(spec.clone())?;
+            }
+            _ => {
+                let e = self.emulator.as_ref().with_context(|| {
+                    format!(
+                        "{kind} is injected by the embedded emulator; this run measures {}",
+                        self.backend.label
+                    )
+                })?;
+                e.faults().add(spec.clone())?;
+            }
+        }
+        Ok(format!("fault injected: {}", spec.describe()))
     }
 
     /// Starts the labs' live loops: S3's PUT and GET, Redis's tries (Kinesis's producer and
@@ -516,6 +627,12 @@ impl Lab {
             kinesis,
             s3,
             redis,
+            faults: snapshot::FaultsSnapshot::of(
+                &self.fault_log,
+                self.faults_set.clone(),
+                shared.start,
+            ),
+            process: self.process.snapshot(),
         }
     }
 
@@ -527,8 +644,10 @@ impl Lab {
                 for lab in &self.labs {
                     lab.reset();
                 }
+                self.fault_log.clear();
                 Ok("histograms and counts reset".into())
             }
+            Command::Fault(kind) => self.inject(kind),
             Command::Kinesis(c) => {
                 let k = self.kinesis().context("no Kinesis lab in this scenario")?;
                 k.apply(c).await
@@ -548,6 +667,7 @@ impl Lab {
     /// Ends the run: stops the producer, lets consumers drain, takes the final snapshot, removes
     /// what latlab created. Returns the snapshot and anything that could not be cleaned up.
     pub async fn finish(mut self) -> (Snapshot, Vec<String>) {
+        self.process.sample_now();
         for lab in &self.labs {
             lab.stop().await;
         }

@@ -51,6 +51,60 @@ pub struct Snapshot {
     pub kinesis: Option<KinesisSnapshot>,
     pub s3: Option<S3Snapshot>,
     pub redis: Option<RedisSnapshot>,
+    /// The faults set on the run and those that fired.
+    pub faults: FaultsSnapshot,
+    /// latlab's own process over the run.
+    pub process: super::process::ProcessSnapshot,
+}
+
+/// One fault that fired, timed from the run's start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultRow {
+    pub at_secs: f64,
+    pub kind: crate::faults::Kind,
+    pub target: String,
+    /// Seconds until the target answered correctly again; None: it has not (yet).
+    pub recovered_secs: Option<f64>,
+    /// Why it could not be injected.
+    pub failed: Option<String>,
+}
+
+/// The run's faults: what is set, what fired (the newest kept), and counts of every one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FaultsSnapshot {
+    /// The faults set, as they read (`kinesis.stall GetRecords for 3s every 10s`).
+    pub set: Vec<String>,
+    pub events: Vec<FaultRow>,
+    pub counts: Vec<(crate::faults::Kind, crate::faults::KindCounts)>,
+}
+
+impl FaultsSnapshot {
+    pub fn fired(&self) -> u64 {
+        self.counts.iter().map(|(_, c)| c.fired).sum()
+    }
+
+    pub fn recovered(&self) -> u64 {
+        self.counts.iter().map(|(_, c)| c.recovered).sum()
+    }
+
+    /// Takes the log's view, timed from `start`.
+    pub fn of(log: &crate::faults::FaultLog, set: Vec<String>, start: std::time::Instant) -> Self {
+        FaultsSnapshot {
+            set,
+            events: log
+                .events()
+                .into_iter()
+                .map(|e| FaultRow {
+                    at_secs: e.at.saturating_duration_since(start).as_secs_f64(),
+                    kind: e.kind,
+                    target: e.target,
+                    recovered_secs: e.recovered.map(|d| d.as_secs_f64()),
+                    failed: e.failed,
+                })
+                .collect(),
+            counts: log.counts().into_iter().collect(),
+        }
+    }
 }
 
 impl Snapshot {

@@ -64,6 +64,8 @@ pub struct App {
     pub zoom: usize,
     pub paused: Option<View>,
     pub help: bool,
+    /// The fault menu is open.
+    pub fault_menu: bool,
     /// The last confirmation or error, and when it came.
     pub message: Option<(String, bool, Instant)>,
     /// Whether the first tab has been chosen from the labs the scenario runs.
@@ -88,6 +90,7 @@ impl App {
             zoom: 1,
             paused: None,
             help: false,
+            fault_menu: false,
             message: None,
             chosen: false,
         }
@@ -187,6 +190,9 @@ impl App {
             self.help = false;
             return Action::Redraw;
         }
+        if self.fault_menu {
+            return self.fault_menu_key(key);
+        }
         match (key.code, key.modifiers) {
             (KeyCode::Char('c'), m) if m.contains(KeyModifiers::CONTROL) => Action::Quit,
             (KeyCode::Char('q'), _) | (KeyCode::Esc, _) => Action::Quit,
@@ -262,10 +268,56 @@ impl App {
                 self.say(format!("theme {}", self.theme().name), false);
                 Action::Redraw
             }
+            (KeyCode::Char('f'), _) => {
+                self.fault_menu = true;
+                Action::Redraw
+            }
             (KeyCode::Char('?'), _) | (KeyCode::Char('h'), _) | (KeyCode::F(1), _) => {
                 self.help = true;
                 Action::Redraw
             }
+            _ => Action::None,
+        }
+    }
+
+    /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`.
+    pub fn menu_faults(&self) -> Vec<(char, crate::faults::Kind)> {
+        use crate::faults::{Kind, Service};
+        Kind::ALL
+            .into_iter()
+            .filter(|k| {
+                self.labs.contains(&match k.service() {
+                    Service::Kinesis => LabKind::Kinesis,
+                    Service::S3 => LabKind::S3,
+                    Service::Redis => LabKind::Redis,
+                })
+            })
+            .zip('a'..='z')
+            .map(|(k, c)| (c, k))
+            .collect()
+    }
+
+    /// A key while the fault menu is open: a letter injects that fault; Esc or f closes it.
+    fn fault_menu_key(&mut self, key: KeyEvent) -> Action {
+        match key.code {
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Action::Quit,
+            KeyCode::Esc | KeyCode::Char('f') | KeyCode::Char('q') => {
+                self.fault_menu = false;
+                Action::Redraw
+            }
+            KeyCode::Char(c) => match self.menu_faults().into_iter().find(|(l, _)| *l == c) {
+                Some((_, kind)) => {
+                    self.fault_menu = false;
+                    Action::Lab(Command::Fault(kind))
+                }
+                None => {
+                    self.say(
+                        format!("'{c}' is not in the fault menu: press a letter from it, or Esc"),
+                        true,
+                    );
+                    Action::Redraw
+                }
+            },
             _ => Action::None,
         }
     }

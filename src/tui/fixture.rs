@@ -229,6 +229,8 @@ pub fn sample_view() -> View {
             }),
             s3: None,
             redis: None,
+            faults: Default::default(),
+            process: Default::default(),
         },
         sparks,
         read_rate: (0..60)

@@ -82,6 +82,12 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Tabs(&[("Tab", "labs")]),
     },
     Key {
+        keys: "f",
+        what: "fault menu: inject a fault now (a letter picks it)",
+        press: "f",
+        footer: Footer::Trail(&[("f", "fault")]),
+    },
+    Key {
         keys: "p",
         what: "pause the display (probes keep running)",
         press: "",
@@ -188,7 +194,7 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-[]svcm0123rzZt");
+        assert_eq!(pressable(), "+-[]svcm0123frzZt");
     }
 
     #[test]
@@ -202,13 +208,16 @@ mod tests {
         };
         assert_eq!(
             names(Tab::Kinesis, &[LabKind::Kinesis]),
-            "q ? +/- [/] p r z/Z t"
+            "q ? +/- [/] f p r z/Z t"
         );
-        assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s [/] p r z/Z t");
-        assert_eq!(names(Tab::Redis, &[LabKind::Redis]), "q ? v c m p r z/Z t");
+        assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s [/] f p r z/Z t");
+        assert_eq!(
+            names(Tab::Redis, &[LabKind::Redis]),
+            "q ? v c m f p r z/Z t"
+        );
         assert_eq!(
             names(Tab::Overview, &[LabKind::Kinesis, LabKind::Redis]),
-            "q ? Tab +/- v p r z/Z t"
+            "q ? Tab +/- v f p r z/Z t"
         );
     }
 }

@@ -67,6 +67,50 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     if app.help {
         draw_help(f, theme, area);
     }
+    if app.fault_menu {
+        draw_fault_menu(f, theme, app, area);
+    }
+}
+
+fn draw_fault_menu(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
+    let items = app.menu_faults();
+    let widest = items
+        .iter()
+        .map(|(_, k)| 6 + 28 + k.describe().chars().count())
+        .max()
+        .unwrap_or(40) as u16;
+    let width = (widest + 4).min(area.width.saturating_sub(2));
+    let height = (items.len() as u16 + 5).min(area.height.saturating_sub(2));
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    f.render_widget(Clear, popup);
+    let mut lines = vec![Line::from("")];
+    for (letter, kind) in &items {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {letter}  "), theme.strong(theme.accent)),
+            Span::styled(format!("{:<28}", kind.name()), theme.fg(theme.text)),
+            Span::styled(kind.describe().to_string(), theme.fg(theme.dim)),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "  a letter injects it now, with its defaults; Esc closes",
+        theme.fg(theme.dim),
+    )));
+    let bg = if theme.monochrome {
+        Style::default()
+    } else {
+        Style::default().bg(theme.popup_bg)
+    };
+    let block = Block::bordered()
+        .title(Span::styled(" inject a fault ", theme.strong(theme.title)))
+        .border_style(theme.fg(theme.accent))
+        .style(bg);
+    f.render_widget(Paragraph::new(lines).block(block).style(bg), popup);
 }
 
 fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
@@ -155,6 +199,26 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             Span::styled(" ✓ ", theme.strong(theme.ok)),
             Span::styled(text.to_string(), theme.fg(theme.text)),
         ]),
+        // A fault injected in the last few seconds.
+        None if recent_fault(view).is_some() => {
+            let (e, fired, recovered) = recent_fault(view).expect("checked");
+            let after = match (&e.failed, e.recovered_secs) {
+                (Some(why), _) => format!("not injected: {why}"),
+                (None, Some(s)) => format!("recovered after {}", crate::units::ms_f(s * 1000.0)),
+                (None, None) => "not recovered yet".into(),
+            };
+            Line::from(vec![
+                Span::styled(" ▼ fault ", theme.strong(theme.error)),
+                Span::styled(
+                    format!("{} {}: {} · {after}", clock(e.at_secs), e.kind, e.target),
+                    theme.fg(theme.text),
+                ),
+                Span::styled(
+                    format!("   {fired} injected, {recovered} recovered"),
+                    theme.fg(theme.dim),
+                ),
+            ])
+        }
         // Otherwise what the tab's figures rest on: the SDK's retries, or what each Redis method
         // includes.
         None => {
@@ -170,6 +234,13 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         }
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// The newest fault, when it fired in the last 5 seconds, with the run's totals.
+fn recent_fault(view: &View) -> Option<(&crate::run::snapshot::FaultRow, u64, u64)> {
+    let s = &view.snapshot;
+    let e = s.faults.events.last()?;
+    (s.elapsed_secs - e.at_secs < 5.0).then(|| (e, s.faults.fired(), s.faults.recovered()))
 }
 
 fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {

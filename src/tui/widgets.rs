@@ -208,13 +208,15 @@ pub fn merge_points(
 }
 
 /// A sparkline of per-second values, each second in its own colour, with its labels: the highest
-/// value shown, what is plotted (`p99/s`) and the time window.
+/// value shown, what is plotted (`p99/s`) and the time window. `marks` are the faults injected
+/// in the window (seconds ago): a `▼` over the second each fired in.
 pub fn draw_sparkline(
     f: &mut Frame,
     theme: &Theme,
     app: &App,
     per_sec: &[(u64, Color)],
     metric: &str,
+    marks: &[u64],
     area: Rect,
 ) {
     if area.height == 0 || area.width < 20 {
@@ -237,6 +239,22 @@ pub fn draw_sparkline(
         )
     };
     f.render_widget(sparkline.max(top.max(1)), chart);
+    let window = per_sec.len().max(1) as u64;
+    let cols = u64::from(chart.width);
+    for ago in marks.iter().filter(|a| **a < window) {
+        // The column of the second `ago` seconds before the newest (the rightmost).
+        let col = ((window - 1 - ago) * cols / window).min(cols.saturating_sub(1));
+        let cell = Rect {
+            x: chart.x + col as u16,
+            y: chart.y,
+            width: 1,
+            height: 1,
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled("▼", theme.strong(theme.error))),
+            cell,
+        );
+    }
     let mut lines = vec![Line::from(Span::styled(
         format!("{:>10}", short_ms(top)),
         theme.fg(theme.text),

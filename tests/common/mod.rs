@@ -179,3 +179,11 @@ where
     assert_eq!(code(e), want, "{}", message(e));
     assert!(message(e).contains(says), "{want}: {}", message(e));
 }
+
+/// Fails (never skips) when redis-server is missing: CI installs it.
+pub fn require_redis_server() {
+    assert!(
+        latlab::labs::redis::local::redis_server_binary().is_ok(),
+        "redis-server is required for the Redis tests: install it (sudo apt-get install -y redis-server; scripts/test and .ci/run do)"
+    );
+}

@@ -106,6 +106,20 @@ impl ApiError {
             status: 500,
         }
     }
+
+    /// The service's 500, as an injected fault answers it.
+    pub fn internal_failure() -> Self {
+        Self::internal("Internal service failure.")
+    }
+
+    /// The service's 503.
+    pub fn service_unavailable() -> Self {
+        ApiError {
+            code: "ServiceUnavailable",
+            message: "The service is unavailable. Please try again.".into(),
+            status: 503,
+        }
+    }
 }
 
 /// `StreamName` -> `streamName`, as the service spells members in validation messages.

@@ -66,6 +66,8 @@ pub struct Kinesis {
     pub stats: Stats,
     /// The service's clock: every time-based rule reads it.
     pub clock: super::time::ServiceClock,
+    /// Iterators handed out before the current epoch have expired (a fault moves it on).
+    pub iterator_epoch: AtomicU64,
 }
 
 impl Kinesis {
@@ -78,7 +80,13 @@ impl Kinesis {
             subscriptions: AtomicU64::new(1),
             stats: Stats::default(),
             clock: Default::default(),
+            iterator_epoch: AtomicU64::new(0),
         }
+    }
+
+    /// Every shard iterator handed out so far expires (a fault).
+    pub fn expire_iterators(&self) {
+        self.iterator_epoch.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn profile(&self) -> Arc<KinesisProfile> {

@@ -275,6 +275,9 @@ impl Kinesis {
             shard: index,
             position,
             created_ms: self.clock.now_micros() / 1000,
+            epoch: self
+                .iterator_epoch
+                .load(std::sync::atomic::Ordering::Relaxed),
         };
         Ok(json!({ "ShardIterator": it.encode() }))
     }
@@ -302,7 +305,12 @@ impl Kinesis {
             })?;
         let now_ms = self.clock.now_micros() / 1000;
         let expiry = self.limits.iterator_expiry.as_millis();
-        if (now_ms - it.created_ms) as i128 > expiry as i128 {
+        if (now_ms - it.created_ms) as i128 > expiry as i128
+            || it.epoch
+                < self
+                    .iterator_epoch
+                    .load(std::sync::atomic::Ordering::Relaxed)
+        {
             return Err(ApiError::expired_iterator(it.created_ms, now_ms, expiry));
         }
         let shard_lock = stream

@@ -352,13 +352,16 @@ pub struct Iterator {
     pub shard: u32,
     pub position: u64,
     pub created_ms: i64,
+    /// The emulator's iterator epoch when it was handed out: a forced expiry (a fault) moves the
+    /// epoch on, and older iterators answer ExpiredIteratorException.
+    pub epoch: u64,
 }
 
 impl Iterator {
     pub fn encode(&self) -> String {
         let raw = format!(
-            "latlab1|{}|{}|{}|{}|{}",
-            self.incarnation, self.shard, self.position, self.created_ms, self.stream
+            "latlab2|{}|{}|{}|{}|{}|{}",
+            self.incarnation, self.shard, self.position, self.created_ms, self.epoch, self.stream
         );
         base64::engine::general_purpose::STANDARD.encode(raw)
     }
@@ -368,8 +371,8 @@ impl Iterator {
             .decode(text)
             .ok()?;
         let raw = String::from_utf8(raw).ok()?;
-        let mut p = raw.splitn(6, '|');
-        if p.next()? != "latlab1" {
+        let mut p = raw.splitn(7, '|');
+        if p.next()? != "latlab2" {
             return None;
         }
         Some(Iterator {
@@ -377,6 +380,7 @@ impl Iterator {
             shard: p.next()?.parse().ok()?,
             position: p.next()?.parse().ok()?,
             created_ms: p.next()?.parse().ok()?,
+            epoch: p.next()?.parse().ok()?,
             stream: p.next()?.to_string(),
         })
     }
@@ -432,6 +436,7 @@ mod tests {
             shard: 1,
             position: 9,
             created_ms: 5,
+            epoch: 3,
         };
         assert_eq!(Iterator::decode(&it.encode()), Some(it));
         assert_eq!(Iterator::decode("bm9wZQ=="), None);

@@ -330,7 +330,8 @@ fn take_due(
 }
 
 /// A `SubscribeToShardEvent` frame.
-fn event(shard: u32, records: &[Record], continuation: u64, behind: i64) -> Bytes {
+#[doc(hidden)]
+pub fn event(shard: u32, records: &[Record], continuation: u64, behind: i64) -> Bytes {
     let records: Vec<RecordOut> = records.iter().map(|r| RecordOut::new(shard, r)).collect();
     let payload = json!({
         "Records": records,

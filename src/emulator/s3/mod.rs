@@ -23,6 +23,27 @@ use crate::emulator::limits::{RateWindow, S3Limits};
 use crate::shaping::{Bucket as RateBucket, CallRate};
 use store::{Storage, Stored};
 
+/// Every operation the S3 emulator answers.
+pub const OPERATIONS: &[&str] = &[
+    "ListBuckets",
+    "CreateBucket",
+    "HeadBucket",
+    "DeleteBucket",
+    "CreateSession",
+    "ListMultipartUploads",
+    "ListObjectsV2",
+    "DeleteObjects",
+    "UploadPart",
+    "PutObject",
+    "ListParts",
+    "GetObject",
+    "HeadObject",
+    "AbortMultipartUpload",
+    "DeleteObject",
+    "CreateMultipartUpload",
+    "CompleteMultipartUpload",
+];
+
 /// The storage class of a bucket, decided by its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Class {

@@ -22,13 +22,43 @@ pub fn esc(s: &str) -> String {
     out
 }
 
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&#34;", "\"")
-        .replace("&amp;", "&")
+/// Decodes the five named entities and numeric character references (`&#13;`, `&#xD;`, as the
+/// SDKs write control characters in keys); anything else after `&` is malformed.
+fn unescape(s: &str) -> Result<String, S3Error> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let end = after
+            .find(';')
+            .filter(|e| *e <= 10)
+            .ok_or_else(S3Error::malformed_xml)?;
+        let entity = &after[..end];
+        let c = match entity {
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            "amp" => '&',
+            _ => {
+                let code =
+                    if let Some(hex) = entity.strip_prefix("#x").or(entity.strip_prefix("#X")) {
+                        u32::from_str_radix(hex, 16).ok()
+                    } else if let Some(dec) = entity.strip_prefix('#') {
+                        dec.parse::<u32>().ok()
+                    } else {
+                        None
+                    };
+                code.and_then(char::from_u32)
+                    .ok_or_else(S3Error::malformed_xml)?
+            }
+        };
+        out.push(c);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// `<tag>text</tag>` as an element.
@@ -71,9 +101,10 @@ pub fn all<'a>(xml: &'a str, tag: &str) -> Result<Vec<&'a str>, S3Error> {
     Ok(out)
 }
 
-/// The text of the first `<tag>`, unescaped.
+/// The text of the first `<tag>`, unescaped, whitespace and all (an object key may begin or
+/// end with spaces or line breaks).
 pub fn text(xml: &str, tag: &str) -> Result<Option<String>, S3Error> {
-    Ok(all(xml, tag)?.first().map(|s| unescape(s.trim())))
+    all(xml, tag)?.first().map(|s| unescape(s)).transpose()
 }
 
 #[cfg(test)]
@@ -89,5 +120,13 @@ mod tests {
         assert_eq!(text(parts[0], "ETag").unwrap().as_deref(), Some("\"a\""));
         assert!(all("<Part><PartNumber>1", "Part").is_err());
         assert_eq!(esc("a<b&c"), "a&lt;b&amp;c");
+        assert_eq!(
+            text("<Key> a&#xD;&#10;&amp;b </Key>", "Key")
+                .unwrap()
+                .as_deref(),
+            Some(" a\r\n&b ")
+        );
+        assert!(text("<Key>a&bogus;</Key>", "Key").is_err());
+        assert!(text("<Key>a & b</Key>", "Key").is_err());
     }
 }

@@ -157,6 +157,10 @@ async fn subscribe_loop(
 ) {
     let shard_id = ctx.shards[shard].clone();
     let mut continuation: Option<String> = None;
+    // When a LATEST consumer's first subscription was asked for: until an event gives it a
+    // continuation, it subscribes again from there (AT_TIMESTAMP), never from a later LATEST
+    // that would skip what arrived between.
+    let mut first_subscribed: Option<std::time::SystemTime> = None;
     let mut is_ready = false;
     let mut failures = 0u32;
     // Answers in a row saying the endpoint lacks the operation.
@@ -167,14 +171,21 @@ async fn subscribe_loop(
                 .r#type(ShardIteratorType::AfterSequenceNumber)
                 .sequence_number(seq)
                 .build(),
-            None => StartingPosition::builder()
-                .r#type(match ctx.start {
-                    StartPosition::Latest => ShardIteratorType::Latest,
-                    StartPosition::TrimHorizon => ShardIteratorType::TrimHorizon,
-                })
-                .build(),
+            None => match (ctx.start, first_subscribed) {
+                (StartPosition::Latest, Some(at)) => StartingPosition::builder()
+                    .r#type(ShardIteratorType::AtTimestamp)
+                    .timestamp(aws_smithy_types::DateTime::from(at))
+                    .build(),
+                (StartPosition::Latest, None) => StartingPosition::builder()
+                    .r#type(ShardIteratorType::Latest)
+                    .build(),
+                (StartPosition::TrimHorizon, _) => StartingPosition::builder()
+                    .r#type(ShardIteratorType::TrimHorizon)
+                    .build(),
+            },
         }
         .expect("type is set");
+        let asked = std::time::SystemTime::now();
         let sent = Instant::now();
         let result = tokio::select! {
             _ = c.cancel.cancelled() => break,
@@ -209,6 +220,7 @@ async fn subscribe_loop(
             }
         };
         failures = 0;
+        first_subscribed.get_or_insert(asked);
         c.event("subscriptions");
         c.set_status(format!(
             "subscribed ({} ms to subscribe)",

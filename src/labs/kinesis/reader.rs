@@ -17,6 +17,9 @@ pub struct ShardReader {
     start: StartPosition,
     iterator: Option<String>,
     last_sequence: Option<String>,
+    /// When a LATEST reader first asked for its position: until it has read a record, it comes
+    /// back there (AT_TIMESTAMP), never to a later LATEST that would skip what arrived between.
+    first_positioned: Option<std::time::SystemTime>,
     /// Answers in a row that say the endpoint lacks an operation: (operation, what it answered).
     lacking: Option<(&'static str, String, u32)>,
 }
@@ -39,6 +42,7 @@ impl ShardReader {
             start,
             iterator: None,
             last_sequence: None,
+            first_positioned: None,
             lacking: None,
         }
     }
@@ -96,18 +100,25 @@ impl ShardReader {
             .get_shard_iterator()
             .stream_name(&self.stream)
             .shard_id(&self.shard);
-        let req = match &self.last_sequence {
-            Some(seq) => req
+        let asked = std::time::SystemTime::now();
+        let req = match (&self.last_sequence, self.start, self.first_positioned) {
+            (Some(seq), _, _) => req
                 .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
                 .starting_sequence_number(seq),
-            None => req.shard_iterator_type(match self.start {
-                StartPosition::Latest => ShardIteratorType::Latest,
-                StartPosition::TrimHorizon => ShardIteratorType::TrimHorizon,
-            }),
+            (None, StartPosition::Latest, Some(at)) => req
+                .shard_iterator_type(ShardIteratorType::AtTimestamp)
+                .timestamp(aws_smithy_types::DateTime::from(at)),
+            (None, StartPosition::Latest, None) => {
+                req.shard_iterator_type(ShardIteratorType::Latest)
+            }
+            (None, StartPosition::TrimHorizon, _) => {
+                req.shard_iterator_type(ShardIteratorType::TrimHorizon)
+            }
         };
         match req.send().await {
             Ok(out) => {
                 self.lacking = None;
+                self.first_positioned.get_or_insert(asked);
                 self.iterator = out.shard_iterator;
                 Ok(())
             }

@@ -151,6 +151,27 @@ pub fn redis_server_binary() -> anyhow::Result<std::path::PathBuf> {
     )
 }
 
+/// `DEBUG` is refused by default since Redis 7; latlab's own servers allow it from 127.0.0.1 (the
+/// `redis.debug-sleep` fault). Older servers allow it already and do not know the option.
+fn debug_command_args(binary: &std::path::Path) -> Vec<&'static str> {
+    let version = Command::new(binary)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let major = version
+        .split("v=")
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok())
+        .unwrap_or(0);
+    if major >= 7 {
+        vec!["--enable-debug-command", "local"]
+    } else {
+        Vec::new()
+    }
+}
+
 fn spawn(
     binary: &std::path::Path,
     dir: &std::path::Path,
@@ -172,6 +193,7 @@ fn spawn(
         ])
         .arg("--dir")
         .arg(dir)
+        .args(debug_command_args(binary))
         .args(["--daemonize", "no", "--logfile", ""])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -200,8 +222,13 @@ fn spawn(
 /// The running pair.
 pub struct LocalRedis {
     primary: Server,
-    replica: Server,
+    /// Replaced when a fault restarts it.
+    replica: Mutex<Server>,
+    replica_port: u16,
+    binary: std::path::PathBuf,
     _dir: tempfile::TempDir,
+    replica_dir: std::path::PathBuf,
+    shaper_port: u16,
     /// The replication link (replica -> primary).
     pub shaper: Arc<Shaper>,
     /// The clients' links, when they have one: (primary port, replica port) of the proxies.
@@ -221,13 +248,46 @@ impl LocalRedis {
     pub fn replica_url(&self) -> String {
         format!(
             "redis://127.0.0.1:{}/",
-            self.client_ports.map_or(self.replica.port, |p| p.1)
+            self.client_ports.map_or(self.replica_port, |p| p.1)
         )
     }
 
     /// The process ids of the servers (tests check they are gone).
     pub fn pids(&self) -> (u32, u32) {
-        (self.primary.child.id(), self.replica.child.id())
+        (self.primary.child.id(), self.replica.lock().child.id())
+    }
+
+    /// Kills the replica's redis-server and starts a new one on the same port, a replica of the
+    /// primary through the same link; returns the old and new process ids once it answers PING.
+    /// With no persistence it starts empty, so a full resync follows.
+    pub async fn restart_replica(&self) -> anyhow::Result<(u32, u32)> {
+        let old = {
+            let mut r = self.replica.lock();
+            let pid = r.child.id();
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+            pid
+        };
+        // The port was just freed by the process that held it; another may take it meanwhile.
+        let mut tries = 0;
+        let server = loop {
+            let server = spawn(
+                &self.binary,
+                &self.replica_dir,
+                self.replica_port,
+                Some(self.shaper_port),
+            )?;
+            match wait_ping(self.replica_port, Duration::from_secs(5)).await {
+                Ok(()) => break server,
+                Err(e) if tries >= 3 => {
+                    return Err(e.context("the restarted replica did not answer"));
+                }
+                Err(_) => tries += 1,
+            }
+        };
+        let new = server.child.id();
+        *self.replica.lock() = server;
+        Ok((old, new))
     }
 
     /// Starts a primary, the shaper in front of it, and a replica of it through the shaper; with a
@@ -249,9 +309,10 @@ impl LocalRedis {
         let replica_dir = dir.path().join("replica");
         std::fs::create_dir_all(&replica_dir)?;
         let replica = spawn(&binary, &replica_dir, free_port()?, Some(shaper_port))?;
+        let replica_port = replica.port;
         let client_ports = if client_link.latency_ms > 0.0 || client_link.bandwidth > 0.0 {
             let (_, p, t1) = Shaper::start(client_link.clone(), primary_port).await?;
-            let (_, r, t2) = Shaper::start(client_link, replica.port).await?;
+            let (_, r, t2) = Shaper::start(client_link, replica_port).await?;
             tasks.extend([t1, t2]);
             Some((p, r))
         } else {
@@ -259,13 +320,17 @@ impl LocalRedis {
         };
         let redis = LocalRedis {
             primary,
-            replica,
+            replica: Mutex::new(replica),
+            replica_port,
+            binary,
             _dir: dir,
+            replica_dir,
+            shaper_port,
             shaper,
             client_ports,
             tasks,
         };
-        wait_ping(redis.replica.port, Duration::from_secs(10))
+        wait_ping(redis.replica_port, Duration::from_secs(10))
             .await
             .context("the replica redis-server did not start")?;
         wait_link_up(&redis.replica_url(), Duration::from_secs(20)).await?;
@@ -342,6 +407,9 @@ pub struct ShaperStats {
 pub struct Shaper {
     link: Mutex<LinkProfile>,
     stats: Mutex<ShaperStats>,
+    /// Until then the link carries nothing: bytes wait, new connections wait (a partition shorter
+    /// than TCP's and Redis's timeouts, as a network partition looks to both ends).
+    partitioned_until: Mutex<Option<Instant>>,
 }
 
 impl Shaper {
@@ -349,6 +417,7 @@ impl Shaper {
         Shaper {
             stats: Mutex::new(ShaperStats::default()),
             link: Mutex::new(link),
+            partitioned_until: Mutex::new(None),
         }
     }
 
@@ -379,6 +448,22 @@ impl Shaper {
         *self.link.lock() = link;
     }
 
+    /// Carries nothing for `d` from now.
+    pub fn partition(&self, d: Duration) {
+        *self.partitioned_until.lock() = Some(Instant::now() + d);
+    }
+
+    /// Waits out a partition, if one is on.
+    async fn wait_partition(&self) {
+        loop {
+            let until = *self.partitioned_until.lock();
+            match until {
+                Some(t) if t > Instant::now() => crate::emulator::profile::sleep_until(t).await,
+                _ => return,
+            }
+        }
+    }
+
     pub fn stats(&self) -> ShaperStats {
         let link = self.link();
         ShaperStats {
@@ -396,6 +481,7 @@ impl Shaper {
             };
             let this = self.clone();
             tokio::spawn(async move {
+                this.wait_partition().await;
                 let Ok(server) = TcpStream::connect(upstream).await else {
                     return;
                 };
@@ -418,9 +504,11 @@ impl Shaper {
         to_replica: bool,
     ) {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<(Instant, Vec<u8>)>(256);
+        let this = self.clone();
         let writer = tokio::spawn(async move {
             while let Some((due, chunk)) = rx.recv().await {
                 crate::emulator::profile::sleep_until(due).await;
+                this.wait_partition().await;
                 if to.write_all(&chunk).await.is_err() {
                     return;
                 }

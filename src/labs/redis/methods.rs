@@ -35,7 +35,7 @@ pub(super) async fn poll_exists(
     }
 }
 
-/// One try of all three methods with a value of `value`.
+/// One try of all three methods with a value of `value`; whether every method measured.
 pub async fn try_once(
     shared: &RedisShared,
     ends: &Endpoints,
@@ -43,7 +43,8 @@ pub async fn try_once(
     r: &mut MultiplexedConnection,
     value: &bytes::Bytes,
     n: u64,
-) {
+) -> bool {
+    let mut measured = 0;
     let limit = Duration::from_secs(30);
     // 1. The seed's way: new clients for every try.
     let key = format!("{PREFIX}lag:{n}:new");
@@ -56,7 +57,10 @@ pub async fn try_once(
     }
     .await;
     match result {
-        Ok(lag) => shared.record(Method::NewClients, lag, None),
+        Ok(lag) => {
+            measured += 1;
+            shared.record(Method::NewClients, lag, None)
+        }
         Err(e) => shared.failed(Method::NewClients, &e.to_string()),
     }
     // 2. A persistent replica connection.
@@ -67,7 +71,10 @@ pub async fn try_once(
     }
     .await;
     match result {
-        Ok(lag) => shared.record(Method::Persistent, lag, None),
+        Ok(lag) => {
+            measured += 1;
+            shared.record(Method::Persistent, lag, None)
+        }
         Err(e) => shared.failed(Method::Persistent, &e.to_string()),
     }
     // 3. Offsets: WAIT for the acknowledgement; the bytes behind from both sides' INFO.
@@ -119,10 +126,14 @@ pub async fn try_once(
     }
     .await;
     match result {
-        Ok((lag, behind)) => shared.record(Method::Offset, lag, behind),
+        Ok((lag, behind)) => {
+            measured += 1;
+            shared.record(Method::Offset, lag, behind)
+        }
         Err(e) => shared.failed(Method::Offset, &e.to_string()),
     }
     let _: Result<(), _> = p.del(&[key, key2, key3]).await;
+    measured == 3
 }
 
 /// Waits until the replica has everything the primary wrote (after a fill, before measuring).

@@ -12,6 +12,7 @@
 mod conditions;
 pub mod config;
 mod endpoints;
+mod faults;
 pub mod local;
 mod methods;
 pub mod snapshot;
@@ -120,6 +121,8 @@ pub struct RedisShared {
     pub memory_full: AtomicBool,
     pub methods: Mutex<BTreeMap<Method, MethodMetrics>>,
     pub status: Mutex<String>,
+    /// Faults waiting for a try that measures every method again: (event id, not before).
+    awaiting: Mutex<Vec<(u64, Instant)>>,
 }
 
 impl RedisShared {
@@ -131,6 +134,7 @@ impl RedisShared {
             memory_full: AtomicBool::new(false),
             methods: Mutex::new(BTreeMap::new()),
             status: Mutex::new("starting".into()),
+            awaiting: Mutex::new(Vec::new()),
         })
     }
 
@@ -186,6 +190,18 @@ impl RedisShared {
     pub fn reset(&self) {
         self.methods.lock().clear();
     }
+
+    /// A try that began at `started` measured every method: the faults that ended before it
+    /// have recovered.
+    fn recovered(&self, log: &crate::faults::FaultLog, started: Instant) {
+        self.awaiting.lock().retain(|(id, after)| {
+            let done = started >= *after;
+            if done {
+                log.recovered(*id);
+            }
+            !done
+        });
+    }
 }
 
 /// What the Redis lab's keys ask of it while it runs.
@@ -208,6 +224,8 @@ pub struct RedisLab {
     cancel: CancellationToken,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     pub results: Mutex<Vec<ConditionResult>>,
+    /// Where the faults injected on Redis are recorded.
+    pub fault_log: Arc<crate::faults::FaultLog>,
 }
 
 impl RedisLab {
@@ -281,6 +299,7 @@ impl RedisLab {
         ends: Endpoints,
         local: Option<crate::labs::redis::local::LocalRedis>,
         value_bytes: u64,
+        fault_log: Arc<crate::faults::FaultLog>,
     ) -> anyhow::Result<RedisLab> {
         ends.check().await?;
         let shared = RedisShared::new(value_bytes);
@@ -291,6 +310,7 @@ impl RedisLab {
             cancel: CancellationToken::new(),
             tasks: Mutex::new(Vec::new()),
             results: Mutex::new(Vec::new()),
+            fault_log,
         };
         let load = tokio::spawn(cpu_load(
             lab.ends.clone(),
@@ -304,6 +324,7 @@ impl RedisLab {
     /// Tries over and over with the live conditions, until stopped.
     pub fn start_live(&self) {
         let (shared, ends, cancel) = (self.shared.clone(), self.ends.clone(), self.cancel.clone());
+        let fault_log = self.fault_log.clone();
         let task = tokio::spawn(async move {
             let Ok((mut p, mut r)) = ends.check().await else {
                 return;
@@ -334,9 +355,22 @@ impl RedisLab {
                 }
                 *shared.status.lock() = "measuring".into();
                 n += 1;
-                tokio::select! {
+                let started = Instant::now();
+                let all_measured = tokio::select! {
                     _ = cancel.cancelled() => break,
-                    _ = try_once(&shared, &ends, &mut p, &mut r, &value, n) => {}
+                    ok = try_once(&shared, &ends, &mut p, &mut r, &value, n) => ok,
+                };
+                if all_measured {
+                    shared.recovered(&fault_log, started);
+                } else {
+                    // A server restarted or a connection broke: connect again before the next try.
+                    match tokio::time::timeout(Duration::from_secs(15), ends.check()).await {
+                        Ok(Ok((np, nr))) => (p, r) = (np, nr),
+                        Ok(Err(e)) => *shared.status.lock() = format!("reconnecting: {e:#}"),
+                        Err(_) => {
+                            *shared.status.lock() = "reconnecting: no answer within 15s".into()
+                        }
+                    }
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -378,7 +412,12 @@ impl RedisLab {
                     bail!("stopped");
                 }
                 progress(format!("{}: try {} of {tries}", c.name, n + 1));
-                try_once(&self.shared, &self.ends, &mut p, &mut r, &value, n as u64).await;
+                if !try_once(&self.shared, &self.ends, &mut p, &mut r, &value, n as u64).await
+                    && let Ok(Ok((np, nr))) =
+                        tokio::time::timeout(Duration::from_secs(15), self.ends.check()).await
+                {
+                    (p, r) = (np, nr);
+                }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
             self.shared.cpu_load.store(false, Ordering::Relaxed);

@@ -172,7 +172,8 @@ fn draw_spark(
             merge_points(&mut per_sec, points, color, |p| p.p99_us);
         }
     }
-    draw_sparkline(f, theme, app, &per_sec, "p99/s", area);
+    let marks = super::fault_marks(view, crate::faults::Service::Kinesis, app.window());
+    draw_sparkline(f, theme, app, &per_sec, "p99/s", &marks, area);
 }
 
 fn draw_table(

@@ -59,3 +59,16 @@ pub fn status(lab: LabKind, snap: &Snapshot) -> String {
         LabKind::Redis => redis::status(),
     }
 }
+
+/// The faults of `service` injected in the last `window` seconds, as seconds ago.
+pub fn fault_marks(view: &View, service: crate::faults::Service, window: u64) -> Vec<u64> {
+    let s = &view.snapshot;
+    s.faults
+        .events
+        .iter()
+        .rev()
+        .filter(|e| e.kind.service() == service && e.failed.is_none())
+        .map(|e| (s.elapsed_secs - e.at_secs).max(0.0) as u64)
+        .take_while(|ago| *ago < window)
+        .collect()
+}

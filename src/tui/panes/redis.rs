@@ -68,7 +68,8 @@ pub fn draw(
         if let Some((_, points)) = view.redis_sparks.iter().find(|(x, _)| *x == method) {
             merge_points(&mut per_sec, points, theme.redis, |p| p.max_us);
         }
-        draw_sparkline(f, theme, app, &per_sec, "max/s", spark_area);
+        let marks = super::fault_marks(view, crate::faults::Service::Redis, app.window());
+        draw_sparkline(f, theme, app, &per_sec, "max/s", &marks, spark_area);
         // p99.9, the mean, p90 and the try count go first when the pane is narrow.
         let mut columns = vec![
             Column::right("p50", 11, 0),

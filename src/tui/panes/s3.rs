@@ -78,7 +78,8 @@ pub fn draw(
             };
             merge_points(&mut per_sec, points, color, |p| p.p99_us);
         }
-        draw_sparkline(f, theme, app, &per_sec, "p99/s", spark_area);
+        let marks = super::fault_marks(view, crate::faults::Service::S3, app.window());
+        draw_sparkline(f, theme, app, &per_sec, "p99/s", &marks, spark_area);
         // The total's max, the first byte's p99, the request count and SlowDown go first when the
         // pane is narrow.
         let columns = [

@@ -161,7 +161,7 @@ impl S3 {
     ) -> S3Result<Response<Body>> {
         let body = collect(body, 2 * 1024 * 1024).await?;
         let body = String::from_utf8(body.to_vec()).map_err(|_| S3Error::malformed_xml())?;
-        let quiet = text(&body, "Quiet")?.as_deref() == Some("true");
+        let quiet = text(&body, "Quiet")?.as_deref().map(str::trim) == Some("true");
         let keys: Vec<String> = all(&body, "Object")?
             .iter()
             .map(|o| text(o, "Key").and_then(|k| k.ok_or_else(S3Error::malformed_xml)))

@@ -4,7 +4,8 @@
 
 mod bucket;
 mod multipart;
-mod object;
+#[doc(hidden)]
+pub mod object;
 mod session;
 
 use std::collections::BTreeMap;
@@ -23,9 +24,11 @@ use super::xml::{all, doc, el, text};
 use super::{BucketState, Class, Object, Part, S3, Session, Upload, is_directory_bucket};
 use crate::clock::{http_date_ms, rfc3339_ms};
 use crate::emulator::Body;
+use crate::emulator::faults::{Action, ConnReset, Faulty, Injector, Target};
 use crate::emulator::profile::delay;
 use crate::emulator::s3::body::{ALGORITHMS, Checksum, Chunked, algorithm_name};
 use crate::emulator::s3::store::{Reader, Writer};
+use crate::faults::Service;
 
 /// An S3 request, parsed.
 struct Call {
@@ -257,16 +260,48 @@ impl Op {
 }
 
 impl S3 {
-    /// Answers one S3 request.
-    pub async fn handle(self: &Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+    /// Answers one S3 request, with the faults set on the emulator: `conn` resets the
+    /// connection it came on.
+    pub async fn handle(
+        self: &Arc<Self>,
+        req: Request<Incoming>,
+        faults: &Arc<Injector>,
+        conn: &Arc<ConnReset>,
+    ) -> Response<Body> {
         let call = parse(&req);
         let op = Op::route(&call);
         let name = op.map_or(UNROUTED, Op::name);
         let head = call.method == Method::HEAD;
         let class = Class::of_bucket(&call.bucket);
-        let result = match op {
-            Some(op) => self.dispatch(op, call, req.into_body()).await,
-            None => Err(S3Error::new(
+        let aim = Target {
+            service: Some(Service::S3),
+            operation: name.to_string(),
+            class: Some(class),
+            ..Target::default()
+        };
+        let hit = faults.on_request(&aim);
+        if !hit.delay.is_zero() {
+            tokio::time::sleep(hit.delay).await;
+        }
+        let action = hit.action.map(|(a, _)| a);
+        let result = match (op, action) {
+            (_, Some(Action::InternalError)) => Err(S3Error::new(
+                500,
+                "InternalError",
+                "We encountered an internal error. Please try again.",
+            )),
+            (_, Some(Action::Unavailable)) => Err(S3Error::slow_down()),
+            (Some(Op::PutObject | Op::UploadPart), Some(Action::BodyReset)) => {
+                read_half(&call.headers, req.into_body()).await;
+                conn.reset();
+                Err(S3Error::new(
+                    500,
+                    "InternalError",
+                    "connection reset (fault)",
+                ))
+            }
+            (Some(op), _) => self.dispatch(op, call, req.into_body()).await,
+            (None, _) => Err(S3Error::new(
                 405,
                 "MethodNotAllowed",
                 format!(
@@ -281,8 +316,31 @@ impl S3 {
             )),
         };
         match result {
-            Ok(r) => {
+            Ok(mut r) => {
                 self.count(class, name, |c| c.requests += 1);
+                match action {
+                    Some(Action::FirstByteStall(d)) => {
+                        tokio::time::sleep(d).await;
+                        if let Some((_, id)) = hit.action {
+                            faults.log.recovered(id);
+                        }
+                    }
+                    Some(Action::BodyReset) => {
+                        // A download: half its body, then the connection is reset.
+                        let half = header(r.headers(), "content-length")
+                            .and_then(|v| v.parse::<u64>().ok())
+                            .unwrap_or(0)
+                            / 2;
+                        let (parts, body) = r.into_parts();
+                        r = Response::from_parts(
+                            parts,
+                            Faulty::cut_after(body, half, conn.clone()),
+                        );
+                        return r;
+                    }
+                    _ => {}
+                }
+                faults.on_success(&aim);
                 r
             }
             Err(e) => {
@@ -315,6 +373,16 @@ impl S3 {
                 // enough.
                 if !is_directory_bucket(&c.bucket) {
                     self.bucket(&c.bucket)?;
+                }
+                if let Some(v) = c.headers.get("x-amz-create-session-mode") {
+                    let mode = v.to_str().unwrap_or("\u{fffd}").trim();
+                    if !["", "ReadWrite", "ReadOnly"].contains(&mode) {
+                        return Err(S3Error::invalid_argument(format!(
+                            "x-amz-create-session-mode '{}' is not a session mode; valid: ReadWrite, ReadOnly",
+                            mode.chars().take(40).collect::<String>()
+                        ))
+                        .with("ArgumentName", "x-amz-create-session-mode"));
+                    }
                 }
                 return self.create_session(&c.bucket).await;
             }
@@ -370,6 +438,21 @@ impl S3 {
             .get(name)
             .cloned()
             .ok_or_else(|| S3Error::no_such_bucket(name))
+    }
+}
+
+/// Reads about half of an upload's body (by its Content-Length), for a reset mid-body.
+async fn read_half(headers: &HeaderMap, mut body: Incoming) {
+    let half = header(headers, "content-length")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0)
+        / 2;
+    let mut read = 0u64;
+    while read < half {
+        match body.frame().await {
+            Some(Ok(f)) => read += f.data_ref().map_or(0, |d| d.len() as u64),
+            _ => break,
+        }
     }
 }
 

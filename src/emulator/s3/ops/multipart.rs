@@ -86,9 +86,9 @@ impl S3 {
         let mut listed = Vec::new();
         for p in all(&xml, "Part")? {
             let n: u32 = text(p, "PartNumber")?
-                .and_then(|n| n.parse().ok())
+                .and_then(|n| n.trim().parse().ok())
                 .ok_or_else(S3Error::malformed_xml)?;
-            let etag = text(p, "ETag")?;
+            let etag = text(p, "ETag")?.map(|e| e.trim().to_string());
             listed.push((n, etag));
         }
         if listed.is_empty() {

@@ -291,7 +291,7 @@ pub(super) async fn stream_object(
 }
 
 /// `bytes=a-b`, `bytes=a-`, `bytes=-n` to a half-open range; an unsatisfiable one is InvalidRange.
-pub(super) fn parse_range(r: &str, size: u64) -> S3Result<(u64, u64)> {
+pub fn parse_range(r: &str, size: u64) -> S3Result<(u64, u64)> {
     let invalid = || {
         S3Error::new(
             416,
@@ -317,7 +317,7 @@ pub(super) fn parse_range(r: &str, size: u64) -> S3Result<(u64, u64)> {
             if b < a {
                 return Err(invalid());
             }
-            (a, (b + 1).min(size))
+            (a, b.saturating_add(1).min(size))
         }
     };
     if start >= size || start >= end {

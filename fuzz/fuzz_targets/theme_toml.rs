@@ -1,0 +1,11 @@
+//! Theme files (`latlab::tui::theme::Theme::parse`), over the dark theme and alone: any text
+//! parses or names what is wrong.
+#![no_main]
+
+use latlab::tui::theme::Theme;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|text: &str| {
+    let _ = Theme::parse(text, Some(&Theme::dark()));
+    let _ = Theme::parse(text, None);
+});
