@@ -625,6 +625,18 @@ where
     let full = aws_smithy_types::error::display::DisplayErrorContext(e).to_string();
     tracing::debug!("SDK error: {full}");
     match e {
+        SdkError::ServiceError(s) if s.err().code().is_none() => {
+            let raw = s.raw();
+            let kind = raw
+                .headers()
+                .get("content-type")
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default();
+            format!(
+                "HTTP {}: the answer{kind} is not an AWS error",
+                raw.status().as_u16()
+            )
+        }
         SdkError::ServiceError(s) => format!(
             "{}: {}",
             s.err().code().unwrap_or("UnknownServiceError"),
@@ -643,9 +655,33 @@ where
             )
         }
         SdkError::TimeoutError(_) => "timed out".into(),
+        SdkError::DispatchFailure(_) if session_failure(e).is_some() => format!(
+            "CreateSession (the SDK's S3 Express session): {}",
+            error_line(session_failure(e).expect("checked"))
+        ),
         // The transport's cause.
         _ => error_chain(e),
     }
+}
+
+/// The error of the S3 Express session the SDK asked for by itself, inside a call that failed
+/// for it (the SDK reports it as the call's dispatch failure).
+fn session_failure(
+    e: &dyn std::error::Error,
+) -> Option<
+    &aws_smithy_runtime_api::client::result::SdkError<
+        aws_sdk_s3::operation::create_session::CreateSessionError,
+        aws_smithy_runtime_api::http::Response,
+    >,
+> {
+    let mut next = e.source();
+    while let Some(err) = next {
+        if let Some(s) = err.downcast_ref() {
+            return Some(s);
+        }
+        next = err.source();
+    }
+    None
 }
 
 /// An error and its causes, each by its Display (never its Debug), on one line.
@@ -669,7 +705,7 @@ pub fn unsupported<E>(
     e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
 ) -> Option<String>
 where
-    E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
 {
     use aws_smithy_runtime_api::client::result::SdkError;
     match e {
@@ -677,6 +713,17 @@ where
             "HTTP {}, not an AWS response",
             r.raw().status().as_u16()
         )),
+        // S3's SDK reads an error body it cannot parse as an error without a code.
+        SdkError::ServiceError(s)
+            if s.err().code().is_none() && s.raw().status().as_u16() >= 400 =>
+        {
+            Some(format!(
+                "HTTP {}, not an AWS response",
+                s.raw().status().as_u16()
+            ))
+        }
+        // The S3 Express session the SDK asks for on its own (from inside the call) failed.
+        SdkError::DispatchFailure(_) => session_failure(e).and_then(unsupported),
         SdkError::ServiceError(s) => match s.err().code() {
             Some(
                 code @ ("UnknownOperationException"

@@ -38,7 +38,8 @@ fn scenarios_are_listed_a_line_each() {
             "s3-demo",
             "seed-redis",
             "redis-demo",
-            "tour"
+            "tour",
+            "soak"
         ]
     );
     assert!(out.contains("three GetRecords pollers"));
@@ -65,7 +66,7 @@ fn bad_scenarios_and_flags_are_named() {
     );
     let (ok, _, err) = output(latlab().args(["run", "seed-kinesis-round3"]));
     assert!(!ok);
-    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, seed-s3, s3-demo, seed-redis, redis-demo, tour"), "{err}");
+    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, seed-s3, s3-demo, seed-redis, redis-demo, tour, soak"), "{err}");
     let (ok, _, err) = output(latlab().args(["run", "demo", "--duration", "soon"]));
     assert!(!ok);
     assert!(err.contains("'soon' is not a duration"), "{err}");
@@ -459,7 +460,7 @@ fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
     assert!(!ok);
     assert!(
         err.contains(
-            "'q' is not a key --press can give: use any of + - [ ] s v c m 0 1 2 3 r z Z t"
+            "'q' is not a key --press can give: use any of + - [ ] s v c m 0 1 2 3 f r z Z t"
         ),
         "{err}"
     );
@@ -543,4 +544,290 @@ fn consumers_an_endpoint_cannot_serve_say_so_and_the_rest_run() {
             && err.contains("SubscribeToShard"),
         "{err}"
     );
+}
+
+#[test]
+fn a_producer_the_endpoint_cannot_serve_stops_and_says_why() {
+    let (ok, out, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--lacking",
+        "PutRecord",
+        "--duration",
+        "5s",
+        "--quiet",
+        "--latency-profile",
+        "zero",
+    ]));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(
+            "producer stopped: not supported by this endpoint: PutRecord answered HTTP 500, not an AWS response"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("short: the endpoint lacks the put operation"),
+        "{out}"
+    );
+    // Nothing was stored, and every record is accounted for as such.
+    assert!(out.contains(" 0 acknowledged"), "{out}");
+    for line in out.lines().chain(err.lines()) {
+        assert!(
+            !line.contains("SdkBody") && !line.contains("ResponseError {"),
+            "no SDK debug output reaches the user: {line}"
+        );
+    }
+}
+
+#[test]
+fn s3_express_an_endpoint_cannot_serve_is_named_and_standard_is_measured() {
+    let (ok, out, err) = output(latlab().args([
+        "run",
+        "s3-demo",
+        "--lacking",
+        "CreateSession",
+        "--duration",
+        "3s",
+        "--quiet",
+        "--latency-profile",
+        "zero",
+    ]));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("S3 Express One Zone not measured: not supported by this endpoint: CreateSession answered HTTP 500, not an AWS response; Standard was"),
+        "{out}"
+    );
+    let standard_puts = out
+        .lines()
+        .find(|l| l.starts_with("STANDARD  PUT"))
+        .unwrap_or_else(|| panic!("Standard was measured: {out}"));
+    let requests: u64 = standard_puts
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(requests > 0, "{standard_puts}");
+    assert!(!out.contains("EXPRESS_ONEZONE  PUT"), "{out}");
+    for line in out.lines().chain(err.lines()) {
+        assert!(
+            !line.contains("Error {") && !line.contains("SdkBody"),
+            "no SDK debug output reaches the user: {line}"
+        );
+    }
+    // The S3 matrix needs both classes: it says why it cannot run, in one line.
+    let (ok, _, err) = output(latlab().args([
+        "run",
+        "seed-s3",
+        "--quick",
+        "--lacking",
+        "CreateSession",
+        "--quiet",
+        "--latency-profile",
+        "zero",
+    ]));
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the S3 matrix compares Express One Zone with Standard, and S3 Express One Zone is not supported by this endpoint: CreateSession answered HTTP 500"),
+        "{err}"
+    );
+}
+
+/// A TCP proxy to `upstream` whose credentials "expire" after `after`: from then on every
+/// connection is closed and every request answered 400 ExpiredTokenException, as AWS answers a
+/// call signed with an expired session token.
+fn expiring_proxy(upstream: String, after: Duration) -> String {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let upstream = upstream.trim_start_matches("http://").to_string();
+    let expired = Arc::new(AtomicBool::new(false));
+    let flag = expired.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(after);
+        flag.store(true, Ordering::SeqCst);
+    });
+    std::thread::spawn(move || {
+        for client in listener.incoming().take(2000) {
+            let Ok(mut client) = client else { continue };
+            let expired = expired.clone();
+            let upstream = upstream.clone();
+            std::thread::spawn(move || {
+                if expired.load(Ordering::SeqCst) {
+                    let mut buf = [0u8; 65536];
+                    let _ = client.set_read_timeout(Some(Duration::from_secs(5)));
+                    let _ = client.read(&mut buf);
+                    let body = r#"{"__type":"ExpiredTokenException","message":"The security token included in the request is expired"}"#;
+                    let _ = write!(
+                        client,
+                        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/x-amz-json-1.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    return;
+                }
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    return;
+                };
+                let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let up = std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut c2, &mut s2);
+                });
+                let (mut c3, mut s3) = (client, server);
+                let watch = {
+                    let (c, s) = (c3.try_clone().unwrap(), s3.try_clone().unwrap());
+                    let expired = expired.clone();
+                    std::thread::spawn(move || {
+                        while !expired.load(Ordering::SeqCst) {
+                            std::thread::sleep(Duration::from_millis(50));
+                        }
+                        let _ = c.shutdown(std::net::Shutdown::Both);
+                        let _ = s.shutdown(std::net::Shutdown::Both);
+                    })
+                };
+                let _ = std::io::copy(&mut s3, &mut c3);
+                let _ = c3.shutdown(std::net::Shutdown::Both);
+                let _ = up.join();
+                drop(watch);
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn credentials_that_expire_mid_run_are_one_line_and_redis_goes_on() {
+    assert!(
+        latlab::labs::redis::local::redis_server_binary().is_ok(),
+        "redis-server is required for this test: install it (sudo apt-get install -y redis-server)"
+    );
+    let (_emu, url) = emulator();
+    let proxy = expiring_proxy(url, Duration::from_secs(6));
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("expiry.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+name = "expiry"
+description = "Kinesis on an endpoint whose credentials expire, and Redis"
+duration = "14s"
+
+[kinesis]
+stream = "latlab-expiry"
+shards = 1
+retry = { max_attempts = 2, initial_backoff = "100ms", max_backoff = "500ms" }
+
+[kinesis.producer]
+rate = 10
+payload = "128B"
+
+[[kinesis.consumers]]
+kind = "poller"
+name = "poller"
+interval = "200ms"
+
+[redis]
+value = "1KB"
+"#,
+    )
+    .unwrap();
+    let json = dir.path().join("expiry.json");
+    let (ok, _, err) = output(
+        with_credentials(&mut latlab())
+            .args(["run", "--quiet", "--format", "json", "-o"])
+            .arg(&json)
+            .args(["--endpoint-url", &proxy, "--region", "us-east-1"])
+            .arg(&scenario),
+    );
+    assert!(ok, "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let k = &report["snapshot"]["kinesis"];
+    let expired = "ExpiredTokenException: The security token included in the request is expired";
+    let producer = k["producer"]["last_error"].as_str().unwrap_or_default();
+    assert_eq!(producer, format!("PutRecord: {expired}"));
+    let poller = k["consumers"][0]["last_error"].as_str().unwrap_or_default();
+    assert!(poller.ends_with(expired), "{poller}");
+    // The records acknowledged before the expiry are all accounted for.
+    let n = &k["consumers"][0]["counts"];
+    let get = |f: &str| n[f].as_u64().unwrap();
+    assert_eq!(
+        get("received") + get("lost") + get("unread"),
+        get("acknowledged")
+    );
+    assert!(get("acknowledged") > 0, "{n}");
+    // Redis went on measuring: every method tried after the expiry too.
+    for m in report["snapshot"]["redis"]["methods"].as_array().unwrap() {
+        assert!(m["tries"].as_u64().unwrap() >= 20, "{m}");
+    }
+    // The text report says it in one line per part.
+    let parsed: latlab::report::json::RunReport =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = latlab::report::Report::from(parsed).render(latlab::report::Format::Text);
+    assert!(
+        text.contains("poller: ")
+            && text.contains(&format!(
+                "calls failed after the SDK's retries; the last: {poller}"
+            )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "producer: the last put that failed: PutRecord: {expired}"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_redis_that_cannot_be_reached_is_one_line_and_the_other_labs_run() {
+    // A name that does not resolve, and a server that does not speak TLS to a rediss:// URL.
+    let plain = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = plain.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for s in plain.incoming().take(8) {
+            let Ok(mut s) = s else { continue };
+            let mut buf = [0u8; 512];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"-ERR plain text\r\n");
+        }
+    });
+    for (url, says) in [
+        (
+            "redis://no-such-host.invalid:6379".to_string(),
+            "cannot connect to redis://no-such-host.invalid:6379: failed to lookup address information",
+        ),
+        (format!("rediss://127.0.0.1:{port}"), "over TLS: "),
+    ] {
+        let (ok, out, err) = output(latlab().args([
+            "run",
+            "tour",
+            "--duration",
+            "2s",
+            "--quiet",
+            "--latency-profile",
+            "zero",
+            "--redis-primary",
+            &url,
+            "--redis-replica",
+            &url,
+        ]));
+        assert!(ok, "{err}");
+        let line = out
+            .lines()
+            .skip_while(|l| *l != "Redis: not run")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(line.contains(says), "{line}");
+        assert!(out.contains("Kinesis: every record accounted for"), "{out}");
+        assert!(
+            out.contains("STANDARD  PUT") || out.contains("EXPRESS_ONEZONE  PUT"),
+            "{out}"
+        );
+    }
 }

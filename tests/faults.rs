@@ -405,7 +405,29 @@ fn bad_faults_are_refused_with_what_is_valid() {
     assert!(text.contains("every=DURATION"), "{text}");
 }
 
-/// Reads a raw chunked event stream until the server lets go; returns the event-stream bytes.
+/// De-chunks an HTTP/1.1 answer's body: the bytes, and whether its last chunk came.
+fn dechunk(raw: &[u8]) -> Option<(Vec<u8>, bool)> {
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let mut body = &raw[at..];
+    let mut out = Vec::new();
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(std::str::from_utf8(&body[..eol]).ok()?, 16).ok()?;
+        if size == 0 {
+            return Some((out, true));
+        }
+        let data = &body[eol + 2..];
+        let take = size.min(data.len());
+        out.extend_from_slice(&data[..take]);
+        if take < size {
+            break;
+        }
+        body = &data[(size + 2).min(data.len())..];
+    }
+    Some((out, false))
+}
+
+/// Reads a raw chunked event stream until the server lets go of it or ends the body; returns
+/// the event-stream bytes.
 async fn read_event_stream(s: &mut tokio::net::TcpStream) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut buf = [0u8; 4096];
@@ -415,22 +437,11 @@ async fn read_event_stream(s: &mut tokio::net::TcpStream) -> Vec<u8> {
             Ok(Ok(n)) => raw.extend_from_slice(&buf[..n]),
             Err(_) => panic!("the stream was neither cut nor ended within 10 s"),
         }
-    }
-    // The body after the headers, de-chunked.
-    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-    let mut body = &raw[at..];
-    let mut out = Vec::new();
-    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(std::str::from_utf8(&body[..eol]).unwrap(), 16).unwrap();
-        let data = &body[eol + 2..];
-        let take = size.min(data.len());
-        out.extend_from_slice(&data[..take]);
-        if size == 0 || take < size {
+        if dechunk(&raw).is_some_and(|(_, ended)| ended) {
             break;
         }
-        body = &data[(size + 2).min(data.len())..];
     }
-    out
+    dechunk(&raw).map(|(b, _)| b).unwrap_or_default()
 }
 
 /// Splits event-stream bytes into whole frames (by each prelude's total length); returns the

@@ -426,3 +426,46 @@ fn without_redis_server_the_other_labs_run_and_say_how_to_fix_it() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_set_mid_run_is_one_line_and_the_other_methods_go_on() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    let lab = lab("loopback", "loopback").await;
+    lab.start_live();
+    let tries = |lab: &RedisLab, m: Method| method(&lab.shared.snapshot(), m).tries;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tries(&lab, Method::NewClients) < 3 {
+        assert!(Instant::now() < deadline, "no tries");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The replica now wants a password latlab was not given: new clients are refused; the
+    // connections already open stay authenticated, as on a real server.
+    let client = redis::Client::open(lab.ends.replica_label.as_str()).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("requirepass")
+        .arg("s3cret")
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    let before = tries(&lab, Method::Persistent);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let snap = lab.shared.snapshot();
+        let fresh = method(&snap, Method::NewClients);
+        if fresh.errors >= 2 && method(&snap, Method::Persistent).tries >= before + 2 {
+            let line = fresh.last_error.clone().unwrap();
+            assert!(
+                line.contains("Authentication required") || line.contains("NOAUTH"),
+                "{line}"
+            );
+            assert_eq!(line.lines().count(), 1, "{line}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{snap:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    lab.stop().await;
+}

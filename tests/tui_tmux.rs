@@ -118,6 +118,26 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
     wait_for(&s, "PAUSED", Duration::from_secs(5));
     keys(&s, "p");
 
+    // The fault menu: the demo's lab is Kinesis, so its faults are offered, lettered.
+    keys(&s, "f");
+    let screen = wait_for(&s, "inject a fault", Duration::from_secs(5));
+    assert!(
+        screen.contains("i  kinesis.expire-iterators") && !screen.contains("s3.slow-down"),
+        "{screen}"
+    );
+    keys(&s, "i");
+    wait_for(
+        &s,
+        "fault injected: kinesis.expire-iterators",
+        Duration::from_secs(5),
+    );
+    // A marker over the second it fired in, on the Kinesis sparklines.
+    let screen = wait_for(&s, "▼", Duration::from_secs(5));
+    assert!(
+        !screen.contains("inject a fault"),
+        "the menu closed: {screen}"
+    );
+
     keys(&s, "q");
     let screen = wait_for(&s, "[exit 0]", Duration::from_secs(40));
     assert!(

@@ -370,25 +370,24 @@ impl Injector {
 }
 
 /// A handle on one connection's socket that can reset it: `SO_LINGER` 0 and a shutdown, so the
-/// client sees its connection die (a reset once the server lets go of it).
-pub struct ConnReset(Option<std::net::TcpStream>);
+/// client sees its connection die (a reset once the server lets go of it). It holds the socket's
+/// descriptor number, not the socket: it is used only while the connection is served (from its
+/// request handler or its response body), when the descriptor is the connection's own.
+pub struct ConnReset(Option<std::os::fd::RawFd>);
 
 impl ConnReset {
-    /// Splits a handle off an accepted socket (a duplicate of its descriptor).
-    pub fn split(socket: tokio::net::TcpStream) -> std::io::Result<(tokio::net::TcpStream, Self)> {
-        let std = socket.into_std()?;
-        let dup = std.try_clone().ok();
-        Ok((tokio::net::TcpStream::from_std(std)?, ConnReset(dup)))
-    }
-
-    /// A handle that resets nothing (a request not from a socket of ours).
-    pub fn none() -> ConnReset {
-        ConnReset(None)
+    pub fn of(socket: &tokio::net::TcpStream) -> ConnReset {
+        use std::os::fd::AsRawFd;
+        ConnReset(Some(socket.as_raw_fd()))
     }
 
     pub fn reset(&self) {
-        if let Some(s) = &self.0 {
-            let _ = socket2::SockRef::from(s).set_linger(Some(Duration::ZERO));
+        if let Some(fd) = self.0 {
+            // SAFETY: the descriptor belongs to the connection being served while this is called
+            // (see the type's comment), so it is open and is that connection's socket.
+            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            let s = socket2::SockRef::from(&fd);
+            let _ = s.set_linger(Some(Duration::ZERO));
             let _ = s.shutdown(Shutdown::Both);
         }
     }

@@ -62,8 +62,8 @@ pub struct EmulatorConfig {
     pub header_timeout: Duration,
     /// See [`MAX_CONNECTIONS`].
     pub max_connections: usize,
-    /// Kinesis operations to answer as an endpoint that lacks them does: HTTP 500 with an HTML
-    /// page, no Kinesis error. For trying latlab against a partial endpoint.
+    /// Kinesis and S3 operations to answer as an endpoint that lacks them does: HTTP 500 with an
+    /// HTML page, no AWS error. For trying latlab against a partial endpoint.
     pub lacking: Vec<String>,
     /// Faults to inject, from the start (more can be added while it runs).
     pub faults: Vec<crate::faults::FaultSpec>,
@@ -139,13 +139,21 @@ impl Emulator {
         let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
         let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
         for op in &config.lacking {
-            if !kinesis::OPERATIONS.contains(&op.as_str()) {
+            if !kinesis::OPERATIONS.contains(&op.as_str()) && !s3::OPERATIONS.contains(&op.as_str())
+            {
                 anyhow::bail!(
-                    "--lacking {op}: not a Kinesis operation the emulator answers; valid: {}",
-                    kinesis::OPERATIONS.join(", ")
+                    "--lacking {op}: not a Kinesis operation the emulator answers; valid: {}; or an S3 operation: {}",
+                    kinesis::OPERATIONS.join(", "),
+                    s3::OPERATIONS.join(", ")
                 );
             }
         }
+        *s3.lacking.write() = config
+            .lacking
+            .iter()
+            .filter(|op| s3::OPERATIONS.contains(&op.as_str()))
+            .cloned()
+            .collect();
         let expire = {
             let kinesis = Arc::downgrade(&kinesis);
             Box::new(move || {
@@ -293,13 +301,7 @@ async fn serve(
         };
         let open = Open::new(&connections);
         let _ = socket.set_nodelay(true);
-        let (socket, conn) = match ConnReset::split(socket) {
-            Ok((s, c)) => (s, Arc::new(c)),
-            Err(e) => {
-                tracing::warn!("emulator: connection from {peer} dropped: {e}");
-                continue;
-            }
-        };
+        let conn = Arc::new(ConnReset::of(&socket));
         let app = app.clone();
         tasks.spawn(async move {
             let _held = (permit, open);
@@ -353,13 +355,7 @@ async fn kinesis_request(
     if let Some(op) = target.strip_prefix(kinesis::TARGET_PREFIX)
         && app.lacking.iter().any(|l| l == op)
     {
-        return respond(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "text/html",
-            Bytes::from_static(
-                b"<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>",
-            ),
-        );
+        return lacking_answer();
     }
     if req.method() != Method::POST {
         return kinesis_error(&ApiError::unknown_operation(&format!(
@@ -479,6 +475,17 @@ fn fault_target(op: &str, body: &[u8]) -> faults::Target {
         .and_then(|rest| rest.split(':').next())
         .map(str::to_string);
     t
+}
+
+/// What an endpoint that lacks an operation answers: HTTP 500 with an HTML page, no AWS error.
+pub fn lacking_answer() -> Response<Body> {
+    respond(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "text/html",
+        Bytes::from_static(
+            b"<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>",
+        ),
+    )
 }
 
 fn kinesis_error(e: &ApiError) -> Response<Body> {

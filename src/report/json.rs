@@ -262,6 +262,10 @@ pub struct Producer {
     pub cores: usize,
     pub put_latency: Summary,
     pub sdk: Sdk,
+    #[serde(default)]
+    pub last_error: Option<String>,
+    #[serde(default)]
+    pub unsupported: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -291,6 +295,9 @@ pub struct Consumer {
     pub batch_sizes: Vec<BatchSize>,
     pub events: BTreeMap<String, u64>,
     pub foreign_records: u64,
+    /// Absent in older reports.
+    #[serde(default)]
+    pub last_error: Option<String>,
 }
 
 /// A consumer's records: received + lost + unread = acknowledged.
@@ -329,6 +336,9 @@ pub struct S3 {
     pub create_sessions: Option<u64>,
     pub sdk: Sdk,
     pub matrix: Option<Vec<MatrixRow>>,
+    /// Absent in older reports.
+    #[serde(default)]
+    pub express_unsupported: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -342,6 +352,9 @@ pub struct S3Op {
     pub mb_per_sec: f64,
     pub slow_downs: u64,
     pub errors: u64,
+    /// Absent in older reports.
+    #[serde(default)]
+    pub last_error: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -398,6 +411,9 @@ pub struct RedisMethod {
     pub tries: u64,
     pub errors: u64,
     pub behind_bytes: Option<BytesSummary>,
+    /// Absent in older reports.
+    #[serde(default)]
+    pub last_error: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -530,6 +546,8 @@ fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
             cores: p.cores,
             put_latency: summary(&p.put_latency),
             sdk: sdk(&p.sdk),
+            last_error: p.last_error.clone(),
+            unsupported: p.unsupported.clone(),
         },
         send_to_arrival: summary(&k.send_to_arrival),
         consumers: k
@@ -575,6 +593,7 @@ fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
                         .collect(),
                     events: c.events.clone(),
                     foreign_records: c.foreign_records,
+                    last_error: c.last_error.clone(),
                 }
             })
             .collect(),
@@ -610,6 +629,7 @@ fn s3(s: &crate::labs::s3::snapshot::S3Snapshot) -> S3 {
                 mb_per_sec: o.mb_per_sec,
                 slow_downs: o.slow_downs,
                 errors: o.errors,
+                last_error: o.last_error.clone(),
             })
             .collect(),
         create_sessions: s.create_sessions,
@@ -629,6 +649,7 @@ fn s3(s: &crate::labs::s3::snapshot::S3Snapshot) -> S3 {
                 })
                 .collect()
         }),
+        express_unsupported: s.express_unsupported.clone(),
     }
 }
 
@@ -652,6 +673,7 @@ fn method(m: &crate::labs::redis::MethodSnapshot) -> RedisMethod {
             max_bytes: b.max_bytes,
             mean_bytes: b.mean_bytes,
         }),
+        last_error: m.last_error.clone(),
     }
 }
 
@@ -811,6 +833,8 @@ impl Kinesis {
                 cores: p.cores,
                 put_latency: p.put_latency.into_summary(),
                 sdk: p.sdk.into_snapshot(),
+                last_error: p.last_error,
+                unsupported: p.unsupported,
             },
             send_to_arrival: self.send_to_arrival.into_summary(),
             consumers: self
@@ -856,6 +880,7 @@ impl Kinesis {
                             .collect(),
                         events: c.events,
                         foreign_records: c.foreign_records,
+                        last_error: c.last_error,
                     }
                 })
                 .collect(),
@@ -896,6 +921,7 @@ impl S3 {
                     mb_per_sec: o.mb_per_sec,
                     slow_downs: o.slow_downs,
                     errors: o.errors,
+                    last_error: o.last_error,
                 })
                 .collect(),
             create_sessions: self.create_sessions,
@@ -915,6 +941,7 @@ impl S3 {
                     })
                     .collect()
             }),
+            express_unsupported: self.express_unsupported,
         }
     }
 }
@@ -940,6 +967,7 @@ impl RedisMethod {
                 max_bytes: b.max_bytes,
                 mean_bytes: b.mean_bytes,
             }),
+            last_error: self.last_error,
         }
     }
 }

@@ -246,6 +246,13 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         thousands(p.sdk.counters.throttles),
         thousands(p.records_refused),
     ));
+    match (&p.unsupported, &p.last_error) {
+        (Some(why), _) => out.push_str(&format!("producer stopped: {why}\n")),
+        (None, Some(line)) if p.failed > 0 || p.resent > 0 => {
+            out.push_str(&format!("producer: the last put that failed: {line}\n"))
+        }
+        _ => {}
+    }
 
     heading(out, "Kinesis: what the SDK did");
     let has_seed_escaped = k.consumers.iter().any(|c| {
@@ -292,6 +299,16 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         t.row(row);
     }
     out.push_str(&table(&t));
+    for c in &k.consumers {
+        let escaped = c.sdk.counters.escaped_total();
+        if let (true, Some(line)) = (escaped > 0, &c.last_error) {
+            out.push_str(&format!(
+                "{}: {} calls failed after the SDK's retries; the last: {line}\n",
+                c.name,
+                thousands(escaped)
+            ));
+        }
+    }
 
     let reads = k.get_records_totals();
     let minutes = s.elapsed_secs / 60.0;

@@ -192,6 +192,15 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapsh
         "primary {}, replica {}; replication link {link}\n",
         r.primary, r.replica
     ));
+    for m in r.methods.iter().filter(|m| m.errors > 0) {
+        if let Some(line) = &m.last_error {
+            out.push_str(&format!(
+                "{}: {} tries failed; the last: {line}\n",
+                m.method.label(),
+                thousands(m.errors)
+            ));
+        }
+    }
     if let Some(s) = seed {
         out.push_str(&format!("seed: {}\n", s.source));
     }

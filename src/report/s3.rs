@@ -140,6 +140,21 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot
         crate::units::format_bytes(s3.payload_bytes),
         s3.concurrency
     ));
+    for o in s3.ops.iter().filter(|o| o.errors > 0) {
+        if let Some(line) = &o.last_error {
+            out.push_str(&format!(
+                "{} {}: {} failed; the last: {line}\n",
+                o.class.storage_class(),
+                o.op,
+                thousands(o.errors)
+            ));
+        }
+    }
+    if let Some(why) = &s3.express_unsupported {
+        out.push_str(&format!(
+            "S3 Express One Zone not measured: {why}; Standard was\n"
+        ));
+    }
 }
 
 /// The cells an S3 seed can be compared on.

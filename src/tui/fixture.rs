@@ -109,6 +109,7 @@ fn consumer(
         ],
         events: BTreeMap::from([("subscriptions".to_string(), 1)]),
         foreign_records: 0,
+        last_error: None,
     }
 }
 
@@ -221,6 +222,8 @@ pub fn sample_view() -> View {
                     cores: 2,
                     put_latency: summary(76.0, 130.0, 150.0, 1500),
                     sdk: SdkSnapshot::default(),
+                    last_error: None,
+                    unsupported: None,
                 },
                 send_to_arrival: summary(71.0, 122.0, 140.0, 1500),
                 consumers,
@@ -256,6 +259,7 @@ pub fn sample_s3_view() -> View {
         mb_per_sec: mbs,
         slow_downs: 0,
         errors: 0,
+        last_error: None,
     };
     let ops = vec![
         op(Class::ExpressOneZone, "PUT", 11.6, 11.6, 8.6),
@@ -301,6 +305,7 @@ pub fn sample_s3_view() -> View {
         create_sessions: Some(1),
         sdk: SdkSnapshot::default(),
         matrix: None,
+        express_unsupported: None,
     });
     view.sparks.clear();
     view.s3_sparks = sparks;
@@ -316,6 +321,7 @@ pub fn sample_redis_view() -> View {
         method,
         lag: summary(p50, p50 * 2.5, p50 * 4.0, 240),
         tries: 240,
+        last_error: None,
         errors: 0,
         behind_bytes: behind.map(|b| crate::metrics::BytesSummary {
             count: 240,

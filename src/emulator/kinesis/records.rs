@@ -305,13 +305,18 @@ impl Kinesis {
             })?;
         let now_ms = self.clock.now_micros() / 1000;
         let expiry = self.limits.iterator_expiry.as_millis();
-        if (now_ms - it.created_ms) as i128 > expiry as i128
-            || it.epoch
-                < self
-                    .iterator_epoch
-                    .load(std::sync::atomic::Ordering::Relaxed)
-        {
+        if (now_ms - it.created_ms) as i128 > expiry as i128 {
             return Err(ApiError::expired_iterator(it.created_ms, now_ms, expiry));
+        }
+        if it.epoch
+            < self
+                .iterator_epoch
+                .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(ApiError::new(
+                "ExpiredIteratorException",
+                "Iterator expired: every iterator handed out before an injected fault (kinesis.expire-iterators) has expired.",
+            ));
         }
         let shard_lock = stream
             .shards

@@ -147,6 +147,8 @@ pub struct S3 {
     /// The service's clock for its rules (request rates, session expiry); bodies are paced on
     /// real time.
     pub clock: super::time::ServiceClock,
+    /// Operations answered as an endpoint that lacks them does (`--lacking`).
+    pub lacking: RwLock<Vec<String>>,
 }
 
 /// Pacing budgets every connection of a kind shares.
@@ -194,6 +196,7 @@ impl S3 {
             create_sessions: Mutex::new(0),
             ids: Mutex::new(0),
             clock: Default::default(),
+            lacking: RwLock::new(Vec::new()),
         }
     }
 

@@ -97,8 +97,10 @@ async fn register(
                 }
             }
             Err(e) => {
-                c.sdk.escaped(&error_code(&e));
-                c.set_status(format!("RegisterStreamConsumer: {}", error_line(&e)));
+                c.escaped(
+                    &error_code(&e),
+                    format!("RegisterStreamConsumer: {}", error_line(&e)),
+                );
                 if let Some(answered) = crate::aws::unsupported(&e) {
                     lacking += 1;
                     if lacking >= 2 {
@@ -195,8 +197,7 @@ async fn subscribe_loop(
             Ok(out) => out,
             Err(e) => {
                 let code = error_code(&e);
-                c.sdk.escaped(&code);
-                c.set_status(format!("SubscribeToShard: {}", error_line(&e)));
+                c.escaped(&code, format!("SubscribeToShard: {}", error_line(&e)));
                 failures += 1;
                 match crate::aws::unsupported(&e) {
                     Some(answered) => {

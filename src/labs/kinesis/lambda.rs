@@ -58,8 +58,7 @@ pub async fn run(
                         });
                     }
                     Err(f) => {
-                        c.sdk.escaped(&f.code);
-                        c.set_status(format!("{} escaped the SDK's retries", f.code));
+                        c.escaped(&f.code, format!("GetRecords: {}", f.line));
                     }
                 }
             }

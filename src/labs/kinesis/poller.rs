@@ -48,8 +48,7 @@ pub async fn run(
                     if f.code == "ExpiredIteratorException" {
                         c.event("iterator expired");
                     }
-                    c.sdk.escaped(&f.code);
-                    c.set_status(format!("{} escaped the SDK's retries", f.code));
+                    c.escaped(&f.code, format!("GetRecords: {}", f.line));
                 }
             }
         }

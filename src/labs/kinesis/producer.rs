@@ -133,7 +133,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             send_batch(&ctx, &client, &in_flight, &mut puts, full, &retry_tx).await;
         }
         while puts.try_join_next().is_some() {}
-        if cancel.is_cancelled() || ended {
+        if cancel.is_cancelled() || ended || shared.producer.unsupported.lock().is_some() {
             break;
         }
         let mut wake = schedule.next_due(Instant::now());
@@ -275,6 +275,35 @@ fn acknowledged(ctx: &Ctx, seq: u64, started: Instant, shard: Option<&str>, kseq
         .ack(seq, shard, kseq.and_then(SeqNo::parse));
 }
 
+/// Answers in a row, saying the endpoint lacks the put operation, before the producer stops.
+const LACKING_STRIKES: u32 = 2;
+
+/// A put failed after the SDK's retries: its line is kept for the screen and the report; an
+/// endpoint that answers as one lacking the operation twice in a row stops the producer.
+fn put_failed<E>(
+    ctx: &Ctx,
+    op: &str,
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
+) where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
+{
+    let p = &ctx.shared.producer;
+    *p.last_error.lock() = Some(format!("{op}: {}", crate::aws::error_line(e)));
+    match crate::aws::unsupported(e) {
+        Some(answered) => {
+            if p.lacking.fetch_add(1, Ordering::Relaxed) + 1 >= LACKING_STRIKES {
+                let mut unsupported = p.unsupported.lock();
+                if unsupported.is_none() {
+                    let line = format!("{}: {op} answered {answered}", super::state::UNSUPPORTED);
+                    ctx.shared.log(format!("producer: {line}"));
+                    *unsupported = Some(line);
+                }
+            }
+        }
+        None => p.lacking.store(0, Ordering::Relaxed),
+    }
+}
+
 /// The record was refused for good: sent once more, or counted as never stored.
 fn refused(ctx: &Ctx, record: Pending) -> Option<Pending> {
     let p = &ctx.shared.producer;
@@ -322,6 +351,7 @@ async fn put_record(ctx: &Ctx, client: &Client, record: Pending) {
             }
             Err(e) => {
                 shared.producer_sdk.escaped(&error_code(&e));
+                put_failed(ctx, "PutRecord", &e);
                 match refused(ctx, record) {
                     Some(again) => record = again,
                     None => return,
@@ -386,6 +416,7 @@ async fn put_records(
         }
         Err(e) => {
             shared.producer_sdk.escaped(&error_code(&e));
+            put_failed(ctx, "PutRecords", &e);
             for record in batch {
                 if let Some(again) = refused(ctx, record) {
                     let _ = retry.send(again);

@@ -87,8 +87,7 @@ impl ShardReader {
                 }
             }
             Err(f) => {
-                c.sdk.escaped(&f.code);
-                c.set_status(format!("GetShardIterator: {}", f.line));
+                c.escaped(&f.code, format!("GetShardIterator: {}", f.line));
             }
         }
     }

@@ -37,6 +37,8 @@ pub struct ConsumerSnapshot {
     pub batch_sizes: Vec<BatchSize>,
     pub events: BTreeMap<String, u64>,
     pub foreign_records: u64,
+    /// The last call that failed after the SDK's retries, as one line.
+    pub last_error: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +71,10 @@ pub struct ProducerSnapshot {
     /// batching, the linger) included.
     pub put_latency: Summary,
     pub sdk: SdkSnapshot,
+    /// The last put that failed after the SDK's retries, as one line.
+    pub last_error: Option<String>,
+    /// The endpoint lacks the put operation (the producer stopped): why.
+    pub unsupported: Option<String>,
 }
 
 impl ProducerSnapshot {
@@ -79,6 +85,14 @@ impl ProducerSnapshot {
             return Vec::new();
         }
         let mut why = Vec::new();
+        if self.unsupported.is_some() {
+            why.push("the endpoint lacks the put operation".into());
+        } else if self.failed > 0 {
+            why.push(format!(
+                "{} records failed twice and were never stored",
+                self.failed
+            ));
+        }
         if self.in_flight_full >= 0.01 {
             why.push(format!(
                 "in-flight cap ({}) full {:.0}% of the time",
@@ -98,7 +112,9 @@ impl ProducerSnapshot {
             ));
         }
         if why.is_empty() {
-            why.push("none of the measured causes (in-flight cap, throttles, CPU)".into());
+            why.push(
+                "none of the measured causes (in-flight cap, throttles, failed puts, CPU)".into(),
+            );
         }
         why
     }
@@ -184,6 +200,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
         batch_sizes,
         events,
         foreign_records,
+        last_error: c.last_error.lock().clone(),
     }
 }
 
@@ -230,6 +247,8 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
         cores: crate::metrics::cpu::cores(),
         put_latency,
         sdk,
+        last_error: p.last_error.lock().clone(),
+        unsupported: p.unsupported.lock().clone(),
     }
 }
 

@@ -61,6 +61,8 @@ pub struct ConsumerState {
     pub sdk: Arc<SdkStats>,
     pub quota: QuotaPartition,
     pub status: Mutex<String>,
+    /// The last call that failed after the SDK's retries, as one line.
+    pub last_error: Mutex<Option<String>>,
     pub stopped_at: Mutex<Option<Duration>>,
     pub cancel: CancellationToken,
     pub ready: AtomicBool,
@@ -82,6 +84,14 @@ impl ConsumerState {
 
     pub fn set_status(&self, s: impl Into<String>) {
         *self.status.lock() = s.into();
+    }
+
+    /// A call failed after the SDK's retries: counted by its code, and its line kept (the last
+    /// one) and shown as the consumer's status.
+    pub fn escaped(&self, code: &str, line: String) {
+        self.sdk.escaped(code);
+        *self.last_error.lock() = Some(line.clone());
+        self.set_status(line);
     }
 
     pub fn event(&self, name: &str) {
@@ -116,6 +126,12 @@ pub struct ProducerMetrics {
     pub cap_wait_us: AtomicU64,
     /// Records due by the asked rate and not yet handed over (now).
     pub behind: AtomicU64,
+    /// The last put that failed after the SDK's retries, as one line.
+    pub last_error: Mutex<Option<String>>,
+    /// Answers in a row saying the endpoint lacks the put operation.
+    pub lacking: std::sync::atomic::AtomicU32,
+    /// The endpoint lacks the put operation: why (the producer stopped).
+    pub unsupported: Mutex<Option<String>>,
 }
 
 /// Settings a user changes while the lab runs.
@@ -223,6 +239,7 @@ impl Shared {
             sdk: Arc::new(SdkStats::default()),
             quota,
             status: Mutex::new("starting".into()),
+            last_error: Mutex::new(None),
             stopped_at: Mutex::new(None),
             cancel: CancellationToken::new(),
             ready: AtomicBool::new(false),

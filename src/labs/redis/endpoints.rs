@@ -42,7 +42,18 @@ impl Endpoints {
                     .map_err(|_| {
                         anyhow::anyhow!("{label} did not answer within {}s", timeout.as_secs())
                     })?
-                    .map_err(|e| anyhow::anyhow!("cannot connect to {label}: {e}"))
+                    .map_err(|e| {
+                        // A rediss:// endpoint that fails says so: its causes are TLS's words.
+                        let tls = if label.starts_with("rediss://") {
+                            " over TLS"
+                        } else {
+                            ""
+                        };
+                        anyhow::anyhow!(
+                            "cannot connect to {label}{tls}: {}",
+                            crate::units::one_line(&e.to_string())
+                        )
+                    })
             }
         };
         let mut p = connect(&self.primary, &self.primary_label).await?;

@@ -15,6 +15,7 @@ mod endpoints;
 mod faults;
 pub mod local;
 mod methods;
+mod shaper;
 pub mod snapshot;
 
 use conditions::{cpu_load, set_memory_full};
@@ -91,7 +92,9 @@ pub struct Condition {
 pub struct MethodMetrics {
     pub lag: Series,
     pub tries: u64,
+    /// Failed tries by what went wrong (at most [`ERROR_KINDS`] kinds; the rest as "other").
     pub errors: BTreeMap<String, u64>,
+    pub last_error: Option<String>,
     /// Method 3: bytes the replica was behind right after the write.
     pub behind: Series,
 }
@@ -103,7 +106,12 @@ pub struct MethodSnapshot {
     pub tries: u64,
     pub errors: u64,
     pub behind_bytes: Option<crate::metrics::BytesSummary>,
+    /// The last try that failed, as one line.
+    pub last_error: Option<String>,
 }
+
+/// Kinds of error kept apart per method; more are counted together.
+pub const ERROR_KINDS: usize = 32;
 
 /// A condition's figures, for reports.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,14 +159,16 @@ impl RedisShared {
     }
 
     fn failed(&self, m: Method, what: &str) {
-        *self
-            .methods
-            .lock()
-            .entry(m)
-            .or_default()
-            .errors
-            .entry(what.to_string())
-            .or_default() += 1;
+        let line = crate::units::one_line(what);
+        let mut all = self.methods.lock();
+        let e = all.entry(m).or_default();
+        let key = if e.errors.len() < ERROR_KINDS || e.errors.contains_key(&line) {
+            line.clone()
+        } else {
+            "other".to_string()
+        };
+        *e.errors.entry(key).or_default() += 1;
+        e.last_error = Some(line);
     }
 
     pub fn snapshot(&self) -> Vec<MethodSnapshot> {
@@ -172,6 +182,7 @@ impl RedisShared {
                     lag: e.map(|e| e.lag.summary()).unwrap_or_default(),
                     tries: e.map_or(0, |e| e.tries),
                     errors: e.map_or(0, |e| e.errors.values().sum()),
+                    last_error: e.and_then(|e| e.last_error.clone()),
                     behind_bytes: if *m == Method::Offset {
                         Some(
                             e.map(|e| {

@@ -19,26 +19,53 @@ impl Buckets {
     }
 }
 
-/// Creates the buckets a run needs on an endpoint latlab owns (the emulator) and returns them.
-pub async fn create_buckets(client: &Client, run_id: &str) -> anyhow::Result<Buckets> {
+/// Creates the buckets a run needs on an endpoint latlab owns (the emulator) and returns them,
+/// with why S3 Express One Zone cannot be measured when the endpoint lacks what it needs (its
+/// directory bucket or session); Standard is measured all the same.
+pub async fn create_buckets(
+    client: &Client,
+    run_id: &str,
+) -> anyhow::Result<(Buckets, Option<String>)> {
     let b = Buckets {
         standard: format!("latlab-standard-{run_id}"),
         express: format!("latlab-express-{run_id}--use1-az4--x-s3"),
     };
+    let mut express_unsupported = None;
     for name in [&b.standard, &b.express] {
-        client
-            .create_bucket()
-            .bucket(name)
-            .send()
-            .await
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot create bucket {name}: {}",
-                    crate::aws::error_line(&e)
-                )
-            })?;
+        if let Err(e) = client.create_bucket().bucket(name).send().await {
+            if *name == b.express
+                && let Some(answered) = crate::aws::unsupported(&e)
+            {
+                express_unsupported = Some(lacking_line(&e, &answered));
+                continue;
+            }
+            anyhow::bail!(
+                "cannot create bucket {name}: {}",
+                crate::aws::error_line(&e)
+            );
+        }
     }
-    Ok(b)
+    Ok((b, express_unsupported))
+}
+
+/// "not supported by this endpoint: CreateSession answered HTTP 500, not an AWS response".
+pub fn lacking_line<E>(
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
+    answered: &str,
+) -> String
+where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
+{
+    let line = crate::aws::error_line(e);
+    let op = if line.starts_with("CreateSession") {
+        "CreateSession"
+    } else {
+        "CreateBucket"
+    };
+    format!(
+        "{}: {op} answered {answered}",
+        crate::labs::kinesis::state::UNSUPPORTED
+    )
 }
 
 /// Deletes every object under `latlab/` in a bucket (and nothing else).

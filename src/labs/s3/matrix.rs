@@ -65,9 +65,9 @@ pub async fn run_matrix(
                     let key = format!("latlab/matrix/{i}");
                     match upload(client, bucket, &key, &data, t).await {
                         Ok(d) => shared.record(class, "PUT", d, d, case.size),
-                        Err(code) => {
-                            shared.failed(class, "PUT", &code);
-                            anyhow::bail!("uploading {key} to {bucket} failed: {code}");
+                        Err(f) => {
+                            shared.failed(class, "PUT", &f);
+                            anyhow::bail!("uploading {key} to {bucket} failed: {}", f.line);
                         }
                     }
                 }
@@ -86,9 +86,9 @@ pub async fn run_matrix(
                     let key = format!("latlab/matrix/{i}");
                     match download(client, bucket, &key, case.size, t).await {
                         Ok((fb, d, n)) => shared.record(class, "GET", fb, d, n),
-                        Err(code) => {
-                            shared.failed(class, "GET", &code);
-                            anyhow::bail!("downloading {key} from {bucket} failed: {code}");
+                        Err(f) => {
+                            shared.failed(class, "GET", &f);
+                            anyhow::bail!("downloading {key} from {bucket} failed: {}", f.line);
                         }
                     }
                 }

@@ -12,7 +12,7 @@ mod transfer;
 
 pub use buckets::{Buckets, clean, create_buckets};
 pub use matrix::{Case, MatrixRow, run_matrix};
-pub use transfer::{Transfer, download, payload, upload};
+pub use transfer::{Failed, Transfer, download, payload, upload};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,6 +43,7 @@ pub struct OpMetrics {
     /// Seconds spent moving those bytes, for MB/s.
     pub busy_secs: f64,
     pub errors: BTreeMap<String, u64>,
+    pub last_error: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +57,8 @@ pub struct OpSnapshot {
     pub mb_per_sec: f64,
     pub slow_downs: u64,
     pub errors: u64,
+    /// The last request that failed, as one line.
+    pub last_error: Option<String>,
 }
 
 pub struct S3Shared {
@@ -96,15 +99,11 @@ impl S3Shared {
         m.busy_secs += total.as_secs_f64();
     }
 
-    fn failed(&self, class: Class, op: &'static str, code: &str) {
-        *self
-            .ops
-            .lock()
-            .entry((class, op))
-            .or_default()
-            .errors
-            .entry(code.to_string())
-            .or_default() += 1;
+    fn failed(&self, class: Class, op: &'static str, f: &Failed) {
+        let mut ops = self.ops.lock();
+        let m = ops.entry((class, op)).or_default();
+        *m.errors.entry(f.code.clone()).or_default() += 1;
+        m.last_error = Some(crate::units::one_line(&f.line));
     }
 
     pub fn snapshot(&self) -> Vec<OpSnapshot> {
@@ -125,6 +124,7 @@ impl S3Shared {
                 },
                 slow_downs: m.errors.get("SlowDown").copied().unwrap_or(0),
                 errors: m.errors.values().sum(),
+                last_error: m.last_error.clone(),
             })
             .collect()
     }
@@ -172,8 +172,8 @@ pub async fn live(
                 };
                 match put {
                     Ok(total) => shared.record(class, "PUT", total, total, size),
-                    Err(code) => {
-                        shared.failed(class, "PUT", &code);
+                    Err(f) => {
+                        shared.failed(class, "PUT", &f);
                         tokio::time::sleep(Duration::from_millis(200)).await;
                         continue;
                     }
@@ -184,8 +184,8 @@ pub async fn live(
                 };
                 match get {
                     Ok((fb, total, bytes)) => shared.record(class, "GET", fb, total, bytes),
-                    Err(code) => {
-                        shared.failed(class, "GET", &code);
+                    Err(f) => {
+                        shared.failed(class, "GET", &f);
                         tokio::time::sleep(Duration::from_millis(200)).await;
                     }
                 }
@@ -203,6 +203,8 @@ pub struct S3Lab {
     pub scenario: crate::labs::s3::config::S3Scenario,
     /// Buckets latlab created (and deletes at the end).
     created: bool,
+    /// Why S3 Express One Zone cannot be measured on this endpoint (it lacks what it needs).
+    pub express_unsupported: Option<String>,
     cancel: CancellationToken,
     live: Mutex<Option<tokio::task::JoinHandle<()>>>,
     pub matrix: Mutex<Option<Vec<MatrixRow>>>,
@@ -236,6 +238,7 @@ impl S3Lab {
             create_sessions,
             sdk,
             matrix: self.matrix.lock().clone(),
+            express_unsupported: self.express_unsupported.clone(),
         }
     }
 
@@ -247,28 +250,39 @@ impl S3Lab {
         given: Option<Buckets>,
         sdk: Arc<SdkStats>,
     ) -> anyhow::Result<S3Lab> {
-        let (buckets, created) = match given {
+        let (buckets, created, express_unsupported) = match given {
             Some(b) => {
+                let mut express_unsupported = None;
                 for name in [&b.standard, &b.express] {
-                    client
-                        .head_bucket()
-                        .bucket(name)
-                        .send()
-                        .await
-                        .map_err(|e| {
-                            anyhow::anyhow!(
-                                "bucket {name} is not reachable: {}",
-                                crate::aws::error_line(&e)
-                            )
-                        })?;
+                    if let Err(e) = client.head_bucket().bucket(name).send().await {
+                        if *name == b.express
+                            && let Some(answered) = crate::aws::unsupported(&e)
+                        {
+                            express_unsupported = Some(buckets::lacking_line(&e, &answered));
+                            continue;
+                        }
+                        anyhow::bail!(
+                            "bucket {name} is not reachable: {}",
+                            crate::aws::error_line(&e)
+                        );
+                    }
                 }
-                (b, false)
+                (b, false, express_unsupported)
             }
-            None => (create_buckets(&client, run_id).await?, true),
+            None => {
+                let (b, why) = create_buckets(&client, run_id).await?;
+                (b, true, why)
+            }
+        };
+        // Without Express, Standard is measured: the class the loop starts on is one it can.
+        let class = if express_unsupported.is_some() {
+            Class::Standard
+        } else {
+            scenario.class
         };
         let shared = Arc::new(S3Shared {
             start: Instant::now(),
-            class: Mutex::new(scenario.class),
+            class: Mutex::new(class),
             payload: Mutex::new(scenario.payload),
             ops: Mutex::new(BTreeMap::new()),
             sdk,
@@ -279,6 +293,7 @@ impl S3Lab {
             buckets,
             scenario: scenario.clone(),
             created,
+            express_unsupported,
             cancel: CancellationToken::new(),
             live: Mutex::new(None),
             matrix: Mutex::new(None),
@@ -309,6 +324,11 @@ impl S3Lab {
         } else {
             &self.scenario.matrix
         };
+        if let Some(why) = &self.express_unsupported {
+            anyhow::bail!(
+                "the S3 matrix compares Express One Zone with Standard, and S3 Express One Zone is {why}"
+            );
+        }
         let reps = if quick { 1 } else { self.scenario.repetitions };
         let rows = run_matrix(
             &self.shared,
@@ -327,6 +347,9 @@ impl S3Lab {
 
     pub fn toggle_class(&self) -> Class {
         let mut c = self.shared.class.lock();
+        if self.express_unsupported.is_some() {
+            return *c;
+        }
         *c = match *c {
             Class::Standard => Class::ExpressOneZone,
             Class::ExpressOneZone => Class::Standard,
@@ -342,6 +365,9 @@ impl S3Lab {
     pub fn apply(&self, cmd: Command) -> String {
         match cmd {
             Command::ToggleClass => {
+                if let Some(why) = &self.express_unsupported {
+                    return format!("S3 Express One Zone {why}; measuring Standard");
+                }
                 let c = self.toggle_class();
                 format!("S3 storage class {}", c.storage_class())
             }
@@ -366,6 +392,9 @@ impl S3Lab {
     pub async fn cleanup(&self) -> Vec<String> {
         let mut problems = Vec::new();
         for name in [&self.buckets.standard, &self.buckets.express] {
+            if *name == self.buckets.express && self.express_unsupported.is_some() {
+                continue;
+            }
             if let Err(e) = clean(&self.client, name).await {
                 problems.push(format!("{e:#}"));
                 continue;

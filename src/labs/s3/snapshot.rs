@@ -19,4 +19,6 @@ pub struct S3Snapshot {
     pub sdk: SdkSnapshot,
     /// The seed's matrix, when the run made it.
     pub matrix: Option<Vec<MatrixRow>>,
+    /// Why S3 Express One Zone is not measured: the endpoint lacks what it needs.
+    pub express_unsupported: Option<String>,
 }

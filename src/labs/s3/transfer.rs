@@ -21,6 +21,35 @@ impl Default for Transfer {
     }
 }
 
+/// A transfer that failed: its error code (counted per class and operation) and one line for
+/// the screen and the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failed {
+    pub code: String,
+    pub line: String,
+}
+
+impl Failed {
+    fn other(line: impl Into<String>) -> Failed {
+        Failed {
+            code: "Other".into(),
+            line: line.into(),
+        }
+    }
+}
+
+fn sdk_failed<E>(
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, aws_smithy_runtime_api::http::Response>,
+) -> Failed
+where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
+{
+    Failed {
+        code: error_code(e),
+        line: crate::aws::error_line(e),
+    }
+}
+
 /// A payload of `n` bytes, the same pattern every time (cheap to clone: one buffer).
 pub fn payload(n: u64) -> Bytes {
     Bytes::from((0..n).map(|i| (i % 251) as u8).collect::<Vec<u8>>())
@@ -35,7 +64,7 @@ pub async fn upload(
     key: &str,
     data: &Bytes,
     t: &Transfer,
-) -> Result<Duration, String> {
+) -> Result<Duration, Failed> {
     let started = Instant::now();
     if (data.len() as u64) < t.threshold {
         client
@@ -45,7 +74,7 @@ pub async fn upload(
             .body(ByteStream::from(data.clone()))
             .send()
             .await
-            .map_err(|e| error_code(&e))?;
+            .map_err(|e| sdk_failed(&e))?;
         return Ok(started.elapsed());
     }
     let id = client
@@ -54,9 +83,9 @@ pub async fn upload(
         .key(key)
         .send()
         .await
-        .map_err(|e| error_code(&e))?
+        .map_err(|e| sdk_failed(&e))?
         .upload_id
-        .ok_or("CreateMultipartUpload answered no upload id")?;
+        .ok_or_else(|| Failed::other("CreateMultipartUpload answered no upload id"))?;
     let parts = data.len().div_ceil(t.part_size as usize);
     let mut set = JoinSet::new();
     let mut done: Vec<CompletedPart> = Vec::with_capacity(parts);
@@ -82,12 +111,12 @@ pub async fn upload(
                     .body(ByteStream::from(chunk))
                     .send()
                     .await;
-                (n, out.map_err(|e| error_code(&e)))
+                (n, out.map_err(|e| sdk_failed(&e)))
             });
             next += 1;
         }
         if let Some(joined) = set.join_next().await {
-            let (n, out) = joined.map_err(|e| e.to_string())?;
+            let (n, out) = joined.map_err(|e| Failed::other(e.to_string()))?;
             let out = out?;
             done.push(
                 CompletedPart::builder()
@@ -111,7 +140,7 @@ pub async fn upload(
         )
         .send()
         .await
-        .map_err(|e| error_code(&e))?;
+        .map_err(|e| sdk_failed(&e))?;
     Ok(started.elapsed())
 }
 
@@ -123,7 +152,7 @@ pub async fn download(
     key: &str,
     size: u64,
     t: &Transfer,
-) -> Result<(Duration, Duration, u64), String> {
+) -> Result<(Duration, Duration, u64), Failed> {
     let started = Instant::now();
     if size < t.threshold {
         let out = client
@@ -132,7 +161,7 @@ pub async fn download(
             .key(key)
             .send()
             .await
-            .map_err(|e| error_code(&e))?;
+            .map_err(|e| sdk_failed(&e))?;
         let fb = started.elapsed();
         let n = drain(out.body).await?;
         return Ok((fb, started.elapsed(), n));
@@ -156,14 +185,14 @@ pub async fn download(
                     .range(format!("bytes={lo}-{hi}"))
                     .send()
                     .await
-                    .map_err(|e| error_code(&e))?;
+                    .map_err(|e| sdk_failed(&e))?;
                 let fb = s.elapsed();
-                Ok::<_, String>((fb, drain(out.body).await?))
+                Ok::<_, Failed>((fb, drain(out.body).await?))
             });
             next += 1;
         }
         if let Some(joined) = set.join_next().await {
-            let (fb, n) = joined.map_err(|e| e.to_string())??;
+            let (fb, n) = joined.map_err(|e| Failed::other(e.to_string()))??;
             first = Some(first.map_or(fb, |f| f.min(fb)));
             got += n;
         }
@@ -171,12 +200,12 @@ pub async fn download(
     Ok((first.unwrap_or_default(), started.elapsed(), got))
 }
 
-async fn drain(mut body: ByteStream) -> Result<u64, String> {
+async fn drain(mut body: ByteStream) -> Result<u64, Failed> {
     let mut n = 0u64;
-    while let Some(chunk) = body.try_next().await.map_err(|e| {
-        // One code for every cut body, so counts stay per cause (the detail goes to the log).
-        tracing::debug!("s3: the body broke off: {e}");
-        "BodyBrokeOff".to_string()
+    // One code for every cut body, so counts stay per cause.
+    while let Some(chunk) = body.try_next().await.map_err(|e| Failed {
+        code: "BodyBrokeOff".into(),
+        line: format!("the body broke off: {}", crate::aws::error_chain(&e)),
     })? {
         n += chunk.len() as u64;
     }

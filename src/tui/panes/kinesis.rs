@@ -482,7 +482,11 @@ pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(St
 
 /// What the tab's figures rest on: the SDK's retry settings.
 pub fn status(k: &KinesisSnapshot) -> String {
-    format!(" SDK: {}", k.retry)
+    // A producer that cannot put says so first: without it, nothing below means anything.
+    match &k.producer.unsupported {
+        Some(why) => format!(" producer stopped: {why}"),
+        None => format!(" SDK: {}", k.retry),
+    }
 }
 
 #[cfg(test)]
@@ -523,5 +527,70 @@ mod tests {
                 "at {width} columns:\n{screen}"
             );
         }
+    }
+
+    fn screen(app: &App, view: &crate::tui::view::View, size: (u16, u16)) -> String {
+        let buffer = render(app, view, size);
+        (0..buffer.area.height)
+            .map(|y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
+        use crate::faults::{Kind, KindCounts};
+        use crate::run::snapshot::FaultRow;
+        let mut view = crate::tui::fixture::sample_view();
+        let now = view.snapshot.elapsed_secs;
+        view.snapshot.faults.events.push(FaultRow {
+            at_secs: now - 2.0,
+            kind: Kind::KinesisStall,
+            target: "GetRecords on shardId-000000000000".into(),
+            recovered_secs: Some(3.0),
+            failed: None,
+        });
+        view.snapshot.faults.counts = vec![(
+            Kind::KinesisStall,
+            KindCounts {
+                fired: 1,
+                recovered: 1,
+                failed: 0,
+            },
+        )];
+        let app = App::new(Theme::dark());
+        let text = screen(&app, &view, (150, 40));
+        assert!(text.contains("▼"), "{text}");
+        assert!(
+            text.contains(
+                "kinesis.stall: GetRecords on shardId-000000000000 · recovered after 3,000.0 ms"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("1 injected, 1 recovered"), "{text}");
+        // A fault older than the sparklines' window leaves no marker; nor a line once it is old.
+        view.snapshot.faults.events[0].at_secs = now - 500.0;
+        let text = screen(&app, &view, (150, 40));
+        assert!(!text.contains("▼"), "{text}");
+    }
+
+    #[test]
+    fn the_fault_menu_offers_the_faults_of_the_labs_the_scenario_runs() {
+        let view = crate::tui::fixture::sample_view();
+        let mut app = App::new(Theme::dark());
+        app.sync_labs(&view.snapshot.labs());
+        app.fault_menu = true;
+        let text = screen(&app, &view, (120, 40));
+        assert!(text.contains("inject a fault"), "{text}");
+        assert!(text.contains("a  kinesis.reset-before"), "{text}");
+        assert!(text.contains("i  kinesis.expire-iterators"), "{text}");
+        assert!(
+            !text.contains("s3.slow-down") && !text.contains("redis."),
+            "{text}"
+        );
     }
 }

@@ -55,7 +55,14 @@ pub fn status(lab: LabKind, snap: &Snapshot) -> String {
             .kinesis
             .as_ref()
             .map_or_else(String::new, kinesis::status),
-        LabKind::S3 => s3::status(),
+        LabKind::S3 => match snap
+            .s3
+            .as_ref()
+            .and_then(|s| s.express_unsupported.as_ref())
+        {
+            Some(why) => format!(" S3 Express One Zone {why}; measuring Standard"),
+            None => s3::status(),
+        },
         LabKind::Redis => redis::status(),
     }
 }

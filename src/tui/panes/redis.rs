@@ -50,13 +50,23 @@ pub fn draw(
         (Method::Offset, c),
     ] {
         let m = r.methods.iter().find(|x| x.method == method);
-        let block = Block::default()
+        let mut block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.fg(theme.border))
             .title(Span::styled(
                 format!(" {} ", method.label()),
                 theme.strong(theme.title),
             ));
+        // Why its last try failed, on the pane's bottom edge.
+        if let Some(line) = m
+            .filter(|m| m.errors > 0)
+            .and_then(|m| m.last_error.as_ref())
+        {
+            block = block.title_bottom(Span::styled(
+                format!(" last error: {line} "),
+                theme.strong(theme.error),
+            ));
+        }
         let inner = block.inner(rect);
         f.render_widget(block, rect);
         if inner.height < 3 {

@@ -60,6 +60,19 @@ pub fn draw(
                     }),
                 ),
             ]));
+        // Why its last request failed (the class measured now), on the pane's bottom edge.
+        let last = s3
+            .ops
+            .iter()
+            .filter(|o| o.op == op && o.class == s3.class && o.errors > 0)
+            .find_map(|o| o.last_error.as_ref());
+        let block = match last {
+            Some(line) => block.title_bottom(Span::styled(
+                format!(" last error: {line} "),
+                theme.strong(theme.error),
+            )),
+            None => block,
+        };
         let inner = block.inner(rect);
         f.render_widget(block, rect);
         if inner.height < 4 {

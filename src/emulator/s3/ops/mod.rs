@@ -273,6 +273,9 @@ impl S3 {
         let name = op.map_or(UNROUTED, Op::name);
         let head = call.method == Method::HEAD;
         let class = Class::of_bucket(&call.bucket);
+        if self.lacking.read().iter().any(|l| l == name) {
+            return crate::emulator::lacking_answer();
+        }
         let aim = Target {
             service: Some(Service::S3),
             operation: name.to_string(),
