@@ -122,10 +122,10 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
     keys(&s, "f");
     let screen = wait_for(&s, "inject a fault", Duration::from_secs(5));
     assert!(
-        screen.contains("i  kinesis.expire-iterators") && !screen.contains("s3.slow-down"),
+        screen.contains("j  kinesis.expire-iterators") && !screen.contains("s3.slow-down"),
         "{screen}"
     );
-    keys(&s, "i");
+    keys(&s, "j");
     wait_for(
         &s,
         "fault injected: kinesis.expire-iterators",

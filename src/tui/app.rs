@@ -280,7 +280,8 @@ impl App {
         }
     }
 
-    /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`.
+    /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`
+    /// (skipping the keys that close the menu).
     pub fn menu_faults(&self) -> Vec<(char, crate::faults::Kind)> {
         use crate::faults::{Kind, Service};
         Kind::ALL
@@ -292,7 +293,8 @@ impl App {
                     Service::Redis => LabKind::Redis,
                 })
             })
-            .zip('a'..='z')
+            // Not f or q: in the menu they close it.
+            .zip(('a'..='z').filter(|c| !matches!(c, 'f' | 'q')))
             .map(|(k, c)| (c, k))
             .collect()
     }

@@ -587,10 +587,22 @@ mod tests {
         let text = screen(&app, &view, (120, 40));
         assert!(text.contains("inject a fault"), "{text}");
         assert!(text.contains("a  kinesis.reset-before"), "{text}");
-        assert!(text.contains("i  kinesis.expire-iterators"), "{text}");
+        assert!(text.contains("j  kinesis.expire-iterators"), "{text}");
         assert!(
             !text.contains("s3.slow-down") && !text.contains("redis."),
             "{text}"
         );
+        // With every lab, every kind has a letter of its own, and none is a key that closes the
+        // menu.
+        app.sync_labs(&crate::labs::LabKind::ALL);
+        let items = app.menu_faults();
+        assert_eq!(items.len(), crate::faults::Kind::ALL.len());
+        let mut letters: Vec<char> = items.iter().map(|(c, _)| *c).collect();
+        assert!(
+            !letters.contains(&'f') && !letters.contains(&'q'),
+            "{letters:?}"
+        );
+        letters.dedup();
+        assert_eq!(letters.len(), items.len());
     }
 }
