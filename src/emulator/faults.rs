@@ -190,7 +190,18 @@ impl Injector {
             until: Mutex::new(None),
             spec,
         });
-        self.armed.lock().push(armed.clone());
+        {
+            let mut all = self.armed.lock();
+            // Faults injected once (the menu's) leave when spent, so the list stays as long as
+            // what is set and still pending.
+            let now = Instant::now();
+            all.retain(|a| {
+                a.spec.trigger != Trigger::Now
+                    || a.pending.load(Ordering::Relaxed) > 0
+                    || a.until.lock().is_some_and(|end| end > now)
+            });
+            all.push(armed.clone());
+        }
         self.any.store(true, Ordering::Relaxed);
         match armed.spec.trigger {
             Trigger::Now => self.fire(&armed),
@@ -529,5 +540,61 @@ impl HttpBody for Faulty {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(op: &str) -> Target {
+        Target {
+            service: Some(Service::Kinesis),
+            operation: op.into(),
+            ..Target::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn faults_injected_once_leave_when_spent() {
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        for _ in 0..100 {
+            injector
+                .add(FaultSpec::now(Kind::KinesisInternalFailure))
+                .unwrap();
+            let hit = injector.on_request(&target("PutRecord"));
+            assert_eq!(hit.action.map(|(a, _)| a), Some(Action::InternalError));
+            assert_eq!(injector.on_request(&target("PutRecord")).action, None);
+        }
+        assert!(injector.armed.lock().len() <= 1);
+        assert_eq!(
+            injector.log.counts()[&Kind::KinesisInternalFailure].fired,
+            100
+        );
+        // A success of the same operation is each one's recovery.
+        injector.on_success(&target("PutRecord"));
+        assert_eq!(
+            injector.log.counts()[&Kind::KinesisInternalFailure].recovered,
+            100
+        );
+    }
+
+    #[tokio::test]
+    async fn a_fault_hits_only_what_it_names() {
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        let mut spec =
+            FaultSpec::parse("kinesis.stall:operation=GetRecords,shard=1,every=1h").unwrap();
+        spec.trigger = Trigger::Now;
+        injector.add(spec).unwrap();
+        let mut other_shard = target("GetRecords");
+        other_shard.shard = Some((0, "shardId-000000000000".into()));
+        assert_eq!(injector.on_request(&other_shard).action, None);
+        assert_eq!(injector.on_request(&target("PutRecord")).action, None);
+        let mut shard = target("GetRecords");
+        shard.shard = Some((1, "shardId-000000000001".into()));
+        assert_eq!(
+            injector.on_request(&shard).action.map(|(a, _)| a),
+            Some(Action::Stall(Duration::from_secs(3)))
+        );
     }
 }

@@ -156,7 +156,12 @@ impl RedisLab {
     }
 
     fn await_recovery(&self, id: u64, after: Instant) {
-        self.shared.awaiting.lock().push((id, after));
+        let mut awaiting = self.shared.awaiting.lock();
+        // Bounded: faults that never recover (a server gone for good) stay unrecovered.
+        if awaiting.len() >= 1_000 {
+            awaiting.remove(0);
+        }
+        awaiting.push((id, after));
     }
 }
 
