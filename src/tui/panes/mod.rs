@@ -4,6 +4,8 @@ pub mod kinesis;
 pub mod overview;
 pub mod redis;
 pub mod s3;
+#[cfg(test)]
+mod tests;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
