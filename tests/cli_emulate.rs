@@ -213,3 +213,74 @@ fn listening_where_other_hosts_reach_it_needs_allow_remote_and_warns() {
     );
     assert!(err.contains("cannot listen on 192.0.2.1:4567"), "{err}");
 }
+
+#[test]
+fn emulate_injects_the_faults_it_is_given_and_says_which() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args([
+            "emulate",
+            "--listen",
+            "127.0.0.1:0",
+            "--fault",
+            "kinesis.service-unavailable:operation=ListStreams,rate=100%",
+            "--fault",
+            "s3.slow-down:every=1h",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..4 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        lines.push(line);
+    }
+    let text = lines.concat();
+    let addr = text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("fault: kinesis.service-unavailable ListStreams on 100% of requests\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fault: s3.slow-down x10 every 1h\n"),
+        "{text}"
+    );
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    let body = "{}";
+    write!(
+        s,
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.1\r\nX-Amz-Target: Kinesis_20131202.ListStreams\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer.contains("\"__type\":\"ServiceUnavailable\""),
+        "{answer}"
+    );
+    // Redis faults are the Redis lab's: the emulator refuses them in one line.
+    let (ok, _, err) = latlab(&[
+        "emulate",
+        "--listen",
+        "127.0.0.1:0",
+        "--fault",
+        "redis.debug-sleep:every=10s",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "redis.debug-sleep is injected on the Redis lab's servers, not by the emulator"
+        ),
+        "{err}"
+    );
+}
