@@ -61,6 +61,8 @@ pub struct Scenario {
     pub seed: Option<Seed>,
     /// Where it came from: `built-in` or the file's path.
     pub origin: String,
+    /// Its text, as it was read (a recording keeps it).
+    pub source: String,
 }
 
 // ---- the file form ----
@@ -178,6 +180,7 @@ impl Scenario {
             redis,
             seed: file.seed,
             origin: origin.to_string(),
+            source: text.to_string(),
         })
     }
 }

@@ -56,9 +56,12 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
     let name = format!("latlab-test-{}", std::process::id());
     let bin = env!("CARGO_BIN_EXE_latlab");
     let log = std::env::temp_dir().join(format!("{name}.log"));
+    let rec = tempfile::tempdir().unwrap();
+    let record = rec.path().join("rec");
     let cmd = format!(
-        "{bin} tui demo --limit consumer_activation=0s --log {}; echo \"[exit $?]\"; sleep 120",
-        log.display()
+        "{bin} tui demo --limit consumer_activation=0s --log {} --record {}; echo \"[exit $?]\"; sleep 120",
+        log.display(),
+        record.display()
     );
     let ok = Command::new("tmux")
         .args([
@@ -150,6 +153,27 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
         "logs went to the file: {log_text}"
     );
     let _ = std::fs::remove_file(&log);
+    // The recording kept every key's command and the lab's answer, the fault, the series' logs
+    // and the report.
+    let events = std::fs::read_to_string(record.join("events.jsonl")).unwrap();
+    for want in [
+        r#""event":"command","text":"Kinesis(AddPoller)""#,
+        r#""event":"confirmed","text":"added poller get_records 2""#,
+        r#""event":"command","text":"Fault(KinesisExpireIterators)""#,
+        r#""event":"fault","kind":"kinesis.expire-iterators""#,
+    ] {
+        assert!(
+            events.lines().any(|l| l.contains(want)),
+            "{want} in:\n{events}"
+        );
+    }
+    assert!(record.join("report.json").is_file());
+    assert!(
+        record
+            .join("hlog")
+            .join("kinesis.get_records_2.arrival_to_receive.hlog")
+            .is_file()
+    );
 }
 
 #[test]

@@ -24,9 +24,23 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
             .open(out)
             .with_context(|| format!("cannot write --output {}", out.display()))?;
     }
+    if let Some(dir) = &args.record {
+        // Fail before the run, not after it.
+        crate::run::record::Recorder::prepare(dir)?;
+    }
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {
         let lab = Lab::start(scenario.clone(), &opts).await?;
+        let mut recorder = match &args.record {
+            Some(dir) => Some(crate::run::record::Recorder::create(
+                dir,
+                &lab,
+                &scenario.source,
+            )?),
+            None => None,
+        };
+        let mut each_second = tokio::time::interval(std::time::Duration::from_secs(1));
+        each_second.tick().await;
         let progress = (!args.quiet).then(|| progress_bar(&scenario));
         // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
         // live labs run for the scenario's duration.
@@ -47,9 +61,17 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
                 pb.set_length(0);
             }
             let work = lab.run_experiment(args.quick, &say);
-            tokio::select! {
-                r = work => { r?; false }
-                _ = &mut signal => true,
+            tokio::pin!(work);
+            loop {
+                tokio::select! {
+                    r = &mut work => { r?; break false }
+                    _ = &mut signal => break true,
+                    _ = each_second.tick() => {
+                        if let Some(r) = recorder.as_mut() {
+                            r.tick(&lab)?;
+                        }
+                    }
+                }
             }
         } else {
             lab.start_live();
@@ -62,13 +84,27 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
                             update_progress(pb, &lab);
                         }
                     }
+                    _ = each_second.tick() => {
+                        if let Some(r) = recorder.as_mut() {
+                            r.tick(&lab)?;
+                        }
+                    }
                 }
             }
         };
         if let Some(pb) = &progress {
             pb.set_message("stopping: the producer has stopped, consumers are draining");
         }
-        let (snap, problems) = lab.finish().await;
+        // The recording's last second is taken once the consumers have drained.
+        let mut last_tick: anyhow::Result<()> = Ok(());
+        let (snap, problems) = lab
+            .finish_with(&mut |l| {
+                if let Some(r) = recorder.as_mut() {
+                    last_tick = r.tick(l);
+                }
+            })
+            .await;
+        last_tick?;
         if let Some(pb) = progress {
             pb.finish_and_clear();
         }
@@ -77,7 +113,23 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         } else {
             crate::report::Ending::Completed
         };
-        anyhow::Ok(Report::new(&scenario, snap, ending, problems))
+        let report = Report::new(&scenario, snap, ending, problems);
+        if let Some(r) = recorder {
+            let dropped = r.dropped;
+            let dir = r.finish_logs(&report.render(Format::Json))?;
+            if !args.quiet {
+                eprintln!(
+                    "recorded in {}{}",
+                    dir.display(),
+                    if dropped > 0 {
+                        format!(" ({dropped} one-second intervals could not be written in time)")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+        anyhow::Ok(report)
     })?;
     let text = report.render(args.format);
     match &args.output {

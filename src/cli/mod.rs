@@ -160,6 +160,10 @@ pub struct TuiArgs {
     /// Log file (never the screen)
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
+    /// (one interval a second), every key's command and answer, the faults that fired, the report
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -220,6 +224,10 @@ pub struct RunArgs {
     /// Run the scenario's scaled-down S3 matrix and fewer Redis tries (under a minute each)
     #[arg(long)]
     pub quick: bool,
+    /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
+    /// (one interval a second), the faults that fired, and the report
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -382,11 +390,15 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let log = init_log(args.log.as_deref())?;
+    if let Some(dir) = &args.record {
+        crate::run::record::Recorder::prepare(dir)?;
+    }
     let report = crate::tui::run(crate::tui::TuiOptions {
         scenario,
         target: args.target.options(),
         theme,
         fps: args.fps,
+        record: args.record.clone(),
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());

@@ -4,6 +4,7 @@
 mod labs;
 mod model;
 pub mod process;
+pub mod record;
 pub mod snapshot;
 
 use std::sync::Arc;
@@ -500,6 +501,38 @@ impl Lab {
         }
     }
 
+    /// Every series' whole histogram now (microseconds), by name: a Kinesis consumer's arrival ->
+    /// receive, an S3 class and operation's total time, a Redis method's lag.
+    pub fn histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
+        let mut out = Vec::new();
+        if let Some(k) = self.kinesis() {
+            for c in k.ctx.shared.consumers.read().iter() {
+                let m = c.metrics.lock();
+                out.push((
+                    format!("kinesis.{}.arrival_to_receive", c.name),
+                    m.arrival_to_receive.histogram().clone(),
+                ));
+            }
+        }
+        if let Some(s) = self.s3() {
+            for ((class, op), m) in s.shared.ops.lock().iter() {
+                out.push((
+                    format!("s3.{}.{op}.total", class.storage_class()),
+                    m.total.histogram().clone(),
+                ));
+            }
+        }
+        if let Some(r) = self.redis() {
+            for (method, m) in r.shared.methods.lock().iter() {
+                out.push((
+                    format!("redis.{}.lag", method.key()),
+                    m.lag.histogram().clone(),
+                ));
+            }
+        }
+        out
+    }
+
     pub fn emulator(&self) -> Option<&Emulator> {
         self.emulator.as_ref()
     }
@@ -569,11 +602,21 @@ impl Lab {
 
     /// Ends the run: stops the producer, lets consumers drain, takes the final snapshot, removes
     /// what latlab created. Returns the snapshot and anything that could not be cleaned up.
-    pub async fn finish(mut self) -> (Snapshot, Vec<String>) {
+    pub async fn finish(self) -> (Snapshot, Vec<String>) {
+        self.finish_with(&mut |_| {}).await
+    }
+
+    /// [`Lab::finish`], with `last` seeing the lab once its probes have stopped and drained,
+    /// before anything is cleaned up (a recording's last second).
+    pub async fn finish_with(
+        mut self,
+        last: &mut (dyn FnMut(&Lab) + Send),
+    ) -> (Snapshot, Vec<String>) {
         self.process.sample_now();
         for lab in &self.labs {
             lab.stop().await;
         }
+        last(&self);
         let snap = self.snapshot(true);
         let mut problems = Vec::new();
         for lab in std::mem::take(&mut self.labs) {

@@ -52,6 +52,8 @@ pub struct TuiOptions {
     pub target: TargetOptions,
     pub theme: Theme,
     pub fps: u32,
+    /// Keep the run in this directory (made ready by `Recorder::prepare`).
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -185,6 +187,15 @@ where
         }
     };
     lab.start_live();
+    let mut recorder = match &opts.record {
+        Some(dir) => Some(crate::run::record::Recorder::create(
+            dir,
+            &lab,
+            &scenario.source,
+        )?),
+        None => None,
+    };
+    let mut recorded = std::time::Instant::now();
     let lab = Arc::new(lab);
     let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
     let ticker = tx.clone();
@@ -211,13 +222,31 @@ where
         }
         let Some(ev) = rx.recv().await else { break };
         let action = match ev {
-            Event::Tick => Action::Redraw,
+            Event::Tick => {
+                if recorded.elapsed() >= Duration::from_secs(1) {
+                    recorded = std::time::Instant::now();
+                    if let Some(r) = recorder.as_mut()
+                        && let Err(e) = r.tick(&lab)
+                    {
+                        app.say(format!("recording stopped: {e:#}"), true);
+                        recorder = None;
+                    }
+                }
+                Action::Redraw
+            }
             Event::Input(TermEvent::Key(k)) => app.key(k, || View::of(&lab, 600)),
             Event::Input(TermEvent::Mouse(m)) => app.mouse(m),
             Event::Input(TermEvent::Resize(_, _)) => Action::Redraw,
             Event::Input(_) => Action::None,
             Event::Signal(_) => Action::Quit,
             Event::Done(result) => {
+                if let Some(r) = recorder.as_mut() {
+                    let (what, text) = match &result {
+                        Ok(msg) => ("confirmed", msg),
+                        Err(msg) => ("refused", msg),
+                    };
+                    r.note(what, text);
+                }
                 match result {
                     Ok(msg) => app.say(msg, false),
                     Err(msg) => app.say(msg, true),
@@ -230,6 +259,9 @@ where
             Action::Redraw => redraw = true,
             Action::Quit => break,
             Action::Lab(cmd) => {
+                if let Some(r) = recorder.as_mut() {
+                    r.note("command", &format!("{cmd:?}"));
+                }
                 // Applied off the UI loop, so a slow command never freezes the screen.
                 let (lab, tx) = (lab.clone(), tx.clone());
                 tokio::spawn(async move {
@@ -259,13 +291,21 @@ where
             return Err(e);
         }
     };
-    let (snap, problems) = lab.finish().await;
-    Ok(Report::new(
-        &scenario,
-        snap,
-        crate::report::Ending::Quit,
-        problems,
-    ))
+    // The recording's last second is taken once the consumers have drained.
+    let mut last_tick: anyhow::Result<()> = Ok(());
+    let (snap, problems) = lab
+        .finish_with(&mut |l| {
+            if let Some(r) = recorder.as_mut() {
+                last_tick = r.tick(l);
+            }
+        })
+        .await;
+    let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems);
+    if let Some(r) = recorder {
+        last_tick?;
+        r.finish_logs(&report.render(crate::report::Format::Json))?;
+    }
+    Ok(report)
 }
 
 /// q, Esc or Ctrl-C.

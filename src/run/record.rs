@@ -1,0 +1,241 @@
+//! A recording of a run (`--record DIR`): what it ran and what it measured, kept as it happens so
+//! that a run cut short stays readable up to its last whole second.
+//!
+//! - `scenario.toml`: the scenario's text as it was loaded;
+//! - `recording.json`: the recording's schema, latlab's version, the scenario, the backend, the
+//!   faults set and when it started;
+//! - `hlog/SERIES.hlog`: one HdrHistogram interval log per series (a Kinesis consumer's arrival ->
+//!   receive, an S3 class and operation's total time, a Redis method's lag), one interval per
+//!   second, tagged with the series, values in microseconds: the standard format that the
+//!   HdrHistogram tools of every language read;
+//! - `events.jsonl`: every fault that fired, and (in the TUI) every key's command and the lab's
+//!   answer, a JSON object a line, with its time;
+//! - `report.json`: the run's report, written when it ends.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::Context;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+
+use super::Lab;
+
+/// The recording format's name and version, in `recording.json`.
+pub const SCHEMA: &str = "latlab-recording/1";
+
+/// Intervals a series' writer may fall behind before new ones are counted as dropped.
+const QUEUE: usize = 64;
+
+/// One series' log: its writer thread and what it was last sent.
+struct SeriesLog {
+    tx: SyncSender<(Histogram<u64>, Duration)>,
+    thread: std::thread::JoinHandle<anyhow::Result<()>>,
+    /// The series' whole histogram at the last tick (its next interval is what came since).
+    last: Option<Histogram<u64>>,
+}
+
+/// A recording being written.
+pub struct Recorder {
+    dir: PathBuf,
+    started: SystemTime,
+    start: Instant,
+    logs: BTreeMap<String, SeriesLog>,
+    events: std::fs::File,
+    /// Fault events already written (by id).
+    fault_seen: u64,
+    /// Intervals a writer could not take in time (shown at the end, never hidden).
+    pub dropped: u64,
+}
+
+/// A series' name as a file name and an interval-log tag: no spaces, commas or slashes.
+pub fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl Recorder {
+    /// Makes the recording's directory, before anything runs: it must be new or empty.
+    pub fn prepare(dir: &Path) -> anyhow::Result<()> {
+        if dir.exists()
+            && std::fs::read_dir(dir)
+                .with_context(|| format!("--record {}: cannot read the directory", dir.display()))?
+                .next()
+                .is_some()
+        {
+            anyhow::bail!(
+                "--record {}: the directory is not empty; name a new or empty one",
+                dir.display()
+            );
+        }
+        std::fs::create_dir_all(dir.join("hlog"))
+            .with_context(|| format!("--record {}: cannot create the directory", dir.display()))
+    }
+
+    /// Starts the recording in `dir` (made by [`Recorder::prepare`]) and writes what the run is.
+    pub fn create(dir: &Path, lab: &Lab, scenario_text: &str) -> anyhow::Result<Recorder> {
+        let write = |name: &str, text: &str| {
+            std::fs::write(dir.join(name), text)
+                .with_context(|| format!("--record {}: cannot write {name}", dir.display()))
+        };
+        write("scenario.toml", scenario_text)?;
+        // Intervals are timed from the run's start, so the log's base time is that moment.
+        let started = SystemTime::now() - lab.shared.start.elapsed();
+        let started_ms = started
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as i64;
+        let info = serde_json::json!({
+            "schema": SCHEMA,
+            "latlab_version": env!("CARGO_PKG_VERSION"),
+            "scenario": lab.scenario.name,
+            "backend": lab.backend.label,
+            "faults": lab.faults_set,
+            "started": crate::clock::rfc3339_ms(started_ms),
+        });
+        write(
+            "recording.json",
+            &(serde_json::to_string_pretty(&info).expect("JSON") + "\n"),
+        )?;
+        let events = std::fs::File::create(dir.join("events.jsonl"))
+            .with_context(|| format!("--record {}: cannot write events.jsonl", dir.display()))?;
+        Ok(Recorder {
+            dir: dir.to_path_buf(),
+            started,
+            start: lab.shared.start,
+            logs: BTreeMap::new(),
+            events,
+            fault_seen: 0,
+            dropped: 0,
+        })
+    }
+
+    /// One second: each series' interval since the last tick goes to its log, and the faults that
+    /// fired since to the events.
+    pub fn tick(&mut self, lab: &Lab) -> anyhow::Result<()> {
+        let at = self.start.elapsed();
+        for (name, whole) in lab.histograms() {
+            if !self.logs.contains_key(&name) {
+                let log = self.open(&name)?;
+                self.logs.insert(name.clone(), log);
+            }
+            let log = self.logs.get_mut(&name).expect("opened above");
+            // What came since the last tick; after a reset (fewer values than before), all of it.
+            let interval = match &log.last {
+                Some(last) if last.len() <= whole.len() => {
+                    let mut i = whole.clone();
+                    i.subtract(last).ok();
+                    i
+                }
+                _ => whole.clone(),
+            };
+            log.last = Some(whole);
+            if interval.is_empty() {
+                continue;
+            }
+            let start = at.saturating_sub(Duration::from_secs(1));
+            match log.tx.try_send((interval, start)) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => self.dropped += 1,
+                Err(TrySendError::Disconnected(_)) => {
+                    anyhow::bail!(
+                        "--record {}: the log of {name} stopped being written",
+                        self.dir.display()
+                    )
+                }
+            }
+        }
+        let seen = self.fault_seen;
+        for e in lab.fault_log.events().iter().filter(|e| e.id > seen) {
+            let line = serde_json::json!({
+                "at_secs": e.at.saturating_duration_since(self.start).as_secs_f64(),
+                "event": "fault",
+                "kind": e.kind.name(),
+                "target": e.target,
+            });
+            writeln!(self.events, "{line}").with_context(|| {
+                format!("--record {}: cannot write events.jsonl", self.dir.display())
+            })?;
+            self.fault_seen = e.id;
+        }
+        Ok(())
+    }
+
+    /// An event of the run: a key's command, what the lab answered to it.
+    pub fn note(&mut self, event: &str, text: &str) {
+        let line = serde_json::json!({
+            "at_secs": self.start.elapsed().as_secs_f64(),
+            "event": event,
+            "text": text,
+        });
+        if writeln!(self.events, "{line}").is_err() {
+            tracing::warn!("recording: cannot write events.jsonl");
+        }
+    }
+
+    /// Starts the writer of one series' log.
+    fn open(&self, name: &str) -> anyhow::Result<SeriesLog> {
+        let tag = slug(name);
+        let path = self.dir.join("hlog").join(format!("{tag}.hlog"));
+        let mut file = std::fs::File::create(&path)
+            .with_context(|| format!("--record: cannot write {}", path.display()))?;
+        let (tx, rx) = sync_channel::<(Histogram<u64>, Duration)>(QUEUE);
+        let started = self.started;
+        let series = name.to_string();
+        let thread = std::thread::Builder::new()
+            .name(format!("record {tag}"))
+            .spawn(move || -> anyhow::Result<()> {
+                let mut serializer = V2DeflateSerializer::new();
+                // Unbuffered: every interval is in the file as soon as it is written.
+                let mut log = IntervalLogWriterBuilder::new()
+                    .add_comment(&format!("latlab: {series}, values in microseconds"))
+                    .with_start_time(started)
+                    .with_base_time(started)
+                    .with_max_value_divisor(1000.0)
+                    .begin_log_with(&mut file, &mut serializer)?;
+                let tag = Tag::new(&tag).expect("a slug has no disallowed character");
+                for (h, at) in rx {
+                    log.write_histogram(&h, at, Duration::from_secs(1), Some(tag))
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+                Ok(())
+            })?;
+        Ok(SeriesLog {
+            tx,
+            thread,
+            last: None,
+        })
+    }
+
+    /// Ends the recording: the last interval, every log flushed, and the report.
+    pub fn finish(mut self, lab: &Lab, report_json: &str) -> anyhow::Result<PathBuf> {
+        self.tick(lab)?;
+        self.finish_logs(report_json)
+    }
+
+    /// Ends the recording after the run ended (the lab is gone): the logs and the report.
+    pub fn finish_logs(mut self, report_json: &str) -> anyhow::Result<PathBuf> {
+        for (name, log) in std::mem::take(&mut self.logs) {
+            drop(log.tx);
+            log.thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("the log of {name} failed"))?
+                .with_context(|| format!("--record {}: writing {name}", self.dir.display()))?;
+        }
+        std::fs::write(self.dir.join("report.json"), report_json).with_context(|| {
+            format!("--record {}: cannot write report.json", self.dir.display())
+        })?;
+        Ok(self.dir)
+    }
+}
