@@ -1,6 +1,7 @@
 //! The run: the supervisor that starts the scenario's labs (and, by default, the emulator they
 //! measure), takes their snapshots, applies commands while they run and stops them.
 
+mod faults;
 mod labs;
 mod model;
 pub mod process;
@@ -16,12 +17,13 @@ use crate::aws::{Clients, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
-use crate::faults::{FaultLog, FaultSpec, Kind, Service};
+use crate::faults::{FaultLog, FaultSpec, Service};
 use crate::labs::kinesis::KinesisLab;
 use crate::labs::kinesis::state::{LiveSettings, Shared};
 use crate::labs::redis::snapshot::RedisSnapshot;
 use crate::labs::{LabKind, kinesis, redis, s3};
 use crate::scenario::Scenario;
+use faults::check_faults;
 use labs::Running;
 pub use model::model_params;
 use snapshot::{Backend, Snapshot};
@@ -102,37 +104,6 @@ async fn start_redis(
             "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"
         ),
     }
-}
-
-/// Faults that cannot be injected on this run are refused before anything starts: the
-/// emulator's kinds on another endpoint, a lab's kinds without the lab.
-fn check_faults(
-    scenario: &Scenario,
-    opts: &TargetOptions,
-    faults: &[FaultSpec],
-) -> anyhow::Result<()> {
-    let external = opts.endpoint_url.is_some() || opts.aws;
-    for f in faults {
-        let (service, present) = match f.kind.service() {
-            Service::Kinesis => ("Kinesis", scenario.kinesis.is_some()),
-            Service::S3 => ("S3", scenario.s3.is_some()),
-            Service::Redis => ("Redis", scenario.redis.is_some()),
-        };
-        if !present {
-            anyhow::bail!(
-                "fault {}: scenario {} has no {service} lab",
-                f.describe(),
-                scenario.name
-            );
-        }
-        if external && f.kind.service() != Service::Redis {
-            anyhow::bail!(
-                "fault {}: the embedded emulator injects Kinesis and S3 faults; with --endpoint-url or --aws only Redis faults apply",
-                f.describe()
-            );
-        }
-    }
-    Ok(())
 }
 
 /// What a run measures through: the SDK's clients (when a lab needs them), the embedded emulator
@@ -400,38 +371,6 @@ impl Lab {
         Ok(lab)
     }
 
-    fn redis_lab(&self) -> Option<&Arc<redis::RedisLab>> {
-        self.labs.iter().find_map(|l| match l {
-            Running::Redis(r) => Some(r),
-            _ => None,
-        })
-    }
-
-    /// Injects one fault of `kind` now, with its defaults.
-    fn inject(&self, kind: Kind) -> anyhow::Result<String> {
-        let spec = FaultSpec::now(kind);
-        match kind.service() {
-            Service::Redis => {
-                let r = self.redis_lab().with_context(|| {
-                    self.redis_unavailable
-                        .clone()
-                        .unwrap_or_else(|| "no Redis lab in this scenario".into())
-                })?;
-                r.add_fault(spec.clone())?;
-            }
-            _ => {
-                let e = self.emulator.as_ref().with_context(|| {
-                    format!(
-                        "{kind} is injected by the embedded emulator; this run measures {}",
-                        self.backend.label
-                    )
-                })?;
-                e.faults().add(spec.clone())?;
-            }
-        }
-        Ok(format!("fault injected: {}", spec.describe()))
-    }
-
     /// Starts the labs' live loops: S3's PUT and GET, Redis's tries (Kinesis's producer and
     /// consumers start with the lab). The TUI, screenshots and a headless run without a set
     /// experiment run them.
@@ -499,38 +438,6 @@ impl Lab {
             s3: self.s3().map_or_else(Vec::new, |s| s.history(window)),
             redis: self.redis().map_or_else(Vec::new, |r| r.history(window)),
         }
-    }
-
-    /// Every series' whole histogram now (microseconds), by name: a Kinesis consumer's arrival ->
-    /// receive, an S3 class and operation's total time, a Redis method's lag.
-    pub fn histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
-        let mut out = Vec::new();
-        if let Some(k) = self.kinesis() {
-            for c in k.ctx.shared.consumers.read().iter() {
-                let m = c.metrics.lock();
-                out.push((
-                    format!("kinesis.{}.arrival_to_receive", c.name),
-                    m.arrival_to_receive.histogram().clone(),
-                ));
-            }
-        }
-        if let Some(s) = self.s3() {
-            for ((class, op), m) in s.shared.ops.lock().iter() {
-                out.push((
-                    format!("s3.{}.{op}.total", class.storage_class()),
-                    m.total.histogram().clone(),
-                ));
-            }
-        }
-        if let Some(r) = self.redis() {
-            for (method, m) in r.shared.methods.lock().iter() {
-                out.push((
-                    format!("redis.{}.lag", method.key()),
-                    m.lag.histogram().clone(),
-                ));
-            }
-        }
-        out
     }
 
     pub fn emulator(&self) -> Option<&Emulator> {
