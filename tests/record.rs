@@ -195,3 +195,64 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .decode(text)
         .unwrap()
 }
+
+#[test]
+fn a_recording_prints_the_tables_its_run_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rec");
+    let live = tmp.path().join("live.txt");
+    let (ok, _, err) = latlab(&[
+        "run",
+        "demo",
+        "--duration",
+        "3s",
+        "--quiet",
+        "--latency-profile",
+        "zero",
+        "--record",
+        dir.to_str().unwrap(),
+        "-o",
+        live.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, replayed, err) = latlab(&["report", dir.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!(replayed, std::fs::read_to_string(&live).unwrap());
+    for format in ["markdown", "csv", "json"] {
+        let (ok, out, err) = latlab(&["report", dir.to_str().unwrap(), "--format", format]);
+        assert!(ok && !out.is_empty(), "{format}: {err}");
+    }
+    // What it says of what it cannot read, in one line each.
+    std::fs::write(
+        dir.join("cut.json"),
+        &std::fs::read_to_string(dir.join("report.json")).unwrap()[..200],
+    )
+    .unwrap();
+    let (ok, _, err) = latlab(&["report", dir.join("cut.json").to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("is not a whole JSON report") && err.contains("cut short"),
+        "{err}"
+    );
+    let newer = std::fs::read_to_string(dir.join("report.json"))
+        .unwrap()
+        .replace("latlab-run-report/2", "latlab-run-report/9");
+    std::fs::write(dir.join("newer.json"), newer).unwrap();
+    let (ok, _, err) = latlab(&["report", dir.join("newer.json").to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("its schema is 'latlab-run-report/9'; this latlab reads latlab-run-report/2"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("report.json")).unwrap();
+    let (ok, _, err) = latlab(&["report", dir.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("the recorded run did not end (there is no report.json)"),
+        "{err}"
+    );
+    let (ok, _, err) = latlab(&["report", tmp.path().to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("not a recording"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

@@ -55,6 +55,20 @@ pub enum Command {
     /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Print a recorded run's report (or a report JSON file) in any format
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A recording's directory (`--record DIR`) or a report JSON file (`--format json`)
+    #[arg(value_name = "DIR|FILE")]
+    pub path: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report here instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -328,6 +342,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Emulate(args) => emulate(args),
+        Command::Report(args) => {
+            let report = crate::run::record::read_report(&args.path)?;
+            let text = report.render(args.format);
+            match &args.output {
+                Some(path) => std::fs::write(path, text)
+                    .with_context(|| format!("cannot write --output {}", path.display()))?,
+                None => print!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Faults => {
             print!("{}", listing::faults_listing());
             Ok(ExitCode::SUCCESS)

@@ -240,6 +240,49 @@ impl Recorder {
     }
 }
 
+/// The report of a recording (`DIR/report.json`) or a report file, with one line saying what is
+/// wrong when it cannot be read: not there, cut short, or from a newer latlab.
+pub fn read_report(path: &Path) -> anyhow::Result<crate::report::Report> {
+    let file = if path.is_dir() {
+        let f = path.join("report.json");
+        if !f.exists() {
+            if path.join("recording.json").exists() {
+                anyhow::bail!(
+                    "{}: the recorded run did not end (there is no report.json); its interval logs in {} hold what it measured up to its last whole second",
+                    path.display(),
+                    path.join("hlog").display()
+                );
+            }
+            anyhow::bail!(
+                "{}: not a recording (no recording.json or report.json); name a directory made with --record or a report written with --format json",
+                path.display()
+            );
+        }
+        f
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not a whole JSON report ({e}): it may have been cut short",
+            file.display()
+        )
+    })?;
+    let schema = value["schema"].as_str().unwrap_or_default();
+    if schema != crate::report::SCHEMA {
+        anyhow::bail!(
+            "{}: its schema is '{schema}'; this latlab reads {}",
+            file.display(),
+            crate::report::SCHEMA
+        );
+    }
+    let report: crate::report::json::RunReport = serde_json::from_value(value)
+        .map_err(|e| anyhow::anyhow!("{} is not a latlab report: {e}", file.display()))?;
+    Ok(crate::report::Report::from(report))
+}
+
 impl Lab {
     /// Every series' whole histogram now (microseconds), by name: a Kinesis consumer's arrival ->
     /// receive, an S3 class and operation's total time, a Redis method's lag.
