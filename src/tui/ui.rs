@@ -79,15 +79,6 @@ fn draw_fault_menu(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
         .map(|(_, k)| 6 + 28 + k.describe().chars().count())
         .max()
         .unwrap_or(40) as u16;
-    let width = (widest + 4).min(area.width.saturating_sub(2));
-    let height = (items.len() as u16 + 5).min(area.height.saturating_sub(2));
-    let popup = Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    };
-    f.render_widget(Clear, popup);
     let mut lines = vec![Line::from("")];
     for (letter, kind) in &items {
         lines.push(Line::from(vec![
@@ -101,16 +92,31 @@ fn draw_fault_menu(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
         "  a letter injects it now, with its defaults; Esc closes",
         theme.fg(theme.dim),
     )));
+    popup(f, theme, area, " inject a fault ", widest, lines);
+}
+
+/// A bordered box in the middle of the screen, `widest` columns of content wide (at most the
+/// screen), as tall as its lines.
+fn popup(f: &mut Frame, theme: &Theme, area: Rect, title: &str, widest: u16, lines: Vec<Line>) {
+    let width = (widest + 4).min(area.width.saturating_sub(2));
+    let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let rect = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    f.render_widget(Clear, rect);
     let bg = if theme.monochrome {
         Style::default()
     } else {
         Style::default().bg(theme.popup_bg)
     };
     let block = Block::bordered()
-        .title(Span::styled(" inject a fault ", theme.strong(theme.title)))
+        .title(Span::styled(title.to_string(), theme.strong(theme.title)))
         .border_style(theme.fg(theme.accent))
         .style(bg);
-    f.render_widget(Paragraph::new(lines).block(block).style(bg), popup);
+    f.render_widget(Paragraph::new(lines).block(block).style(bg), rect);
 }
 
 fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
@@ -259,15 +265,6 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
         .map(|k| 2 + 16 + k.what.chars().count())
         .max()
         .unwrap_or(40) as u16;
-    let width = (widest + 4).min(area.width.saturating_sub(2));
-    let height = (KEYS.len() as u16 + 6).min(area.height.saturating_sub(2));
-    let popup = Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    };
-    f.render_widget(Clear, popup);
     let mut lines = vec![Line::from("")];
     for k in KEYS {
         lines.push(Line::from(vec![
@@ -280,14 +277,6 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
         "  any key closes this help; the mouse wheel zooms too",
         theme.fg(theme.dim),
     )));
-    let bg = if theme.monochrome {
-        Style::default()
-    } else {
-        Style::default().bg(theme.popup_bg)
-    };
-    let block = Block::bordered()
-        .title(Span::styled(" latlab keys ", theme.strong(theme.title)))
-        .border_style(theme.fg(theme.accent))
-        .style(bg);
-    f.render_widget(Paragraph::new(lines).block(block).style(bg), popup);
+    lines.push(Line::from(""));
+    popup(f, theme, area, " latlab keys ", widest, lines);
 }
