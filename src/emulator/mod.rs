@@ -390,7 +390,16 @@ async fn kinesis_request(
         .strip_prefix(kinesis::TARGET_PREFIX)
         .unwrap_or(&target)
         .to_string();
-    let aim = fault_target(&op, &body);
+    // Only with a fault set is the body read again for the shard and consumer it names.
+    let aim = if app.injector.active() {
+        fault_target(&op, &body)
+    } else {
+        faults::Target {
+            service: Some(crate::faults::Service::Kinesis),
+            operation: op.clone(),
+            ..Default::default()
+        }
+    };
     let hit = app.injector.on_request(&aim);
     if !hit.delay.is_zero() {
         tokio::time::sleep(hit.delay).await;

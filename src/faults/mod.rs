@@ -1,7 +1,7 @@
 //! Faults injected on purpose: what each kind does, where it is set (a scenario's `[[faults]]`,
 //! `--fault KIND:key=value,...`, the TUI's fault menu) and the record of every one that fired.
 //!
-//! The emulator injects the Kinesis and S3 kinds (`emulator/faults.rs`); the Redis lab the Redis
+//! The emulator injects the Kinesis and S3 kinds (`emulator/faults/`); the Redis lab the Redis
 //! kinds, on its real processes. Every fault that fires is a [`FaultEvent`] in a [`FaultLog`]
 //! (`log.rs`): when, what kind, what it hit, and when the target next answered (its recovery).
 
