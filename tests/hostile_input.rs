@@ -3,6 +3,8 @@
 //! what it accepts holds together (a decoded aws-chunked body is the data that was encoded; a
 //! duration prints back to itself exactly, a size to within its printed precision).
 
+mod common;
+
 use bytes::Bytes;
 use latlab::emulator::kinesis::json::Req;
 use latlab::emulator::limits::Limits;
@@ -12,21 +14,7 @@ use latlab::tui::theme::Theme;
 use latlab::units::{format_bytes, format_duration, parse_bytes, parse_duration};
 use proptest::prelude::*;
 
-/// Cases per property: 512 in CI; `LATLAB_PROPTEST_CASES=100000` for a long run.
-fn cases() -> u32 {
-    std::env::var("LATLAB_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
-}
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+use common::proptest_config as config;
 
 /// Text that looks like the inputs: TOML and JSON punctuation, keys, numbers and units, mixed
 /// with anything.

@@ -17,6 +17,8 @@
 //! process, on 127.0.0.1. A handler that panics drops its connection without an answer, which the
 //! client here reports as a failure.
 
+mod common;
+
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -36,21 +38,7 @@ use latlab::emulator::{Emulator, EmulatorConfig};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-/// Cases per property: 512 in CI; `LATLAB_PROPTEST_CASES=100000` for a long run.
-fn cases() -> u32 {
-    std::env::var("LATLAB_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
-}
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+use common::proptest_config as config;
 
 // ---------------------------------------------------------------------------------------------
 // The emulator, and a raw HTTP/1.1 client for it.

@@ -187,3 +187,16 @@ pub fn require_redis_server() {
         "redis-server is required for the Redis tests: install it (sudo apt-get install -y redis-server; scripts/test and .ci/run do)"
     );
 }
+
+/// The property tests' settings: 512 cases each in CI; `LATLAB_PROPTEST_CASES=100000` for a long
+/// run. No failure files: a failure is printed with its minimal input.
+pub fn proptest_config() -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: std::env::var("LATLAB_PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(512),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
