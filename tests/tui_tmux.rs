@@ -157,9 +157,9 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
     // and the report.
     let events = std::fs::read_to_string(record.join("events.jsonl")).unwrap();
     for want in [
-        r#""event":"command","text":"Kinesis(AddPoller)""#,
+        r#""event":"command","text":"adding a GetRecords poller""#,
         r#""event":"confirmed","text":"added poller get_records 2""#,
-        r#""event":"command","text":"Fault(KinesisExpireIterators)""#,
+        r#""event":"command","text":"injecting kinesis.expire-iterators""#,
         r#""event":"fault","kind":"kinesis.expire-iterators""#,
     ] {
         assert!(
@@ -173,6 +173,78 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
             .join("hlog")
             .join("kinesis.get_records_2.arrival_to_receive.hlog")
             .is_file()
+    );
+    replay_in_the_terminal(&record);
+}
+
+/// `latlab replay` on the recording the live test just made: the same panes, a REPLAY header,
+/// a cursor the keys move, and the keys that would change the experiment refused.
+fn replay_in_the_terminal(record: &std::path::Path) {
+    let name = format!("latlab-replay-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd = format!(
+        "{bin} replay {} --speed 60; echo \"[exit $?]\"; sleep 120",
+        record.display()
+    );
+    let ok = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "140",
+            "-y",
+            "44",
+            &cmd,
+        ])
+        .env_remove("NO_COLOR")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tmux starts a session");
+    let s = Session(name);
+    let screen = wait_for(&s, "REPLAY of", Duration::from_secs(10));
+    assert!(
+        screen.contains("Shared throughput: GetRecords pollers"),
+        "the live lab's panes: {screen}"
+    );
+    assert!(
+        screen.contains("Space play/pause") && !screen.contains("+/- pollers"),
+        "the footer offers the replay's keys, not the experiment's: {screen}"
+    );
+    // At 60x the short recording plays to its end and stops there, paused.
+    let screen = wait_for(&s, "⏸ 60x", Duration::from_secs(20));
+    assert!(
+        screen.contains("get_records 2"),
+        "the poller added live is there at the end: {screen}"
+    );
+    keys(&s, "+");
+    wait_for(
+        &s,
+        "replay: adding a GetRecords poller would change the experiment",
+        Duration::from_secs(5),
+    );
+    keys(&s, "Home");
+    // Jumping event by event from the start reaches the key that added the poller.
+    let mut seen = String::new();
+    for _ in 0..40 {
+        keys(&s, "n");
+        std::thread::sleep(Duration::from_millis(150));
+        seen = capture(&s);
+        if seen.contains("added poller get_records 2") {
+            break;
+        }
+    }
+    assert!(
+        seen.contains("added poller get_records 2"),
+        "n reaches the confirmed key: {seen}"
+    );
+    keys(&s, "q");
+    let screen = wait_for(&s, "[exit 0]", Duration::from_secs(10));
+    assert!(
+        screen.contains("every record accounted for") || screen.contains("Problems"),
+        "the tables at the cursor are printed after quit: {screen}"
     );
 }
 

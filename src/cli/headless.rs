@@ -116,7 +116,7 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         let report = Report::new(&scenario, snap, ending, problems);
         if let Some(r) = recorder {
             let dropped = r.dropped;
-            let dir = r.finish_logs(&report.render(Format::Json))?;
+            let dir = r.finish_logs(&report)?;
             if !args.quiet {
                 eprintln!(
                     "recorded in {}{}",

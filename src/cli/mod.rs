@@ -2,6 +2,8 @@
 
 mod headless;
 mod listing;
+mod replay;
+pub use replay::ReplayArgs;
 
 use headless::{run_headless, shutdown_signal};
 pub use listing::{profile_listing, profile_markdown, profiles_listing, scenarios_listing};
@@ -57,6 +59,8 @@ pub enum Command {
     Profile(ProfileCommand),
     /// Print a recorded run's report (or a report JSON file) in any format
     Report(ReportArgs),
+    /// Play a recording back: the TUI on what it recorded, or with --headless its tables
+    Replay(ReplayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -352,6 +356,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Replay(args) => replay::replay(args),
         Command::Faults => {
             print!("{}", listing::faults_listing());
             Ok(ExitCode::SUCCESS)

@@ -92,26 +92,38 @@ impl Report {
         ending: Ending,
         problems: Vec<String>,
     ) -> Report {
-        let cells = scenario
-            .seed
+        let info = ScenarioInfo {
+            name: scenario.name.clone(),
+            description: scenario.description.clone(),
+            origin: scenario.origin.clone(),
+            requested_duration_secs: (ending != Ending::Quit)
+                .then_some(scenario.duration.as_secs_f64()),
+        };
+        Report::from_parts(info, scenario.seed.clone(), snapshot, ending, problems)
+    }
+
+    /// A report from its parts: the seed's cells are compared from the snapshot (a replayed
+    /// recording makes its reports this way).
+    pub fn from_parts(
+        scenario: ScenarioInfo,
+        seed: Option<Seed>,
+        snapshot: Snapshot,
+        ending: Ending,
+        problems: Vec<String>,
+    ) -> Report {
+        let cells = seed
             .as_ref()
             .map(|seed| compare::cells(&snapshot, seed))
             .unwrap_or_default();
         Report {
             schema: SCHEMA.into(),
             latlab_version: env!("CARGO_PKG_VERSION").into(),
-            scenario: ScenarioInfo {
-                name: scenario.name.clone(),
-                description: scenario.description.clone(),
-                origin: scenario.origin.clone(),
-                requested_duration_secs: (ending != Ending::Quit)
-                    .then_some(scenario.duration.as_secs_f64()),
-            },
+            scenario,
             ending,
             tally: Tally::of(&cells),
             cells,
             snapshot,
-            seed: scenario.seed.clone(),
+            seed,
             problems,
         }
     }

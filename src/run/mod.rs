@@ -66,6 +66,29 @@ pub enum Command {
 }
 
 impl Command {
+    /// What it does, in a few words: "adding a GetRecords poller".
+    pub fn what(self) -> String {
+        use kinesis::Command as K;
+        use redis::Command as R;
+        use s3::Command as S;
+        match self {
+            Command::Kinesis(K::AddPoller) => "adding a GetRecords poller".into(),
+            Command::Kinesis(K::RemovePoller) => "removing a GetRecords poller".into(),
+            Command::Kinesis(K::PayloadUp) => "a larger Kinesis payload".into(),
+            Command::Kinesis(K::PayloadDown) => "a smaller Kinesis payload".into(),
+            Command::S3(S::ToggleClass) => "switching the S3 storage class".into(),
+            Command::S3(S::PayloadUp) => "a larger S3 payload".into(),
+            Command::S3(S::PayloadDown) => "a smaller S3 payload".into(),
+            Command::Redis(R::ValueNext) => "the next Redis value size".into(),
+            Command::Redis(R::CpuLoad) => "toggling CPU load on the Redis primary".into(),
+            Command::Redis(R::MemoryFull) => {
+                "toggling a nearly full memory on the Redis primary".into()
+            }
+            Command::Reset => "resetting the histograms and counts".into(),
+            Command::Fault(k) => format!("injecting {k}"),
+        }
+    }
+
     /// The lab the command is for (None: every lab).
     pub fn lab(self) -> Option<LabKind> {
         match self {

@@ -66,6 +66,8 @@ pub struct App {
     pub help: bool,
     /// The fault menu is open.
     pub fault_menu: bool,
+    /// A replay's time cursor (`latlab replay`); None in the live lab.
+    pub replay: Option<super::cursor::Cursor>,
     /// The last confirmation or error, and when it came.
     pub message: Option<(String, bool, Instant)>,
     /// Whether the first tab has been chosen from the labs the scenario runs.
@@ -91,6 +93,7 @@ impl App {
             paused: None,
             help: false,
             fault_menu: false,
+            replay: None,
             message: None,
             chosen: false,
         }
@@ -193,6 +196,78 @@ impl App {
         if self.fault_menu {
             return self.fault_menu_key(key);
         }
+        if self.replay.is_some() {
+            return self.replay_key(key, live);
+        }
+        self.live_key(key, live)
+    }
+
+    /// A key in a replay: the cursor's keys, the display's; a key that would change the
+    /// experiment is refused (a recording shows what was measured).
+    fn replay_key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
+        let cursor = self.replay.as_mut().expect("a replay");
+        let said = match key.code {
+            KeyCode::Char(' ') | KeyCode::Char('p') => Some(cursor.toggle()),
+            KeyCode::Right => {
+                cursor.step(1.0);
+                None
+            }
+            KeyCode::Left => {
+                cursor.step(-1.0);
+                None
+            }
+            // The event jumped to is shown on the status line by the replay's loop.
+            KeyCode::Char('n') => cursor
+                .next_event()
+                .is_none()
+                .then(|| "no event after this point of the recording".to_string()),
+            KeyCode::Char('N') => cursor
+                .previous_event()
+                .is_none()
+                .then(|| "no event before this point of the recording".to_string()),
+            KeyCode::Char('>') | KeyCode::Char('.') => Some(format!("{}x", cursor.faster())),
+            KeyCode::Char('<') | KeyCode::Char(',') => Some(format!("{}x", cursor.slower())),
+            KeyCode::Home => {
+                cursor.start();
+                None
+            }
+            KeyCode::End => {
+                cursor.end();
+                None
+            }
+            _ => {
+                return match self.live_key(key, live) {
+                    Action::Lab(cmd) => {
+                        self.say(
+                            format!(
+                                "replay: {} would change the experiment; a recording plays back what was measured (run `latlab tui` to change it live)",
+                                cmd.what()
+                            ),
+                            true,
+                        );
+                        Action::Redraw
+                    }
+                    other => {
+                        if self.fault_menu {
+                            self.fault_menu = false;
+                            self.say(
+                                "replay: faults cannot be injected into a recording (run `latlab tui` to inject them live)",
+                                true,
+                            );
+                        }
+                        other
+                    }
+                };
+            }
+        };
+        if let Some(text) = said {
+            self.say(text, false);
+        }
+        Action::Redraw
+    }
+
+    /// A key in the live lab (and, for the display's keys, in a replay).
+    fn live_key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
         match (key.code, key.modifiers) {
             (KeyCode::Char('c'), m) if m.contains(KeyModifiers::CONTROL) => Action::Quit,
             (KeyCode::Char('q'), _) | (KeyCode::Esc, _) => Action::Quit,

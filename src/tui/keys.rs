@@ -21,6 +21,8 @@ pub enum Footer {
     },
     /// Last, on every tab.
     Trail(&'static [(&'static str, &'static str)]),
+    /// In a replay, after the tabs.
+    Replay(&'static [(&'static str, &'static str)]),
 }
 
 /// One line of the help: the keys as shown, what they do, the characters `--press` may give
@@ -31,6 +33,18 @@ pub struct Key {
     pub what: &'static str,
     pub press: &'static str,
     pub footer: Footer,
+    /// Whether the key works live, in a replay, or in both.
+    pub when: When,
+}
+
+/// When a key is answered: in the live lab, in a replay (`latlab replay`), or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    Always,
+    /// It changes the experiment (or pauses the live display): a replay refuses it.
+    Live,
+    /// It moves a replay's time cursor.
+    Replay,
 }
 
 /// Every key, in the help's order.
@@ -44,6 +58,7 @@ pub const KEYS: &[Key] = &[
             tab: &[("+/-", "pollers")],
             overview: &[("+/-", "pollers")],
         },
+        when: When::Live,
     },
     Key {
         keys: "[ / ]",
@@ -54,6 +69,7 @@ pub const KEYS: &[Key] = &[
             tab: &[("[/]", "payload")],
             overview: &[],
         },
+        when: When::Live,
     },
     Key {
         keys: "s",
@@ -64,6 +80,7 @@ pub const KEYS: &[Key] = &[
             tab: &[("s", "class")],
             overview: &[("s", "S3 class")],
         },
+        when: When::Live,
     },
     Key {
         keys: "v / c / m",
@@ -74,54 +91,98 @@ pub const KEYS: &[Key] = &[
             tab: &[("v", "value"), ("c", "CPU load"), ("m", "memory")],
             overview: &[("v", "Redis value")],
         },
+        when: When::Live,
     },
     Key {
         keys: "Tab, 0 - 3",
         what: "tabs: 0 overview (several labs), 1 Kinesis, 2 S3, 3 Redis",
         press: "0123",
         footer: Footer::Tabs(&[("Tab", "labs")]),
+        when: When::Always,
     },
     Key {
         keys: "f",
         what: "fault menu: inject a fault now (a letter picks it)",
         press: "f",
         footer: Footer::Trail(&[("f", "fault")]),
+        when: When::Live,
     },
     Key {
         keys: "p",
         what: "pause the display (probes keep running)",
         press: "",
         footer: Footer::Trail(&[("p", "pause")]),
+        when: When::Live,
     },
     Key {
         keys: "r",
         what: "reset histograms and counts",
         press: "r",
         footer: Footer::Trail(&[("r", "reset")]),
+        when: When::Live,
     },
     Key {
         keys: "z / Z",
         what: "zoom the sparklines' time window in / out",
         press: "zZ",
         footer: Footer::Trail(&[("z/Z", "zoom")]),
+        when: When::Always,
     },
     Key {
         keys: "t",
         what: "next theme",
         press: "t",
         footer: Footer::Trail(&[("t", "theme")]),
+        when: When::Always,
     },
     Key {
         keys: "?",
         what: "this help",
         press: "",
         footer: Footer::Lead(&[("?", "help")]),
+        when: When::Always,
     },
     Key {
         keys: "q, Esc, Ctrl-C",
         what: "quit and print the summary tables",
         press: "",
         footer: Footer::Lead(&[("q", "quit")]),
+        when: When::Always,
+    },
+    Key {
+        keys: "Space, p",
+        what: "replay: play / pause",
+        press: "",
+        footer: Footer::Replay(&[("Space", "play/pause")]),
+        when: When::Replay,
+    },
+    Key {
+        keys: "← / →",
+        what: "replay: one second back / on (pauses)",
+        press: "",
+        footer: Footer::Replay(&[("←/→", "step")]),
+        when: When::Replay,
+    },
+    Key {
+        keys: "n / N",
+        what: "replay: jump to the next / previous event (key, fault, throttle burst, error)",
+        press: "",
+        footer: Footer::Replay(&[("n/N", "event")]),
+        when: When::Replay,
+    },
+    Key {
+        keys: "< / >",
+        what: "replay: slower / faster (1x 2x 5x 10x 30x 60x)",
+        press: "",
+        footer: Footer::Replay(&[("</>", "speed")]),
+        when: When::Replay,
+    },
+    Key {
+        keys: "Home / End",
+        what: "replay: the recording's start / end",
+        press: "",
+        footer: Footer::Hidden,
+        when: When::Replay,
     },
 ];
 
@@ -132,11 +193,13 @@ pub fn pressable() -> String {
 }
 
 /// The footer's keys for a screen: `tab` is the lab shown (None: the overview), `labs` the labs
-/// the scenario runs, `tabs` whether it has tabs.
+/// the scenario runs, `tabs` whether it has tabs, `replay` whether it is a replay (its keys
+/// replace those that change the experiment).
 pub fn footer(
     tab: Option<LabKind>,
     labs: &[LabKind],
     tabs: bool,
+    replay: bool,
 ) -> Vec<(&'static str, &'static str)> {
     let mut lead = Vec::new();
     let mut tab_keys = Vec::new();
@@ -149,9 +212,10 @@ pub fn footer(
         }
     }
     let mut shared_keys = Vec::new();
-    for k in KEYS {
+    for k in help_keys(replay) {
         match k.footer {
             Footer::Tabs(items) if tabs => tab_keys.extend_from_slice(items),
+            Footer::Replay(items) => lab_keys.extend_from_slice(items),
             // On a lab's tab its own keys come first, then those it shares with other labs.
             Footer::Lab {
                 labs: of,
@@ -173,6 +237,22 @@ pub fn footer(
         .chain(shared_keys)
         .chain(trail)
         .collect()
+}
+
+/// The keys the help lists: in a replay, those that work there.
+pub fn help_keys(replay: bool) -> impl Iterator<Item = &'static Key> {
+    KEYS.iter().filter(move |k| k.works(replay))
+}
+
+impl Key {
+    /// Whether the key is answered live (`replay` false) or in a replay.
+    pub fn works(&self, replay: bool) -> bool {
+        match self.when {
+            When::Always => true,
+            When::Live => !replay,
+            When::Replay => replay,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -200,7 +280,7 @@ mod tests {
     #[test]
     fn the_footer_shows_each_tab_its_own_keys_first() {
         let names = |tab: Tab, labs: &[LabKind]| {
-            footer(tab.lab(), labs, labs.len() > 1)
+            footer(tab.lab(), labs, labs.len() > 1, false)
                 .into_iter()
                 .map(|(k, _)| k)
                 .collect::<Vec<_>>()

@@ -4,9 +4,11 @@
 //! SIGTERM/SIGINT/SIGHUP; logs go to a file, never onto the screen.
 
 pub mod app;
+pub mod cursor;
 pub mod fixture;
 pub mod keys;
 pub mod panes;
+pub mod replay;
 pub mod screenshot;
 pub mod theme;
 pub mod ui;
@@ -77,11 +79,10 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Runs the live lab until the user quits; returns the run's report.
-pub fn run(opts: TuiOptions) -> anyhow::Result<Report> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+/// The terminal in raw mode on the alternate screen, and the guard that puts it back (on drop,
+/// on error and, through the panic hook, on panic).
+pub(crate) fn enter_terminal()
+-> anyhow::Result<(Terminal<CrosstermBackend<std::io::Stdout>>, impl Drop)> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
@@ -95,14 +96,23 @@ pub fn run(opts: TuiOptions) -> anyhow::Result<Report> {
         EnableMouseCapture,
         crossterm::cursor::Hide
     )?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    Ok((terminal, guard))
+}
+
+/// Runs the live lab until the user quits; returns the run's report.
+pub fn run(opts: TuiOptions) -> anyhow::Result<Report> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let (mut terminal, guard) = enter_terminal()?;
     let result = rt.block_on(event_loop(&mut terminal, opts));
     drop(terminal);
     drop(guard);
     result
 }
 
-fn spawn_input(tx: mpsc::Sender<Event>, stop: Arc<AtomicBool>) {
+pub(crate) fn spawn_input(tx: mpsc::Sender<Event>, stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match event::poll(Duration::from_millis(50)) {
@@ -121,7 +131,7 @@ fn spawn_input(tx: mpsc::Sender<Event>, stop: Arc<AtomicBool>) {
     });
 }
 
-fn spawn_signals(tx: mpsc::Sender<Event>) {
+pub(crate) fn spawn_signals(tx: mpsc::Sender<Event>) {
     #[cfg(unix)]
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};
@@ -260,7 +270,7 @@ where
             Action::Quit => break,
             Action::Lab(cmd) => {
                 if let Some(r) = recorder.as_mut() {
-                    r.note("command", &format!("{cmd:?}"));
+                    r.note("command", &cmd.what());
                 }
                 // Applied off the UI loop, so a slow command never freezes the screen.
                 let (lab, tx) = (lab.clone(), tx.clone());
@@ -303,7 +313,7 @@ where
     let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems);
     if let Some(r) = recorder {
         last_tick?;
-        r.finish_logs(&report.render(crate::report::Format::Json))?;
+        r.finish_logs(&report)?;
     }
     Ok(report)
 }

@@ -65,7 +65,7 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     draw_status(f, theme, app, view, status);
     draw_footer(f, theme, app, footer);
     if app.help {
-        draw_help(f, theme, area);
+        draw_help(f, theme, area, app.replay.is_some());
     }
     if app.fault_menu {
         draw_fault_menu(f, theme, app, area);
@@ -132,10 +132,27 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         (" latlab".to_string(), style.add_modifier(Modifier::BOLD), 0),
         (s.scenario.clone(), style, 0),
         (s.backend.short(), style, 1),
-        (clock(s.elapsed_secs), style, 0),
     ];
+    // A replay's position is in its REPLAY part.
+    if app.replay.is_none() {
+        parts.push((clock(s.elapsed_secs), style, 0));
+    }
     for lab in s.labs() {
         parts.extend(super::panes::header(lab, s, style));
+    }
+    if let Some(c) = &app.replay {
+        parts.push((
+            format!(
+                "REPLAY of {} {} {}x {} / {}",
+                c.started,
+                if c.playing { "▶" } else { "⏸" },
+                c.speed(),
+                clock(c.at_secs),
+                clock(c.last_secs)
+            ),
+            style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+            0,
+        ));
     }
     if app.paused.is_some() {
         parts.push((
@@ -250,7 +267,12 @@ fn recent_fault(view: &View) -> Option<(&crate::run::snapshot::FaultRow, u64, u6
 }
 
 fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
-    let keys = super::keys::footer(app.tab.lab(), &app.labs, app.has(Tab::Overview));
+    let keys = super::keys::footer(
+        app.tab.lab(),
+        &app.labs,
+        app.has(Tab::Overview),
+        app.replay.is_some(),
+    );
     let mut spans = vec![Span::raw(" ")];
     for (k, what) in keys {
         spans.push(Span::styled(k, theme.strong(theme.accent)));
@@ -259,14 +281,14 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_help(f: &mut Frame, theme: &Theme, area: Rect) {
+fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool) {
     let widest = KEYS
         .iter()
         .map(|k| 2 + 16 + k.what.chars().count())
         .max()
         .unwrap_or(40) as u16;
     let mut lines = vec![Line::from("")];
-    for k in KEYS {
+    for k in super::keys::help_keys(replay) {
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<16}", k.keys), theme.strong(theme.accent)),
             Span::styled(k.what.to_string(), theme.fg(theme.text)),

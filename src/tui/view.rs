@@ -36,3 +36,49 @@ impl View {
         }
     }
 }
+
+impl View {
+    /// Frame `i` of a recording, with `window` seconds of sparkline history: what the screen
+    /// showed at that second (the sparklines end at the last whole second).
+    pub fn of_recording(
+        rec: &crate::run::record::Recording,
+        i: usize,
+        window: u64,
+    ) -> anyhow::Result<View> {
+        use crate::run::record::frames::s3_key;
+        let snapshot = rec.snapshot(i)?;
+        let points = |lab: &str, name: &str| match rec.upto(i, lab) {
+            Some(upto) => rec.points(&format!("{lab} {name}"), upto, window),
+            None => Vec::new(),
+        };
+        let sparks = snapshot.kinesis.as_ref().map_or_else(Vec::new, |k| {
+            k.consumers
+                .iter()
+                .map(|c| points("kinesis", &c.name))
+                .collect()
+        });
+        let read_rate = match rec.upto(i, "kinesis") {
+            Some(upto) => rec.read_rate(upto, window),
+            None => vec![0.0; window as usize],
+        };
+        let s3_sparks = snapshot.s3.as_ref().map_or_else(Vec::new, |s| {
+            s.ops
+                .iter()
+                .map(|o| (o.class, o.op.clone(), points("s3", &s3_key(o.class, &o.op))))
+                .collect()
+        });
+        let redis_sparks = snapshot.redis.as_ref().map_or_else(Vec::new, |r| {
+            r.methods
+                .iter()
+                .map(|m| (m.method, points("redis", m.method.key())))
+                .collect()
+        });
+        Ok(View {
+            snapshot,
+            sparks,
+            read_rate,
+            s3_sparks,
+            redis_sparks,
+        })
+    }
+}

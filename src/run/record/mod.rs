@@ -8,9 +8,20 @@
 //!   receive, an S3 class and operation's total time, a Redis method's lag), one interval per
 //!   second, tagged with the series, values in microseconds: the standard format that the
 //!   HdrHistogram tools of every language read;
-//! - `events.jsonl`: every fault that fired, and (in the TUI) every key's command and the lab's
-//!   answer, a JSON object a line, with its time;
+//! - `frames.jsonl`: what the screen showed, a line a second (see [`frames`]): what `latlab
+//!   replay` draws;
+//! - `events.jsonl`: every fault that fired, throttle burst, status change and error (see
+//!   [`events`]), and (in the TUI) every key's command and the lab's answer, a JSON object a line,
+//!   with its time;
 //! - `report.json`: the run's report, written when it ends.
+//!
+//! Every file grows by about the same number of bytes each second, however long the run.
+
+pub mod events;
+pub mod frames;
+pub mod read;
+
+pub use read::{Recording, read_report};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -46,6 +57,12 @@ pub struct Recorder {
     start: Instant,
     logs: BTreeMap<String, SeriesLog>,
     events: std::fs::File,
+    frames: std::fs::File,
+    framer: frames::Framer,
+    watch: events::Watch,
+    /// The last frame's time: the run's end is shown at that second (nothing is measured after
+    /// the last tick, which comes once the consumers have drained).
+    last_at: Option<f64>,
     /// Fault events already written (by id).
     fault_seen: u64,
     /// Intervals a writer could not take in time (shown at the end, never hidden).
@@ -100,6 +117,9 @@ impl Recorder {
             "schema": SCHEMA,
             "latlab_version": env!("CARGO_PKG_VERSION"),
             "scenario": lab.scenario.name,
+            "description": lab.scenario.description,
+            "origin": lab.scenario.origin,
+            "seed": lab.scenario.seed,
             "backend": lab.backend.label,
             "faults": lab.faults_set,
             "started": crate::clock::rfc3339_ms(started_ms),
@@ -110,12 +130,18 @@ impl Recorder {
         )?;
         let events = std::fs::File::create(dir.join("events.jsonl"))
             .with_context(|| format!("--record {}: cannot write events.jsonl", dir.display()))?;
+        let frames = std::fs::File::create(dir.join("frames.jsonl"))
+            .with_context(|| format!("--record {}: cannot write frames.jsonl", dir.display()))?;
         Ok(Recorder {
             dir: dir.to_path_buf(),
             started,
             start: lab.shared.start,
             logs: BTreeMap::new(),
             events,
+            frames,
+            framer: frames::Framer::default(),
+            watch: events::Watch::default(),
+            last_at: None,
             fault_seen: 0,
             dropped: 0,
         })
@@ -169,7 +195,25 @@ impl Recorder {
             })?;
             self.fault_seen = e.id;
         }
-        Ok(())
+        let at_secs = at.as_secs_f64();
+        let snapshot = lab.snapshot(false);
+        for e in self.watch.events(at_secs, &snapshot) {
+            writeln!(self.events, "{e}").with_context(|| {
+                format!("--record {}: cannot write events.jsonl", self.dir.display())
+            })?;
+        }
+        let frame = self.framer.frame(lab, at_secs, &snapshot);
+        self.last_at = Some(at_secs);
+        self.write_frame(&frame)
+    }
+
+    /// One line of `frames.jsonl`, written whole.
+    fn write_frame(&mut self, frame: &frames::Frame) -> anyhow::Result<()> {
+        let mut line = serde_json::to_string(frame).expect("a frame serializes");
+        line.push('\n');
+        self.frames
+            .write_all(line.as_bytes())
+            .with_context(|| format!("--record {}: cannot write frames.jsonl", self.dir.display()))
     }
 
     /// An event of the run: a key's command, what the lab answered to it.
@@ -218,14 +262,26 @@ impl Recorder {
         })
     }
 
-    /// Ends the recording: the last interval, every log flushed, and the report.
-    pub fn finish(mut self, lab: &Lab, report_json: &str) -> anyhow::Result<PathBuf> {
-        self.tick(lab)?;
-        self.finish_logs(report_json)
-    }
-
-    /// Ends the recording after the run ended (the lab is gone): the logs and the report.
-    pub fn finish_logs(mut self, report_json: &str) -> anyhow::Result<PathBuf> {
+    /// Ends the recording after the run ended (the lab is gone): the logs, the last frame (the
+    /// report's figures and how the run ended) and the report.
+    pub fn finish_logs(mut self, report: &crate::report::Report) -> anyhow::Result<PathBuf> {
+        let mut last = report.snapshot.clone();
+        frames::trim_faults(&mut last);
+        let frame = frames::Frame {
+            at_secs: self
+                .last_at
+                .unwrap_or_else(|| self.start.elapsed().as_secs_f64()),
+            snapshot: crate::report::json::Snapshot::from(&last),
+            points: frames::Points::default(),
+            end: Some(frames::End {
+                scenario: report.scenario.clone(),
+                ending: report.ending,
+                seed: report.seed.clone(),
+                problems: report.problems.clone(),
+            }),
+        };
+        self.write_frame(&frame)?;
+        let report_json = report.render(crate::report::Format::Json);
         for (name, log) in std::mem::take(&mut self.logs) {
             drop(log.tx);
             log.thread
@@ -233,54 +289,15 @@ impl Recorder {
                 .map_err(|_| anyhow::anyhow!("the log of {name} failed"))?
                 .with_context(|| format!("--record {}: writing {name}", self.dir.display()))?;
         }
-        std::fs::write(self.dir.join("report.json"), report_json).with_context(|| {
-            format!("--record {}: cannot write report.json", self.dir.display())
-        })?;
+        // Whole or not at all: a kill while writing leaves no half report.
+        let part = self.dir.join("report.json.part");
+        std::fs::write(&part, report_json)
+            .and_then(|()| std::fs::rename(&part, self.dir.join("report.json")))
+            .with_context(|| {
+                format!("--record {}: cannot write report.json", self.dir.display())
+            })?;
         Ok(self.dir)
     }
-}
-
-/// The report of a recording (`DIR/report.json`) or a report file, with one line saying what is
-/// wrong when it cannot be read: not there, cut short, or from a newer latlab.
-pub fn read_report(path: &Path) -> anyhow::Result<crate::report::Report> {
-    let file = if path.is_dir() {
-        let f = path.join("report.json");
-        if !f.exists() {
-            if path.join("recording.json").exists() {
-                anyhow::bail!(
-                    "{}: the recorded run did not end (there is no report.json); its interval logs in {} hold what it measured up to its last whole second",
-                    path.display(),
-                    path.join("hlog").display()
-                );
-            }
-            anyhow::bail!(
-                "{}: not a recording (no recording.json or report.json); name a directory made with --record or a report written with --format json",
-                path.display()
-            );
-        }
-        f
-    } else {
-        path.to_path_buf()
-    };
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("cannot read {}", file.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not a whole JSON report ({e}): it may have been cut short",
-            file.display()
-        )
-    })?;
-    let schema = value["schema"].as_str().unwrap_or_default();
-    if schema != crate::report::SCHEMA {
-        anyhow::bail!(
-            "{}: its schema is '{schema}'; this latlab reads {}",
-            file.display(),
-            crate::report::SCHEMA
-        );
-    }
-    let report: crate::report::json::RunReport = serde_json::from_value(value)
-        .map_err(|e| anyhow::anyhow!("{} is not a latlab report: {e}", file.display()))?;
-    Ok(crate::report::Report::from(report))
 }
 
 impl Lab {

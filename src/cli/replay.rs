@@ -1,0 +1,99 @@
+//! `latlab replay DIR`: a recording played back in the TUI, or (with --headless) its tables at
+//! a moment.
+
+use super::*;
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A recording's directory (made with --record)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print the tables at --at (default: the recording's end) instead of opening the TUI
+    #[arg(long)]
+    pub headless: bool,
+    /// Where to start (or, headless, the moment whose tables to print), from the run's start,
+    /// e.g. 90s or 2m
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub at: Option<std::time::Duration>,
+    /// Playing speed: 1, 2, 5, 10, 30 or 60 (x real time)
+    #[arg(long, default_value_t = 1, value_parser = parse_speed)]
+    pub speed: u32,
+    /// Headless: the tables' format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Headless: write the tables here instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono)
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
+    /// Frames per second
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
+    pub fps: u32,
+}
+
+pub(super) fn parse_speed(s: &str) -> Result<u32, String> {
+    let x: u32 = s
+        .trim_end_matches('x')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a speed: valid speeds are 1, 2, 5, 10, 30, 60"))?;
+    if crate::tui::cursor::SPEEDS.contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{x}x is not a speed: valid speeds are 1, 2, 5, 10, 30, 60"
+        ))
+    }
+}
+
+pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let rec = crate::run::record::Recording::open(&args.dir)?;
+    let at = args.at.map(|d| d.as_secs_f64());
+    if let Some(a) = at
+        && a > rec.at_secs(rec.len() - 1) + 1.0
+    {
+        anyhow::bail!(
+            "--at {}: the recording {} runs to {}",
+            crate::units::clock(a),
+            args.dir.display(),
+            crate::units::clock(rec.at_secs(rec.len() - 1))
+        );
+    }
+    let write = |text: String| -> anyhow::Result<()> {
+        match &args.output {
+            Some(path) => std::fs::write(path, text)
+                .with_context(|| format!("cannot write --output {}", path.display())),
+            None => {
+                let mut out = std::io::stdout().lock();
+                let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+                Ok(())
+            }
+        }
+    };
+    if args.headless {
+        // Every frame up to the moment is read, as the TUI would play it: a damaged one is an
+        // error here, not a surprise later.
+        let last = at.map_or(rec.len() - 1, |a| rec.frame_at(a));
+        for i in 0..=last {
+            rec.snapshot(i)?;
+        }
+        write(rec.report(last)?.render(args.format))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let theme = Theme::for_terminal(args.theme.as_deref())?;
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        anyhow::bail!(
+            "a replay needs a terminal; for scripts use `latlab replay {} --headless`",
+            args.dir.display()
+        );
+    }
+    let report = crate::tui::replay::run(crate::tui::replay::ReplayOptions {
+        recording: rec,
+        theme,
+        fps: args.fps,
+        at_secs: at,
+        speed: args.speed,
+    })?;
+    write(report.render(Format::Text))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,173 @@
+//! `latlab replay DIR`: the TUI on a recording. The same panes, sparklines, tables and status
+//! line as the live lab, drawn from the recording's frames; a time cursor plays, pauses, steps,
+//! jumps to events and speeds up; keys that would change the experiment are refused.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossterm::event::Event as TermEvent;
+use tokio::sync::mpsc;
+
+use super::app::{Action, App};
+use super::cursor::Cursor;
+use super::theme::Theme;
+use super::view::View;
+use super::{Event, ui};
+use crate::report::Report;
+use crate::run::record::Recording;
+use crate::units::clock;
+
+pub struct ReplayOptions {
+    pub recording: Recording,
+    pub theme: Theme,
+    pub fps: u32,
+    /// Where to start, seconds from the run's start.
+    pub at_secs: Option<f64>,
+    pub speed: u32,
+}
+
+/// When a recording was made, for the header: `2026-12-01 00:45 UTC`.
+pub fn started_label(rfc3339: &str) -> String {
+    match (rfc3339.get(..10), rfc3339.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => rfc3339.to_string(),
+    }
+}
+
+/// A cursor over the recording, at its start (or `at_secs`), playing at `speed`.
+pub fn cursor_of(rec: &Recording, at_secs: Option<f64>, speed: u32) -> Cursor {
+    // An event before the first frame (a key pressed in the first second) can be jumped to: the
+    // screen shows the first frame then.
+    let first = rec
+        .events
+        .first()
+        .map_or(rec.at_secs(0), |e| e.at_secs.min(rec.at_secs(0)));
+    let mut c = Cursor::new(
+        started_label(&rec.started),
+        first,
+        rec.at_secs(rec.len() - 1),
+        rec.events.iter().map(|e| e.at_secs).collect(),
+    );
+    c.set_speed(speed);
+    if let Some(at) = at_secs {
+        c.at_secs = at.clamp(c.first_secs, c.last_secs);
+    }
+    c
+}
+
+/// Plays the recording until the user quits; returns the report at the cursor.
+pub fn run(opts: ReplayOptions) -> anyhow::Result<Report> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut terminal, guard) = super::enter_terminal()?;
+    let result = rt.block_on(replay_loop(&mut terminal, opts));
+    drop(terminal);
+    drop(guard);
+    result
+}
+
+/// The recorded event that the cursor's move from `from` to `to` passed last (moving back: the
+/// event it landed on), as a status line.
+fn passed(rec: &Recording, from: f64, to: f64) -> Option<(String, bool)> {
+    let e = if to > from {
+        rec.events
+            .iter()
+            .rfind(|e| e.at_secs > from && e.at_secs <= to)?
+    } else if to < from {
+        rec.events.iter().find(|e| (e.at_secs - to).abs() < 1e-6)?
+    } else {
+        return None;
+    };
+    let bad = matches!(
+        e.event.as_str(),
+        "refused" | "error" | "fault" | "throttle-burst"
+    );
+    Some((format!("{} {}", clock(e.at_secs), e.text), bad))
+}
+
+async fn replay_loop<B: ratatui::backend::Backend>(
+    terminal: &mut ratatui::Terminal<B>,
+    opts: ReplayOptions,
+) -> anyhow::Result<Report>
+where
+    B::Error: Send + Sync + 'static,
+{
+    let (tx, mut rx) = mpsc::channel::<Event>(256);
+    let stop = Arc::new(AtomicBool::new(false));
+    super::spawn_input(tx.clone(), stop.clone());
+    super::spawn_signals(tx.clone());
+    let rec = opts.recording;
+    let mut app = App::new(opts.theme);
+    app.replay = Some(cursor_of(&rec, opts.at_secs, opts.speed));
+    if let Some(cut) = &rec.cut {
+        app.say(format!("replay: {cut}"), true);
+    }
+    let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
+    let ticker = tx.clone();
+    let tick_task = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tick.tick().await;
+            if ticker.send(Event::Tick).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut last_tick = Instant::now();
+    // The view drawn, by frame and window: a frame is read from the file once.
+    let mut shown: Option<(usize, u64, View)> = None;
+    let mut redraw = true;
+    loop {
+        let at = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
+        if redraw {
+            let i = rec.frame_at(at);
+            let window = app.window();
+            let view = match shown.take() {
+                Some((j, w, v)) if j == i && w == window => v,
+                _ => View::of_recording(&rec, i, window)?,
+            };
+            app.sync_labs(&view.snapshot.labs());
+            terminal.draw(|f| ui::draw(f, &app, &view))?;
+            shown = Some((i, window, view));
+            redraw = false;
+        }
+        let Some(ev) = rx.recv().await else { break };
+        let action = match ev {
+            Event::Tick => {
+                let dt = last_tick.elapsed().as_secs_f64();
+                last_tick = Instant::now();
+                if let Some(c) = app.replay.as_mut() {
+                    c.advance(dt);
+                }
+                Action::Redraw
+            }
+            Event::Input(TermEvent::Key(k)) => {
+                let current = shown.as_ref().map(|(_, _, v)| v.clone());
+                app.key(k, move || current.expect("a frame was drawn"))
+            }
+            Event::Input(TermEvent::Mouse(m)) => app.mouse(m),
+            Event::Input(TermEvent::Resize(_, _)) => Action::Redraw,
+            Event::Input(_) => Action::None,
+            Event::Signal(_) => Action::Quit,
+            Event::Done(_) => Action::None,
+        };
+        let now = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
+        if let Some((text, bad)) = passed(&rec, at, now) {
+            app.say(text, bad);
+        }
+        match action {
+            Action::None => {}
+            Action::Redraw => redraw = true,
+            Action::Quit => break,
+            // A replay's keys never reach a lab (App refuses them); nothing to apply.
+            Action::Lab(_) => redraw = true,
+        }
+    }
+    tick_task.abort();
+    stop.store(true, Ordering::Relaxed);
+    let at = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
+    rec.report(rec.frame_at(at))
+}
