@@ -1,5 +1,6 @@
 //! The command line: `latlab <command>`, parsed with clap's derive API.
 
+mod compare;
 mod headless;
 mod listing;
 
@@ -57,6 +58,10 @@ pub enum Command {
     Profile(ProfileCommand),
     /// Print a recorded run's report (or a report JSON file) in any format
     Report(ReportArgs),
+    /// Runs side by side: figures, ratios, and whether each difference is larger than the noise
+    Compare(compare::CompareArgs),
+    /// Merge recordings of one scenario (e.g. from several hosts) into one recording
+    Merge(compare::MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -342,7 +347,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Emulate(args) => emulate(args),
+        Command::Compare(args) => compare::run_compare(args),
+        Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {
+            compare::refuse_merged_report(&args.path)?;
             let report = crate::run::record::read_report(&args.path)?;
             let text = report.render(args.format);
             match &args.output {
