@@ -7,6 +7,7 @@
 pub mod aws;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod emulator;
 pub mod faults;
 pub mod labs;

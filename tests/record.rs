@@ -147,8 +147,12 @@ fn a_recorded_run_keeps_every_value_in_its_interval_logs() {
         .map(|c| c["fired"].as_u64().unwrap())
         .sum();
     assert!(fired >= 2);
-    assert_eq!(events.lines().count() as u64, fired, "{events}");
-    for line in events.lines() {
+    let faults: Vec<&str> = events
+        .lines()
+        .filter(|l| l.contains(r#""event":"fault""#))
+        .collect();
+    assert_eq!(faults.len() as u64, fired, "{events}");
+    for line in faults {
         let e: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(e["kind"], "kinesis.stall");
         assert!(e["at_secs"].as_f64().unwrap() > 0.0);
@@ -244,13 +248,11 @@ fn a_recording_prints_the_tables_its_run_printed() {
         err.contains("its schema is 'latlab-run-report/9'; this latlab reads latlab-run-report/2"),
         "{err}"
     );
+    // Without report.json, the last frame (written as the run ended) gives the same tables.
     std::fs::remove_file(dir.join("report.json")).unwrap();
-    let (ok, _, err) = latlab(&["report", dir.to_str().unwrap()]);
-    assert!(!ok);
-    assert!(
-        err.contains("the recorded run did not end (there is no report.json)"),
-        "{err}"
-    );
+    let (ok, from_frames, err) = latlab(&["report", dir.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!(from_frames, std::fs::read_to_string(&live).unwrap());
     let (ok, _, err) = latlab(&["report", tmp.path().to_str().unwrap()]);
     assert!(!ok);
     assert!(err.contains("not a recording"), "{err}");

@@ -1,5 +1,6 @@
 //! The command line: `latlab <command>`, parsed with clap's derive API.
 
+mod compare;
 mod headless;
 mod listing;
 mod replay;
@@ -61,6 +62,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Play a recording back: the TUI on what it recorded, or with --headless its tables
     Replay(ReplayArgs),
+    /// Runs side by side: figures, ratios, and whether each difference is larger than the noise
+    Compare(compare::CompareArgs),
+    /// Merge recordings of one scenario (e.g. from several hosts) into one recording
+    Merge(compare::MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -346,7 +351,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Emulate(args) => emulate(args),
+        Command::Compare(args) => compare::run_compare(args),
+        Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {
+            compare::refuse_merged_report(&args.path)?;
             let report = crate::run::record::read_report(&args.path)?;
             let text = report.render(args.format);
             match &args.output {

@@ -69,6 +69,9 @@ struct Info {
     seed: Option<crate::scenario::Seed>,
     backend: String,
     started: String,
+    /// A merge of several recordings (`latlab merge`): interval logs only.
+    #[serde(default)]
+    merged_from: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -107,6 +110,12 @@ impl Recording {
         let info: Info = serde_json::from_value(value)
             .map_err(|e| anyhow::anyhow!("{}: {e}", info_path.display()))?;
         debug_assert_eq!(info.schema, SCHEMA);
+        if info.merged_from.is_some() {
+            anyhow::bail!(
+                "{}: a merged recording holds interval logs only, no frames to replay; `latlab compare` reads it",
+                dir.display()
+            );
+        }
         let frames_path = dir.join("frames.jsonl");
         let bytes = std::fs::read(&frames_path).map_err(|e| {
             anyhow::anyhow!(
