@@ -27,6 +27,12 @@ pub struct ReplayArgs {
     /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono)
     #[arg(long, value_name = "NAME|FILE")]
     pub theme: Option<String>,
+    /// Write the screen at --at (default: the end) as an SVG image instead of opening the TUI
+    #[arg(long, value_name = "FILE", conflicts_with = "headless")]
+    pub screenshot: Option<PathBuf>,
+    /// --screenshot's size in cells
+    #[arg(long, value_name = "COLSxROWS", value_parser = crate::tui::screenshot::parse_size, default_value = "120x40")]
+    pub size: (u16, u16),
     /// Frames per second
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
     pub fps: u32,
@@ -78,6 +84,13 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             rec.snapshot(i)?;
         }
         write(rec.report(last)?.render(args.format))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.screenshot {
+        let theme = Theme::resolve(args.theme.as_deref().unwrap_or("dark"))?;
+        let svg = crate::tui::replay::screenshot(&rec, theme, at, args.size)?;
+        std::fs::write(path, svg)
+            .with_context(|| format!("cannot write --screenshot {}", path.display()))?;
         return Ok(ExitCode::SUCCESS);
     }
     let theme = Theme::for_terminal(args.theme.as_deref())?;

@@ -56,6 +56,28 @@ pub fn cursor_of(rec: &Recording, at_secs: Option<f64>, speed: u32) -> Cursor {
     c
 }
 
+/// The replay's screen at `at_secs` (default: the end), paused there, as an SVG image; the status
+/// line shows the last event up to that second.
+pub fn screenshot(
+    rec: &Recording,
+    theme: Theme,
+    at_secs: Option<f64>,
+    size: (u16, u16),
+) -> anyhow::Result<String> {
+    let mut app = App::new(theme.clone());
+    let mut cursor = cursor_of(rec, at_secs.or(Some(f64::MAX)), 1);
+    cursor.playing = false;
+    let at = cursor.at_secs;
+    app.replay = Some(cursor);
+    if let Some((text, bad)) = passed(rec, f64::NEG_INFINITY, at) {
+        app.say(text, bad);
+    }
+    let view = View::of_recording(rec, rec.frame_at(at), app.window())?;
+    app.sync_labs(&view.snapshot.labs());
+    let buffer = super::screenshot::render(&app, &view, size);
+    Ok(super::screenshot::svg(&buffer, &theme))
+}
+
 /// Plays the recording until the user quits; returns the report at the cursor.
 pub fn run(opts: ReplayOptions) -> anyhow::Result<Report> {
     let rt = tokio::runtime::Builder::new_current_thread()
