@@ -16,6 +16,8 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(k) = scenario.kinesis.as_mut() {
         k.producer.stop_after = Some(scenario.duration);
     }
+    // Bound before anything is written or started: a port in use stops here.
+    let metrics = crate::run::export::open(args.metrics_addr.as_deref())?;
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.
         std::fs::OpenOptions::new()
@@ -30,7 +32,9 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {
-        let lab = Lab::start(scenario.clone(), &opts).await?;
+        let metrics = crate::run::export::Metrics::start(metrics)?;
+        let lab = std::sync::Arc::new(Lab::start(scenario.clone(), &opts).await?);
+        metrics.attach(&lab);
         let mut recorder = match &args.record {
             Some(dir) => Some(crate::run::record::Recorder::create(
                 dir,
@@ -95,6 +99,8 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         if let Some(pb) = &progress {
             pb.set_message("stopping: the producer has stopped, consumers are draining");
         }
+        metrics.stop().await;
+        let lab = std::sync::Arc::into_inner(lab).context("the lab was still shared at its end")?;
         // The recording's last second is taken once the consumers have drained.
         let mut last_tick: anyhow::Result<()> = Ok(());
         let (snap, problems) = lab

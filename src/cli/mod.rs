@@ -187,6 +187,10 @@ pub struct TuiArgs {
     /// (one interval a second), every key's command and answer, the faults that fired, the report
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
+    /// 127.0.0.1; port 0 takes a free one, printed on standard error)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -251,6 +255,10 @@ pub struct RunArgs {
     /// (one interval a second), the faults that fired, and the report
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
+    /// 127.0.0.1; port 0 takes a free one, printed on standard error)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -426,6 +434,8 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
             scenario.name
         );
     }
+    // Bound before anything is written or started: a port in use stops here.
+    let metrics = crate::run::export::open(args.metrics_addr.as_deref())?;
     let log = init_log(args.log.as_deref())?;
     if let Some(dir) = &args.record {
         crate::run::record::Recorder::prepare(dir)?;
@@ -436,6 +446,7 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
         theme,
         fps: args.fps,
         record: args.record.clone(),
+        metrics,
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());

@@ -1,6 +1,7 @@
 //! The run: the supervisor that starts the scenario's labs (and, by default, the emulator they
 //! measure), takes their snapshots, applies commands while they run and stops them.
 
+pub mod export;
 mod faults;
 mod labs;
 mod model;

@@ -56,6 +56,8 @@ pub struct TuiOptions {
     pub fps: u32,
     /// Keep the run in this directory (made ready by `Recorder::prepare`).
     pub record: Option<std::path::PathBuf>,
+    /// Serve the live figures for Prometheus here (`--metrics-addr`, bound already).
+    pub metrics: Option<crate::run::export::MetricsListener>,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -165,6 +167,7 @@ where
     let mut app = App::new(opts.theme.clone());
     let scenario = opts.scenario.clone();
 
+    let metrics = crate::run::export::Metrics::start(opts.metrics)?;
     // The first frame comes at once; the lab starts behind it.
     let mut starting = tokio::spawn({
         let (s, t) = (opts.scenario.clone(), opts.target.clone());
@@ -207,6 +210,7 @@ where
     };
     let mut recorded = std::time::Instant::now();
     let lab = Arc::new(lab);
+    metrics.attach(&lab);
     let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
     let ticker = tx.clone();
     let tick_task = tokio::spawn(async move {
@@ -292,6 +296,7 @@ where
         )
     })?;
     stop.store(true, Ordering::Relaxed);
+    metrics.stop().await;
     let lab =
         Arc::try_unwrap(lab).map_err(|_| anyhow::anyhow!("a command was still running at quit"));
     let lab = match lab {
