@@ -100,7 +100,10 @@ fn run(scenario: &str, secs: u64, record: bool) -> Run {
             }
             for q in ["p50", "p99"] {
                 if let Some(v) = ms(&c["arrival_to_receive"][format!("{q}_us")]) {
-                    figures.insert(format!("{} {q} (ms)", c["name"].as_str().unwrap_or(kind)), v);
+                    figures.insert(
+                        format!("{} {q} (ms)", c["name"].as_str().unwrap_or(kind)),
+                        v,
+                    );
                 }
             }
         }
@@ -143,15 +146,17 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
-    let scenarios = std::env::var("LATLAB_RECORD_BENCH_SCENARIOS")
-        .unwrap_or_else(|_| "demo,tour".to_string());
+    let scenarios =
+        std::env::var("LATLAB_RECORD_BENCH_SCENARIOS").unwrap_or_else(|_| "demo,tour".to_string());
     for scenario in scenarios.split(',') {
         eprintln!("record bench: {scenario}, 4 runs of {secs} s (off, on, on, off)");
         let runs: Vec<(bool, Run)> = [false, true, true, false]
             .into_iter()
             .map(|on| (on, run(scenario, secs, on)))
             .collect();
-        println!("\n{scenario}: {secs} s runs, without and with --record (two of each, alternated)");
+        println!(
+            "\n{scenario}: {secs} s runs, without and with --record (two of each, alternated)"
+        );
         println!(
             "{:<44} {:>16} {:>16} {:>8}",
             "figure", "without", "with --record", "ratio"
