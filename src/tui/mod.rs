@@ -167,6 +167,13 @@ where
     let mut app = App::new(opts.theme.clone());
     let scenario = opts.scenario.clone();
 
+    if let Some(l) = &opts.metrics {
+        // Standard error is behind the screen: the status line says where the figures are.
+        app.say(
+            format!("serving the live figures at http://{}/metrics", l.addr()),
+            false,
+        );
+    }
     let metrics = crate::run::export::Metrics::start(opts.metrics)?;
     // The first frame comes at once; the lab starts behind it.
     let mut starting = tokio::spawn({
