@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::{App, Tab};
-use super::keys::KEYS;
 use super::theme::Theme;
 use super::view::View;
 use crate::units::clock;
@@ -282,8 +281,7 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
 }
 
 fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool) {
-    let widest = KEYS
-        .iter()
+    let widest = super::keys::help_keys(replay)
         .map(|k| 2 + 16 + k.what.chars().count())
         .max()
         .unwrap_or(40) as u16;
