@@ -17,8 +17,8 @@ use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::{
-    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
-    FinalizerInterceptorContextRef,
+    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextMut,
+    BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
 };
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
@@ -76,6 +76,9 @@ pub fn emulator_s3_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_s3:
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RetrySettings {
+    /// `standard` (the SDK's default) or `adaptive` (standard plus a client-side rate limiter
+    /// that slows the client down after throttling errors).
+    pub mode: RetryMode,
     /// Attempts per call, the first included (the SDK's default is 3; the seed used 4).
     pub max_attempts: u32,
     pub initial_backoff: Dur,
@@ -85,6 +88,7 @@ pub struct RetrySettings {
 impl Default for RetrySettings {
     fn default() -> Self {
         RetrySettings {
+            mode: RetryMode::Standard,
             max_attempts: 3,
             initial_backoff: Dur(Duration::from_secs(1)),
             max_backoff: Dur(Duration::from_secs(20)),
@@ -97,8 +101,11 @@ impl RetrySettings {
         if self.max_attempts <= 1 {
             return RetryConfig::disabled();
         }
-        RetryConfig::standard()
-            .with_max_attempts(self.max_attempts)
+        let base = match self.mode {
+            RetryMode::Standard => RetryConfig::standard(),
+            RetryMode::Adaptive => RetryConfig::adaptive(),
+        };
+        base.with_max_attempts(self.max_attempts)
             .with_initial_backoff(self.initial_backoff.0)
             .with_max_backoff(self.max_backoff.0)
     }
@@ -118,11 +125,38 @@ impl RetrySettings {
 
     pub fn describe(&self) -> String {
         format!(
-            "standard retries: {} attempts, back-off {} .. {} full jitter",
+            "{} retries: {} attempts, back-off {} .. {} full jitter",
+            self.mode.name(),
             self.max_attempts,
             crate::units::format_duration(self.initial_backoff.0),
             crate::units::format_duration(self.max_backoff.0)
         )
+    }
+}
+
+/// The SDK's retry modes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetryMode {
+    #[default]
+    Standard,
+    /// Standard retries plus the client-side rate limiter (`RetryConfig::adaptive()`).
+    Adaptive,
+}
+
+impl RetryMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            RetryMode::Standard => "standard",
+            RetryMode::Adaptive => "adaptive",
+        }
+    }
+
+    pub fn other(self) -> RetryMode {
+        match self {
+            RetryMode::Standard => RetryMode::Adaptive,
+            RetryMode::Adaptive => RetryMode::Standard,
+        }
     }
 }
 
@@ -367,6 +401,9 @@ struct AttemptState {
     last_end: Option<Instant>,
     /// What the previous attempt's failure costs the quota if it is retried (0: not retryable).
     retry_cost: u64,
+    /// When the SDK's retry loop began (after serialization): a first attempt later than this
+    /// by more than a millisecond was held by the client-side rate limiter.
+    loop_started: Option<Instant>,
 }
 
 impl Storable for AttemptState {
@@ -469,7 +506,26 @@ impl Intercept for Observer {
             started: Instant::now(),
             last_end: None,
             retry_cost: 0,
+            loop_started: None,
         });
+        Ok(())
+    }
+
+    // The orchestrator runs this hook, then asks the retry strategy for leave to send the first
+    // attempt: the adaptive strategy's rate limiter answers with a delay it sleeps, and only then
+    // does `read_before_attempt` run (aws-smithy-runtime's orchestrator, `try_op`).
+    fn modify_before_retry_loop(
+        &self,
+        _context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _rc: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if let Some(state) = cfg.load::<AttemptState>().cloned() {
+            cfg.interceptor_state().store_put(AttemptState {
+                loop_started: Some(Instant::now()),
+                ..state
+            });
+        }
         Ok(())
     }
 
@@ -486,6 +542,7 @@ impl Intercept for Observer {
             started: now,
             last_end: None,
             retry_cost: 0,
+            loop_started: None,
         });
         state.attempt += 1;
         state.started = now;
@@ -503,6 +560,18 @@ impl Intercept for Observer {
             .entry(state.op.clone())
             .or_default()
             .tick(self.second(now));
+        if state.attempt == 1
+            && let Some(begun) = state.loop_started
+        {
+            let held = now.saturating_duration_since(begun);
+            if held >= Duration::from_millis(1) {
+                self.stats.counters.lock().client_waits += 1;
+                self.stats
+                    .client_wait
+                    .lock()
+                    .record(held.as_micros() as u64, self.second(now));
+            }
+        }
         if state.attempt > 1 {
             if let Some(end) = state.last_end {
                 let wait = now.saturating_duration_since(end);

@@ -73,6 +73,7 @@ async fn the_quota_left_follows_the_sdks_own_token_bucket() {
         max_attempts: 2,
         initial_backoff: Dur(Duration::from_millis(1)),
         max_backoff: Dur(Duration::from_millis(2)),
+        ..RetrySettings::default()
     };
     let c = clients.kinesis(&retry, &quota, stats.clone());
     assert_eq!(quota.tokens_left(), 500);

@@ -26,6 +26,9 @@ pub struct SdkCounters {
     pub quota_refusals: u64,
     /// Calls, attempts and throttled attempts by operation name.
     pub operations: BTreeMap<String, OpCounts>,
+    /// First attempts the SDK held back before sending (its adaptive mode's client-side rate
+    /// limiter: the wait between the retry loop's start and the first attempt).
+    pub client_waits: u64,
 }
 
 /// One operation's share of a client's counts.
@@ -79,6 +82,8 @@ pub struct SdkStats {
     pub attempt_latency: Mutex<Series>,
     /// The SDK's wait before each retry.
     pub retry_wait: Mutex<Series>,
+    /// The client-side rate limiter's wait before a first attempt (adaptive mode), when it waited.
+    pub client_wait: Mutex<Series>,
     /// Attempts per second, by operation (GetRecords apart from GetShardIterator).
     pub attempts_by_op: Mutex<BTreeMap<String, Rate>>,
 }
@@ -88,6 +93,7 @@ pub struct SdkSnapshot {
     pub counters: SdkCounters,
     pub attempt_latency: Summary,
     pub retry_wait: Summary,
+    pub client_wait: Summary,
 }
 
 impl SdkStats {
@@ -104,10 +110,12 @@ impl SdkStats {
         let counters = self.counters.lock().clone();
         let attempt_latency = self.attempt_latency.lock().summary();
         let retry_wait = self.retry_wait.lock().summary();
+        let client_wait = self.client_wait.lock().summary();
         SdkSnapshot {
             counters,
             attempt_latency,
             retry_wait,
+            client_wait,
         }
     }
 
@@ -123,6 +131,7 @@ impl SdkStats {
         }
         self.attempt_latency.lock().reset();
         self.retry_wait.lock().reset();
+        self.client_wait.lock().reset();
         self.attempts_by_op.lock().clear();
     }
 

@@ -223,6 +223,12 @@ pub struct Sdk {
     pub operations: BTreeMap<String, OpCounts>,
     pub attempt_latency: Summary,
     pub retry_wait: Summary,
+    /// First attempts the SDK's client-side rate limiter held back (adaptive mode); absent in
+    /// reports from before it was measured.
+    #[serde(default)]
+    pub client_waits: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_wait: Option<Summary>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -519,6 +525,8 @@ fn sdk(s: &crate::metrics::sdk::SdkSnapshot) -> Sdk {
             .collect(),
         attempt_latency: summary(&s.attempt_latency),
         retry_wait: summary(&s.retry_wait),
+        client_waits: c.client_waits,
+        client_wait: (s.client_wait.count > 0).then(|| summary(&s.client_wait)),
     }
 }
 
@@ -786,6 +794,7 @@ impl Sdk {
                 escaped: self.escaped,
                 quota_left: self.quota_left,
                 quota_refusals: self.quota_refusals,
+                client_waits: self.client_waits,
                 operations: self
                     .operations
                     .into_iter()
@@ -803,6 +812,10 @@ impl Sdk {
             },
             attempt_latency: self.attempt_latency.into_summary(),
             retry_wait: self.retry_wait.into_summary(),
+            client_wait: self
+                .client_wait
+                .map(Summary::into_summary)
+                .unwrap_or_default(),
         }
     }
 }

@@ -300,6 +300,19 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
     }
     out.push_str(&table(&t));
     for c in &k.consumers {
+        let held = c.sdk.counters.client_waits;
+        if held > 0 {
+            let w = &c.sdk.client_wait;
+            out.push_str(&format!(
+                "{}: the SDK's client-side rate limiter (adaptive mode) held {} first attempts back before sending: p50 {}, max {}\n",
+                c.name,
+                thousands(held),
+                crate::units::ms(w.p50_us),
+                crate::units::ms(w.max_us)
+            ));
+        }
+    }
+    for c in &k.consumers {
         let escaped = c.sdk.counters.escaped_total();
         if let (true, Some(line)) = (escaped > 0, &c.last_error) {
             out.push_str(&format!(

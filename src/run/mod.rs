@@ -77,6 +77,14 @@ impl Command {
             Command::Kinesis(K::RemovePoller) => "removing a GetRecords poller".into(),
             Command::Kinesis(K::PayloadUp) => "a larger Kinesis payload".into(),
             Command::Kinesis(K::PayloadDown) => "a smaller Kinesis payload".into(),
+            Command::Kinesis(K::RateUp) => "a higher producer rate".into(),
+            Command::Kinesis(K::RateDown) => "a lower producer rate".into(),
+            Command::Kinesis(K::ProducerMode) => "switching the producer's put mode".into(),
+            Command::Kinesis(K::PollerInterval) => "the pollers' next interval".into(),
+            Command::Kinesis(K::RetryMode) => "switching the pollers' retry mode".into(),
+            Command::Kinesis(K::RetryQuota) => "switching the pollers' retry quota".into(),
+            Command::Kinesis(K::AddFanOut) => "adding a fan-out consumer".into(),
+            Command::Kinesis(K::RemoveFanOut) => "removing a fan-out consumer".into(),
             Command::S3(S::ToggleClass) => "switching the S3 storage class".into(),
             Command::S3(S::PayloadUp) => "a larger S3 payload".into(),
             Command::S3(S::PayloadDown) => "a smaller S3 payload".into(),
@@ -308,16 +316,7 @@ pub struct Lab {
 
 impl Lab {
     pub async fn start(scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Lab> {
-        let settings = match &scenario.kinesis {
-            Some(k) => LiveSettings {
-                payload: k.producer.payload,
-                rate: k.producer.rate,
-            },
-            None => LiveSettings {
-                payload: 0,
-                rate: 0.0,
-            },
-        };
+        let settings = LiveSettings::of(scenario.kinesis.as_ref());
         let shared = Shared::new(settings);
         let faults: Vec<FaultSpec> = scenario
             .faults

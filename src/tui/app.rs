@@ -277,6 +277,24 @@ impl App {
             (KeyCode::Char('-'), _) | (KeyCode::Char('_'), _) => {
                 Action::Lab(Command::Kinesis(kinesis::Command::RemovePoller))
             }
+            (KeyCode::Char('>'), _) | (KeyCode::Char('.'), _) => {
+                self.lab_key(Command::Kinesis(kinesis::Command::RateUp))
+            }
+            (KeyCode::Char('<'), _) | (KeyCode::Char(','), _) => {
+                self.lab_key(Command::Kinesis(kinesis::Command::RateDown))
+            }
+            (KeyCode::Char('b'), _) => {
+                self.lab_key(Command::Kinesis(kinesis::Command::ProducerMode))
+            }
+            (KeyCode::Char('i'), _) => {
+                self.lab_key(Command::Kinesis(kinesis::Command::PollerInterval))
+            }
+            (KeyCode::Char('a'), _) => self.lab_key(Command::Kinesis(kinesis::Command::RetryMode)),
+            (KeyCode::Char('o'), _) => self.lab_key(Command::Kinesis(kinesis::Command::RetryQuota)),
+            (KeyCode::Char('e'), _) => self.lab_key(Command::Kinesis(kinesis::Command::AddFanOut)),
+            (KeyCode::Char('E'), _) => {
+                self.lab_key(Command::Kinesis(kinesis::Command::RemoveFanOut))
+            }
             (KeyCode::Char(']'), _) if self.tab == Tab::S3 => {
                 Action::Lab(Command::S3(s3::Command::PayloadUp))
             }

@@ -80,6 +80,7 @@ fn consumer(
                 escaped: esc,
                 quota_left: Some(500 - throttles.min(400)),
                 quota_refusals: 0,
+                client_waits: 0,
                 operations: BTreeMap::from([(
                     "GetRecords".to_string(),
                     crate::metrics::sdk::OpCounts {
@@ -91,6 +92,7 @@ fn consumer(
             },
             attempt_latency: summary(25.0, 60.0, 80.0, 1500),
             retry_wait: summary(500.0, 1800.0, 2500.0, throttles),
+            client_wait: Summary::default(),
         },
         batches: 300,
         batch_sizes: vec![

@@ -61,6 +61,49 @@ pub const KEYS: &[Key] = &[
         when: When::Live,
     },
     Key {
+        keys: "< / >",
+        what: "producer rate down / up (1, 2, 5, 10, 20, 50, ... records/s)",
+        press: "<>",
+        footer: Footer::Lab {
+            labs: &[LabKind::Kinesis],
+            tab: &[("</>", "rate")],
+            overview: &[],
+        },
+        when: When::Live,
+    },
+    Key {
+        keys: "e / E",
+        what: "add / remove an enhanced fan-out consumer (registered, subscribed; deregistered)",
+        press: "eE",
+        footer: Footer::Lab {
+            labs: &[LabKind::Kinesis],
+            tab: &[("e/E", "fan-out")],
+            overview: &[],
+        },
+        when: When::Live,
+    },
+    Key {
+        keys: "b",
+        what: "producer: PutRecord per record / PutRecords batches",
+        press: "b",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
+        keys: "i",
+        what: "pollers' interval: 200 ms, 500 ms, 1 s, 2 s",
+        press: "i",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
+        keys: "a / o",
+        what: "pollers' retries: standard / adaptive mode; one shared retry quota / one each",
+        press: "ao",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
         keys: "[ / ]",
         what: "payload size down / up (of the tab shown)",
         press: "[]",
@@ -274,7 +317,7 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-[]svcm0123frzZt");
+        assert_eq!(pressable(), "+-<>eEbiao[]svcm0123frzZt");
     }
 
     #[test]
@@ -288,7 +331,7 @@ mod tests {
         };
         assert_eq!(
             names(Tab::Kinesis, &[LabKind::Kinesis]),
-            "q ? +/- [/] f p r z/Z t"
+            "q ? +/- </> e/E [/] f p r z/Z t"
         );
         assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s [/] f p r z/Z t");
         assert_eq!(

@@ -157,6 +157,30 @@ pub struct ProducerSpec {
     pub stop_after: Option<Duration>,
 }
 
+impl KinesisScenario {
+    /// What a poller added live is like: the scenario's first poller, or the SDK's usual
+    /// GetRecords loop (every 200 ms, its own retry quota).
+    pub fn poller_template(&self) -> ConsumerSpec {
+        self.consumers
+            .iter()
+            .find(|c| c.kind == ConsumerKind::Poller)
+            .cloned()
+            .unwrap_or(ConsumerSpec {
+                kind: ConsumerKind::Poller,
+                name: "get_records".into(),
+                count: 1,
+                interval: Duration::from_millis(200),
+                interval_mode: IntervalMode::SleepAfter,
+                retry_quota: RetryQuota::PerPoller,
+                limit: 10_000,
+                batch_size: 100,
+                batching_window: Duration::ZERO,
+                poll_interval: Duration::from_secs(1),
+                retry: None,
+            })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct KinesisScenario {
     pub stream: String,

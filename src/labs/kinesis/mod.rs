@@ -6,12 +6,14 @@
 
 pub mod config;
 pub mod efo;
+mod knobs;
 pub mod lambda;
 pub mod payload;
 pub mod poller;
 pub mod producer;
 pub mod reader;
 mod setup;
+pub use knobs::{INTERVALS_MS, RATE_STEPS};
 pub mod snapshot;
 pub mod state;
 
@@ -217,24 +219,7 @@ impl KinesisLab {
             shards: Arc::new(shard_ids),
             start: scenario.start,
         };
-        let poller_template = scenario
-            .consumers
-            .iter()
-            .find(|c| c.kind == ConsumerKind::Poller)
-            .cloned()
-            .unwrap_or(ConsumerSpec {
-                kind: ConsumerKind::Poller,
-                name: "get_records".into(),
-                count: 1,
-                interval: Duration::from_millis(200),
-                interval_mode: crate::labs::kinesis::config::IntervalMode::SleepAfter,
-                retry_quota: RetryQuota::PerPoller,
-                limit: 10_000,
-                batch_size: 100,
-                batching_window: Duration::ZERO,
-                poll_interval: Duration::from_secs(1),
-                retry: None,
-            });
+        let poller_template = scenario.poller_template();
         let poller_name = poller_template.name.clone();
         let lab = KinesisLab {
             ctx,
@@ -403,10 +388,7 @@ impl KinesisLab {
         } else {
             format!("{} {n}", self.poller_name)
         };
-        let spec = ConsumerSpec {
-            name: name.clone(),
-            ..self.poller_template.clone()
-        };
+        let spec = self.live_poller_spec(&name);
         self.spawn_consumer(&spec);
         self.ctx.shared.log(format!("added poller {name}"));
         Ok(name)
@@ -535,6 +517,14 @@ impl KinesisLab {
                 self.set_payload(next);
                 Ok(format!("payload size {}", crate::units::format_bytes(next)))
             }
+            Command::RateUp => Ok(self.step_rate(true)),
+            Command::RateDown => Ok(self.step_rate(false)),
+            Command::ProducerMode => Ok(self.toggle_mode()),
+            Command::PollerInterval => Ok(self.next_interval()),
+            Command::RetryMode => Ok(self.toggle_retry_mode()),
+            Command::RetryQuota => Ok(self.toggle_quota()),
+            Command::AddFanOut => self.add_fan_out().await,
+            Command::RemoveFanOut => self.remove_fan_out().await,
         }
     }
 }
@@ -546,6 +536,18 @@ pub enum Command {
     RemovePoller,
     PayloadUp,
     PayloadDown,
+    RateUp,
+    RateDown,
+    /// PutRecord per record <-> PutRecords batches.
+    ProducerMode,
+    /// The pollers' next interval.
+    PollerInterval,
+    /// The pollers' SDK retry mode: standard <-> adaptive.
+    RetryMode,
+    /// The pollers' retry quota: shared <-> one each.
+    RetryQuota,
+    AddFanOut,
+    RemoveFanOut,
 }
 
 /// Payload sizes the `[` and `]` keys step through.

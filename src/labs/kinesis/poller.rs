@@ -22,7 +22,12 @@ pub async fn run(
 ) {
     let mut ready = Some(ready);
     let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
+    let mut generation = 0;
     while !c.cancel.is_cancelled() {
+        // A live change of retry mode or quota: the next call goes through the new client.
+        if let Some(client) = c.newer_client(&mut generation) {
+            reader.set_client(client);
+        }
         if let Some((op, answered)) = reader.lacking() {
             ctx.shared.unsupported(&c, op, answered);
             break;
@@ -52,9 +57,16 @@ pub async fn run(
                 }
             }
         }
+        let interval = ctx
+            .shared
+            .settings
+            .lock()
+            .pollers
+            .interval
+            .unwrap_or(spec.interval);
         let wait = match spec.interval_mode {
-            IntervalMode::SleepAfter => spec.interval,
-            IntervalMode::FixedRate => spec.interval.saturating_sub(started.elapsed()),
+            IntervalMode::SleepAfter => interval,
+            IntervalMode::FixedRate => interval.saturating_sub(started.elapsed()),
         };
         if !pause(&c.cancel, wait).await {
             break;

@@ -78,7 +78,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
                 data,
                 resend: false,
             };
-            match spec.mode {
+            match settings.mode {
                 ProducerMode::PutRecord => {
                     let Some(permit) = slot(&ctx, &in_flight).await else {
                         return;
@@ -123,10 +123,15 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             batch_bytes += r.data.len() + 20;
             batch.push(r);
         }
-        if let ProducerMode::PutRecords { linger, batch: cap } = spec.mode
-            && let Some(t) = batch_started
-            && (t.elapsed() >= linger || batch.len() >= cap as usize || cancel.is_cancelled())
-        {
+        // A batch waits for its linger; after a switch to PutRecord (the `b` key), or once it is
+        // full, it goes at once.
+        let send_now = match settings.mode {
+            ProducerMode::PutRecords { linger, batch: cap } => batch_started.is_some_and(|t| {
+                t.elapsed() >= linger || batch.len() >= cap as usize || cancel.is_cancelled()
+            }),
+            ProducerMode::PutRecord => !batch.is_empty(),
+        };
+        if send_now {
             let full = std::mem::take(&mut batch);
             batch_bytes = 0;
             batch_started = None;
@@ -140,7 +145,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
         if let Some(end) = stop_at {
             wake = wake.min(end);
         }
-        if let (ProducerMode::PutRecords { linger, .. }, Some(t)) = (spec.mode, batch_started) {
+        if let (ProducerMode::PutRecords { linger, .. }, Some(t)) = (settings.mode, batch_started) {
             wake = wake.min(t + linger);
         }
         tokio::select! {

@@ -34,6 +34,11 @@ pub struct Failure {
 }
 
 impl ShardReader {
+    /// Calls from now on go through `client` (the position is kept).
+    pub fn set_client(&mut self, client: Client) {
+        self.client = client;
+    }
+
     pub fn new(client: Client, stream: &str, shard: &str, start: StartPosition) -> ShardReader {
         ShardReader {
             client,

@@ -28,7 +28,11 @@ pub(super) fn describe(spec: &ConsumerSpec) -> String {
     use crate::units::format_duration as d;
     let retry = match &spec.retry {
         Some(r) => format!(
-            ", own retries: {} attempts, back-off {} .. {}",
+            ", own retries: {}{} attempts, back-off {} .. {}",
+            match r.mode {
+                crate::aws::RetryMode::Adaptive => "adaptive, ",
+                crate::aws::RetryMode::Standard => "",
+            },
             r.max_attempts,
             d(r.initial_backoff.0),
             d(r.max_backoff.0)

@@ -186,10 +186,10 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
     ConsumerSnapshot {
         name: c.name.clone(),
         kind: c.kind,
-        detail: c.detail.clone(),
+        detail: c.detail.lock().clone(),
         status,
         stopped_at_secs,
-        retry_quota_partition: c.quota.name().to_string(),
+        retry_quota_partition: c.quota.lock().name().to_string(),
         arrival_to_receive,
         send_to_receive,
         recent,
@@ -233,7 +233,7 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
     ProducerSnapshot {
         asked_rate: settings.rate,
         achieved_rate,
-        mode: spec.mode.describe(),
+        mode: settings.mode.describe(),
         max_in_flight: spec.max_in_flight,
         payload_bytes: settings.payload,
         sent: p.sent.load(Ordering::Relaxed),

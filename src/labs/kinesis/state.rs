@@ -54,12 +54,15 @@ impl ConsumerMetrics {
 pub struct ConsumerState {
     pub name: String,
     pub kind: ConsumerKind,
-    /// Its settings in a few words, for screens and reports.
-    pub detail: String,
+    /// Its settings in a few words, for screens and reports (a live change rewrites it).
+    pub detail: Mutex<String>,
     pub id: ConsumerId,
     pub metrics: Mutex<ConsumerMetrics>,
     pub sdk: Arc<SdkStats>,
-    pub quota: QuotaPartition,
+    pub quota: Mutex<QuotaPartition>,
+    /// A client that replaces the one its tasks started with (a live change of retry mode or
+    /// quota), with its generation: each task takes it when the generation moves on.
+    pub client: Mutex<(u64, Option<aws_sdk_kinesis::Client>)>,
     pub status: Mutex<String>,
     /// The last call that failed after the SDK's retries, as one line.
     pub last_error: Mutex<Option<String>>,
@@ -106,6 +109,25 @@ impl ConsumerState {
     pub fn is_stopped(&self) -> bool {
         self.stopped_at.lock().is_some()
     }
+
+    /// Its tasks use `client` from their next call on.
+    pub fn replace_client(&self, client: aws_sdk_kinesis::Client, quota: QuotaPartition) {
+        *self.quota.lock() = quota;
+        let mut slot = self.client.lock();
+        slot.0 += 1;
+        slot.1 = Some(client);
+    }
+
+    /// The replacing client, when its generation is newer than `seen` (which it moves on).
+    pub fn newer_client(&self, seen: &mut u64) -> Option<aws_sdk_kinesis::Client> {
+        let slot = self.client.lock();
+        if slot.0 > *seen {
+            *seen = slot.0;
+            slot.1.clone()
+        } else {
+            None
+        }
+    }
 }
 
 /// The producer's figures.
@@ -139,6 +161,50 @@ pub struct ProducerMetrics {
 pub struct LiveSettings {
     pub payload: u64,
     pub rate: f64,
+    pub mode: super::config::ProducerMode,
+    /// The GetRecords pollers' settings (every poller, and those added later).
+    pub pollers: PollerSettings,
+}
+
+impl LiveSettings {
+    /// The settings a scenario starts with (None: a run without the Kinesis lab).
+    pub fn of(k: Option<&super::config::KinesisScenario>) -> LiveSettings {
+        match k {
+            Some(k) => {
+                let poller = k.poller_template();
+                LiveSettings {
+                    payload: k.producer.payload,
+                    rate: k.producer.rate,
+                    mode: k.producer.mode,
+                    pollers: PollerSettings {
+                        interval: None,
+                        retry: poller.retry.clone().unwrap_or_else(|| k.retry.clone()),
+                        quota: poller.retry_quota,
+                    },
+                }
+            }
+            None => LiveSettings {
+                payload: 0,
+                rate: 0.0,
+                mode: super::config::ProducerMode::PutRecord,
+                pollers: PollerSettings {
+                    interval: None,
+                    retry: crate::aws::RetrySettings::default(),
+                    quota: super::config::RetryQuota::PerPoller,
+                },
+            },
+        }
+    }
+}
+
+/// What the poller keys change: the interval, the SDK's retry mode, and whether the pollers
+/// share one retry quota (one process) or have one each (separate processes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PollerSettings {
+    /// Every poller's interval, once the `i` key set it (None: each poller's own).
+    pub interval: Option<Duration>,
+    pub retry: crate::aws::RetrySettings,
+    pub quota: super::config::RetryQuota,
 }
 
 pub struct Shared {
@@ -233,11 +299,12 @@ impl Shared {
         let c = Arc::new(ConsumerState {
             name,
             kind,
-            detail,
+            detail: Mutex::new(detail),
             id,
             metrics: Mutex::new(ConsumerMetrics::default()),
             sdk: Arc::new(SdkStats::default()),
-            quota,
+            quota: Mutex::new(quota),
+            client: Mutex::new((0, None)),
             status: Mutex::new("starting".into()),
             last_error: Mutex::new(None),
             stopped_at: Mutex::new(None),

@@ -357,7 +357,11 @@ fn extra_line(
                 .filter(|r| **r > k.get_records_limit_per_sec as u64 * 10)
                 .count();
             let first = &k.consumers[members[0]];
-            Line::from(vec![
+            let held: u64 = members
+                .iter()
+                .map(|&i| k.consumers[i].sdk.counters.client_waits)
+                .sum();
+            let mut spans = vec![
                 Span::styled(format!(" {}", first.detail), dim),
                 Span::styled(
                     format!(
@@ -367,7 +371,14 @@ fn extra_line(
                     ),
                     if over > 0 { theme.fg(theme.warn) } else { dim },
                 ),
-            ])
+            ];
+            if held > 0 {
+                spans.push(Span::styled(
+                    format!(" · {} held back by the SDK's rate limiter", thousands(held)),
+                    theme.fg(theme.accent),
+                ));
+            }
+            Line::from(spans)
         }
         ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo => {
             let c = &k.consumers[members[0]];
