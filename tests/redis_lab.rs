@@ -7,6 +7,10 @@ use std::time::{Duration, Instant};
 
 use latlab::labs::redis::local::{LinkProfile, LocalRedis};
 use latlab::labs::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
+use latlab::labs::run_id;
+
+mod common;
+use common::{keys_named, monitor};
 
 /// The tests here measure milliseconds on real servers, and one loads a server's CPU on purpose:
 /// they run one at a time.
@@ -27,7 +31,7 @@ async fn lab(link: &str, client: &str) -> RedisLab {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true).unwrap();
-    RedisLab::start(ends, Some(local), 1000, Default::default())
+    RedisLab::start(ends, Some(local), 1000, &run_id(), Default::default())
         .await
         .unwrap()
 }
@@ -255,13 +259,13 @@ async fn a_primary_named_as_replica_is_refused() {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.primary_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000, Default::default())
+    let e = RedisLab::start(ends, None, 1000, &run_id(), Default::default())
         .await
         .err()
         .expect("refused");
     assert!(format!("{e:#}").contains("is not a replica"), "{e:#}");
     let ends = Endpoints::open(&local.replica_url(), &local.replica_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000, Default::default())
+    let e = RedisLab::start(ends, None, 1000, &run_id(), Default::default())
         .await
         .err()
         .expect("refused");
@@ -468,4 +472,116 @@ async fn a_password_set_mid_run_is_one_line_and_the_other_methods_go_on() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     lab.stop().await;
+}
+
+fn redis_tries(lab: &latlab::run::Lab) -> (u64, u64) {
+    let snap = lab.snapshot(false).redis.unwrap();
+    let tries = snap.methods.iter().map(|m| m.tries).min().unwrap_or(0);
+    (tries, snap.methods.iter().map(|m| m.errors).sum())
+}
+
+async fn wait_for_tries(lab: &latlab::run::Lab, at_least: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while redis_tries(lab).0 < at_least {
+        assert!(Instant::now() < deadline, "{:?}", redis_tries(lab));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_runs_on_one_pair_keep_their_keys_apart_and_clean_up_only_theirs() {
+    let _serial = SERIAL.lock().await;
+    require_redis();
+    // One real primary and replica, measured by two runs at once as two hosts would.
+    let pair = LocalRedis::start(
+        LinkProfile::resolve("loopback").unwrap(),
+        LinkProfile::resolve("loopback").unwrap(),
+    )
+    .await
+    .unwrap();
+    let (on_primary, watch_p) = monitor(&pair.primary_url()).await;
+    let (on_replica, watch_r) = monitor(&pair.replica_url()).await;
+    let opts = latlab::run::TargetOptions {
+        redis_primary: Some(pair.primary_url()),
+        redis_replica: Some(pair.replica_url()),
+        ..Default::default()
+    };
+    let scenario = latlab::scenario::Scenario::resolve("redis-demo").unwrap();
+    let a = latlab::run::Lab::start(scenario.clone(), &opts)
+        .await
+        .unwrap();
+    let b = latlab::run::Lab::start(scenario, &opts).await.unwrap();
+    let (ida, idb) = (a.shared.run_id.clone(), b.shared.run_id.clone());
+    assert_ne!(ida, idb);
+    a.start_live();
+    b.start_live();
+    wait_for_tries(&a, 5).await;
+    wait_for_tries(&b, 5).await;
+    watch_p.abort();
+    watch_r.abort();
+    // Every key either run wrote (on the primary) or polled (on the replica) carries its run's id.
+    let mut named = [0, 0];
+    for line in on_primary
+        .lock()
+        .unwrap()
+        .iter()
+        .chain(on_replica.lock().unwrap().iter())
+    {
+        let Some((cmd, keys)) = keys_named(line) else {
+            continue;
+        };
+        for k in keys {
+            let i = [&ida, &idb]
+                .iter()
+                .position(|id| k.starts_with(&format!("latlab:{id}:lag:")))
+                .unwrap_or_else(|| panic!("{cmd} {k}: no run's id in the key ({ida}, {idb})"));
+            named[i] += 1;
+        }
+    }
+    assert!(named[0] >= 15 && named[1] >= 15, "{named:?}");
+
+    // Keys left as a run stopped mid-try would leave them, and two that are no run's.
+    let mut con = redis::Client::open(pair.primary_url().as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let left = |id: &str| format!("latlab:{id}:lag:999999:new");
+    let others = ["latlab:lag:1:new", "theirs"];
+    for k in [left(&ida), left(&idb)]
+        .iter()
+        .map(String::as_str)
+        .chain(others)
+    {
+        let _: () = redis::AsyncCommands::set(&mut con, k, 1).await.unwrap();
+    }
+    let exists = async |con: &mut redis::aio::MultiplexedConnection, k: &str| -> bool {
+        redis::AsyncCommands::exists(con, k).await.unwrap()
+    };
+    let (_, problems) = a.finish().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    let theirs: Vec<String> = redis::AsyncCommands::keys(&mut con, format!("latlab:{ida}:*"))
+        .await
+        .unwrap();
+    assert!(
+        theirs.is_empty(),
+        "the first run's keys are gone: {theirs:?}"
+    );
+    assert!(
+        exists(&mut con, &left(&idb)).await,
+        "the second run's key stays"
+    );
+    for k in others {
+        assert!(exists(&mut con, k).await, "{k} stays");
+    }
+    // The second run goes on measuring, without an error.
+    let (before, _) = redis_tries(&b);
+    wait_for_tries(&b, before + 3).await;
+    assert_eq!(redis_tries(&b).1, 0);
+    let (_, problems) = b.finish().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(!exists(&mut con, &left(&idb)).await);
+    for k in others {
+        assert!(exists(&mut con, k).await, "{k} stays");
+    }
 }

@@ -179,3 +179,138 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     assert!(problems.is_empty(), "{problems:?}");
     assert!(snap.s3.unwrap().ops.iter().all(|o| o.errors == 0));
 }
+
+/// Every object's key in a bucket.
+async fn keys(c: &aws_sdk_s3::Client, bucket: &str) -> Vec<String> {
+    let page = c.list_objects_v2().bucket(bucket).send().await.unwrap();
+    assert!(page.next_continuation_token().is_none(), "one page is all");
+    page.contents()
+        .iter()
+        .filter_map(|o| o.key().map(String::from))
+        .collect()
+}
+
+/// What the runs' clean-up must leave: an object of another latlab run under `latlab/`, and one
+/// outside it.
+const NOT_OURS: [&str; 2] = ["latlab/someone-else/keep", "data/keep"];
+
+/// Every object in the bucket is one of `NOT_OURS` or under one of `runs`' prefixes; returns how
+/// many each run has.
+async fn owners(c: &aws_sdk_s3::Client, bucket: &str, runs: &[&str]) -> Vec<usize> {
+    let all = keys(c, bucket).await;
+    for n in NOT_OURS {
+        assert!(
+            all.iter().any(|k| k == n),
+            "{n} is gone from {bucket}: {all:?}"
+        );
+    }
+    let mut counts = vec![0; runs.len()];
+    for k in all.iter().filter(|k| !NOT_OURS.contains(&k.as_str())) {
+        let i = runs
+            .iter()
+            .position(|r| k.starts_with(&format!("latlab/{r}/")))
+            .unwrap_or_else(|| panic!("{k} is under no run's prefix ({runs:?})"));
+        counts[i] += 1;
+    }
+    counts
+}
+
+fn gets(lab: &s3::S3Lab) -> (u64, u64) {
+    lab.snapshot(None)
+        .ops
+        .iter()
+        .filter(|o| o.op == "GET")
+        .fold((0, 0), |(n, e), o| (n + o.requests, e + o.errors))
+}
+
+async fn wait_for_gets(lab: &s3::S3Lab, at_least: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while gets(lab).0 < at_least {
+        assert!(std::time::Instant::now() < deadline, "{:?}", gets(lab));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_sharing_buckets_write_under_their_own_prefix_and_delete_only_theirs() {
+    // One endpoint and one pair of buckets, as several hosts measuring one real pair share them.
+    let emu = latlab::emulator::Emulator::start(Default::default())
+        .await
+        .unwrap();
+    let c = latlab::aws::emulator_s3_client(
+        &emu.endpoint_url(),
+        aws_smithy_types::retry::RetryConfig::disabled(),
+    );
+    let given = s3::Buckets {
+        standard: "shared-standard".into(),
+        express: "shared--use1-az4--x-s3".into(),
+    };
+    for b in [&given.standard, &given.express] {
+        c.create_bucket().bucket(b).send().await.unwrap();
+        for k in NOT_OURS {
+            c.put_object().bucket(b).key(k).send().await.unwrap();
+        }
+    }
+    let mut scenario = Scenario::resolve("s3-demo").unwrap().s3.unwrap();
+    let start = |run_id: &'static str, scenario: s3::config::S3Scenario| {
+        let (c, given) = (c.clone(), given.clone());
+        async move {
+            s3::S3Lab::start(c, &scenario, run_id, Some(given), Default::default())
+                .await
+                .unwrap()
+        }
+    };
+    let a = start("aaaa0001", scenario.clone()).await;
+    let b = start("bbbb0002", scenario.clone()).await;
+    a.start_live();
+    b.start_live();
+    wait_for_gets(&a, 5).await;
+    wait_for_gets(&b, 5).await;
+    let runs = ["aaaa0001", "bbbb0002"];
+    let live = owners(&c, &given.express, &runs).await;
+    assert!(live[0] > 0 && live[1] > 0, "each run's objects: {live:?}");
+    assert!(
+        keys(&c, &given.express)
+            .await
+            .iter()
+            .any(|k| k.starts_with("latlab/bbbb0002/live/")),
+        "the live loop's keys are latlab/RUN_ID/live/..."
+    );
+
+    // The first run ends: its objects go, the second's stay while it goes on reading them.
+    a.stop().await;
+    assert_eq!(a.cleanup().await, Vec::<String>::new());
+    for bucket in [&given.standard, &given.express] {
+        assert_eq!(owners(&c, bucket, &runs).await[0], 0, "{bucket}");
+    }
+    assert!(owners(&c, &given.express, &runs).await[1] > 0);
+    let (before, _) = gets(&b);
+    wait_for_gets(&b, before + 10).await;
+
+    // A third run's matrix (upload, download, delete, per class) beside the live loop.
+    scenario.matrix = vec![s3::Case {
+        objects: 3,
+        size: 1000,
+    }];
+    scenario.repetitions = 1;
+    let m = start("cccc0003", scenario).await;
+    m.run_matrix(false, &|_| {}).await.unwrap();
+    let rows = m.matrix.lock().clone().unwrap();
+    assert!(rows[0].upload_express_s > 0.0 && rows[0].download_standard_s > 0.0);
+    let runs = ["aaaa0001", "bbbb0002", "cccc0003"];
+    for bucket in [&given.standard, &given.express] {
+        assert_eq!(owners(&c, bucket, &runs).await[2], 0, "{bucket}");
+    }
+    assert_eq!(m.cleanup().await, Vec::<String>::new());
+    let (before, errors) = gets(&b);
+    wait_for_gets(&b, before + 10).await;
+    assert_eq!(errors, 0, "no GET of the second run failed");
+    assert_eq!(gets(&b).1, 0);
+
+    b.stop().await;
+    assert_eq!(b.cleanup().await, Vec::<String>::new());
+    for bucket in [&given.standard, &given.express] {
+        assert_eq!(owners(&c, bucket, &runs).await, [0, 0, 0], "{bucket}");
+        assert_eq!(keys(&c, bucket).await.len(), NOT_OURS.len());
+    }
+}

@@ -36,6 +36,15 @@ impl LabKind {
     }
 }
 
+/// A new run's id: 8 random hex digits. It names what a run creates and writes (the Kinesis
+/// lab's stream and consumers, the S3 lab's `latlab/RUN_ID/` prefix, the Redis lab's
+/// `latlab:RUN_ID:` keys), so runs on several hosts sharing one target keep apart, and each run
+/// cleans up only its own.
+pub fn run_id() -> String {
+    let v: u32 = rand::random();
+    format!("{v:08x}")
+}
+
 /// The next step up (or down) from `current` in `steps`; the ends stay put.
 pub fn step(steps: &[u64], current: u64, up: bool) -> u64 {
     if up {

@@ -119,18 +119,19 @@ async fn start_redis(
     r: &crate::labs::redis::config::RedisScenario,
     opts: &TargetOptions,
     log: &Arc<FaultLog>,
+    run_id: &str,
 ) -> anyhow::Result<redis::RedisLab> {
     match (&opts.redis_primary, &opts.redis_replica) {
         (Some(p), Some(rep)) => {
             let ends = redis::Endpoints::open(p, rep, false)?;
-            redis::RedisLab::start(ends, None, r.value, log.clone()).await
+            redis::RedisLab::start(ends, None, r.value, run_id, log.clone()).await
         }
         (None, None) => {
             let link = crate::labs::redis::local::LinkProfile::resolve(&r.link)?;
             let client_link = crate::labs::redis::local::LinkProfile::resolve(&r.client_link)?;
             let local = crate::labs::redis::local::LocalRedis::start(link, client_link).await?;
             let ends = redis::Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
-            redis::RedisLab::start(ends, Some(local), r.value, log.clone()).await
+            redis::RedisLab::start(ends, Some(local), r.value, run_id, log.clone()).await
         }
         _ => anyhow::bail!(
             "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"
@@ -338,7 +339,7 @@ impl Lab {
             None => None,
         };
         let (redis, redis_unavailable) = match &scenario.redis {
-            Some(r) => match start_redis(r, opts, &fault_log).await {
+            Some(r) => match start_redis(r, opts, &fault_log, &shared.run_id).await {
                 Ok(lab) => (Some(lab), None),
                 Err(e) if scenario.kinesis.is_some() || scenario.s3.is_some() => {
                     // The other labs keep working; the Redis pane says what is wrong.

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests: an emulator on an ephemeral port, SDK clients for it,
-//! and a raw HTTP client for requests no SDK would send.
+//! a raw HTTP client for requests no SDK would send, and what a Redis server is asked (MONITOR).
 #![allow(dead_code)]
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_smithy_types::retry::RetryConfig;
@@ -186,6 +187,40 @@ pub fn require_redis_server() {
         latlab::labs::redis::local::redis_server_binary().is_ok(),
         "redis-server is required for the Redis tests: install it (sudo apt-get install -y redis-server; scripts/test and .ci/run do)"
     );
+}
+
+/// The command and the keys it names, from one MONITOR line (`TIME [DB ADDR] "CMD" "ARG" ...`),
+/// for the commands that name keys the lab writes or reads.
+pub fn keys_named(line: &str) -> Option<(String, Vec<String>)> {
+    let (_, rest) = line.split_once("] \"")?;
+    let mut parts = rest.strip_suffix('"')?.split("\" \"");
+    let cmd = parts.next()?.to_ascii_uppercase();
+    let args = parts.map(String::from);
+    let keys = match cmd.as_str() {
+        "SET" | "GET" => args.take(1).collect(),
+        "EXISTS" | "DEL" | "UNLINK" => args.collect(),
+        _ => return None,
+    };
+    Some((cmd, keys))
+}
+
+/// Every line MONITOR shows on the server at `url` until the task is aborted.
+pub async fn monitor(url: &str) -> (Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>) {
+    use futures_util::StreamExt;
+    let mon = redis::Client::open(url)
+        .unwrap()
+        .get_async_monitor()
+        .await
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let seen = lines.clone();
+    let task = tokio::spawn(async move {
+        let mut stream = mon.into_on_message::<String>();
+        while let Some(l) = stream.next().await {
+            seen.lock().unwrap().push(l);
+        }
+    });
+    (lines, task)
 }
 
 /// The property tests' settings: 512 cases each in CI; `LATLAB_PROPTEST_CASES=100000` for a long

@@ -231,10 +231,9 @@ const LOG_LINES: usize = 200;
 
 impl Shared {
     pub fn new(settings: LiveSettings) -> Arc<Shared> {
-        let v: u32 = rand::random();
         Arc::new(Shared {
             start: Instant::now(),
-            run_id: format!("{v:08x}"),
+            run_id: crate::labs::run_id(),
             ledger: Mutex::new(Ledger::default()),
             send_to_arrival: Mutex::new(Series::new()),
             producer: ProducerMetrics::default(),

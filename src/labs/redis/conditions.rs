@@ -21,10 +21,11 @@ pub(super) async fn cpu_load(ends: Endpoints, shared: Arc<RedisShared>, cancel: 
 }
 
 /// Fills the primary to about 97% of a `maxmemory` latlab sets (latlab's own servers only), or
-/// removes the fill.
+/// removes the fill. The filler keys are the run's key prefix (`keys`) followed by `fill:N`.
 pub async fn set_memory_full(
     ends: &Endpoints,
     p: &mut MultiplexedConnection,
+    keys: &str,
     full: bool,
 ) -> anyhow::Result<()> {
     if !ends.local {
@@ -33,12 +34,8 @@ pub async fn set_memory_full(
             ends.primary_label
         );
     }
-    let fill_pattern = format!("{PREFIX}fill:*");
     if !full {
-        let keys: Vec<String> = p.keys(&fill_pattern).await?;
-        if !keys.is_empty() {
-            let _: () = p.del(keys).await?;
-        }
+        delete_matching(p, &format!("{}fill:*", glob_literal(keys))).await?;
         let _: () = redis::cmd("CONFIG")
             .arg("SET")
             .arg("maxmemory")
@@ -68,7 +65,7 @@ pub async fn set_memory_full(
         if used >= cap * 97 / 100 {
             return caught_up(p).await;
         }
-        let _: () = p.set(format!("{PREFIX}fill:{i}"), chunk.as_ref()).await?;
+        let _: () = p.set(format!("{keys}fill:{i}"), chunk.as_ref()).await?;
     }
     Ok(())
 }

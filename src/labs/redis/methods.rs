@@ -47,7 +47,7 @@ pub async fn try_once(
     let mut measured = 0;
     let limit = Duration::from_secs(30);
     // 1. The seed's way: new clients for every try.
-    let key = format!("{PREFIX}lag:{n}:new");
+    let key = format!("{}lag:{n}:new", shared.keys);
     let result: anyhow::Result<Duration> = async {
         let mut fresh_p = connect(&ends.primary).await?;
         let _: () = fresh_p.set(&key, value.as_ref()).await?;
@@ -64,7 +64,7 @@ pub async fn try_once(
         Err(e) => shared.failed(Method::NewClients, &e.to_string()),
     }
     // 2. A persistent replica connection.
-    let key2 = format!("{PREFIX}lag:{n}:persistent");
+    let key2 = format!("{}lag:{n}:persistent", shared.keys);
     let result: anyhow::Result<Duration> = async {
         let _: () = p.set(&key2, value.as_ref()).await?;
         poll_exists(r, &key2, Instant::now(), limit).await
@@ -78,7 +78,7 @@ pub async fn try_once(
         Err(e) => shared.failed(Method::Persistent, &e.to_string()),
     }
     // 3. Offsets: WAIT for the acknowledgement; the bytes behind from both sides' INFO.
-    let key3 = format!("{PREFIX}lag:{n}:offset");
+    let key3 = format!("{}lag:{n}:offset", shared.keys);
     let result: anyhow::Result<(Duration, Option<u64>)> = async {
         // WAIT blocks its connection, so the primary's offset is read on one of its own, opened
         // before the write so that connecting costs the measurement nothing.

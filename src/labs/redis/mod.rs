@@ -37,8 +37,52 @@ use tokio_util::sync::CancellationToken;
 
 use crate::metrics::{Series, Summary};
 
-/// Every key latlab writes starts with this; only these are deleted afterwards.
+/// Every key latlab writes starts with this, then the run's id: `latlab:RUN_ID:lag:N:new`,
+/// `latlab:RUN_ID:fill:N`. A run deletes only the keys under its own id.
 pub const PREFIX: &str = "latlab:";
+
+/// The prefix of every key the run `run_id` writes and reads.
+pub fn key_prefix(run_id: &str) -> String {
+    format!("{PREFIX}{run_id}:")
+}
+
+/// `text` as a SCAN/KEYS pattern that matches only itself (`*`, `?`, `[`, `]` and `\` escaped).
+pub fn glob_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Deletes the keys matching `pattern`, found with SCAN (which, unlike KEYS, does not hold up
+/// the server's other clients on a big database); returns how many were deleted.
+pub async fn delete_matching(
+    con: &mut MultiplexedConnection,
+    pattern: &str,
+) -> redis::RedisResult<u64> {
+    let mut keys: Vec<String> = Vec::new();
+    {
+        let opts = redis::ScanOptions::default()
+            .with_pattern(pattern)
+            .with_count(1000);
+        let mut found = con.scan_options::<String>(opts).await?;
+        while let Some(k) = found.next_item().await {
+            keys.push(k?);
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    let mut deleted = 0;
+    for batch in keys.chunks(500) {
+        let n: u64 = con.del(batch).await?;
+        deleted += n;
+    }
+    Ok(deleted)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Method {
@@ -124,6 +168,8 @@ pub struct ConditionResult {
 
 pub struct RedisShared {
     pub start: Instant,
+    /// The prefix of every key this run writes and reads: `latlab:RUN_ID:`.
+    pub keys: String,
     pub value_bytes: AtomicU64,
     pub cpu_load: AtomicBool,
     pub memory_full: AtomicBool,
@@ -134,9 +180,10 @@ pub struct RedisShared {
 }
 
 impl RedisShared {
-    pub fn new(value_bytes: u64) -> Arc<RedisShared> {
+    pub fn new(value_bytes: u64, run_id: &str) -> Arc<RedisShared> {
         Arc::new(RedisShared {
             start: Instant::now(),
+            keys: key_prefix(run_id),
             value_bytes: AtomicU64::new(value_bytes),
             cpu_load: AtomicBool::new(false),
             memory_full: AtomicBool::new(false),
@@ -306,14 +353,16 @@ impl RedisLab {
         }
     }
 
+    /// Starts the lab on `ends`; every key it writes carries `run_id` (see [`key_prefix`]).
     pub async fn start(
         ends: Endpoints,
         local: Option<crate::labs::redis::local::LocalRedis>,
         value_bytes: u64,
+        run_id: &str,
         fault_log: Arc<crate::faults::FaultLog>,
     ) -> anyhow::Result<RedisLab> {
         ends.check().await?;
-        let shared = RedisShared::new(value_bytes);
+        let shared = RedisShared::new(value_bytes, run_id);
         let lab = RedisLab {
             shared,
             ends,
@@ -357,7 +406,7 @@ impl RedisLab {
                     } else {
                         "freeing memory".into()
                     };
-                    if let Err(e) = set_memory_full(&ends, &mut p, mf).await {
+                    if let Err(e) = set_memory_full(&ends, &mut p, &shared.keys, mf).await {
                         *shared.status.lock() = format!("{e:#}");
                         shared.memory_full.store(memory_full, Ordering::Relaxed);
                         continue;
@@ -386,7 +435,7 @@ impl RedisLab {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
             if memory_full {
-                let _ = set_memory_full(&ends, &mut p, false).await;
+                let _ = set_memory_full(&ends, &mut p, &shared.keys, false).await;
             }
         });
         self.tasks.lock().push(task);
@@ -414,7 +463,7 @@ impl RedisLab {
             *self.shared.status.lock() = format!("measuring: {}", c.name);
             self.shared.reset();
             self.shared.cpu_load.store(c.cpu_load, Ordering::Relaxed);
-            set_memory_full(&self.ends, &mut p, c.memory_full)
+            set_memory_full(&self.ends, &mut p, &self.shared.keys, c.memory_full)
                 .await
                 .ok();
             let value = bytes::Bytes::from(vec![b'v'; c.value_bytes as usize]);
@@ -433,7 +482,7 @@ impl RedisLab {
             }
             self.shared.cpu_load.store(false, Ordering::Relaxed);
             if c.memory_full {
-                set_memory_full(&self.ends, &mut p, false)
+                set_memory_full(&self.ends, &mut p, &self.shared.keys, false)
                     .await
                     .context("removing the memory fill")?;
             }
@@ -461,14 +510,12 @@ impl RedisLab {
         }
     }
 
-    /// Deletes every key latlab wrote (the servers latlab started go away with it).
+    /// Deletes every key this run wrote, and no other run's (the servers latlab started go away
+    /// with it).
     pub async fn cleanup(&self) -> Vec<String> {
         let result: anyhow::Result<()> = async {
             let mut p = connect(&self.ends.primary).await?;
-            let keys: Vec<String> = p.keys(format!("{PREFIX}*")).await?;
-            if !keys.is_empty() {
-                let _: () = p.del(keys).await?;
-            }
+            delete_matching(&mut p, &format!("{}*", glob_literal(&self.shared.keys))).await?;
             if self.ends.local {
                 let _: () = redis::cmd("CONFIG")
                     .arg("SET")
@@ -483,9 +530,22 @@ impl RedisLab {
         match result {
             Ok(()) => Vec::new(),
             Err(e) => vec![format!(
-                "could not delete latlab's keys on {}: {e:#}",
-                self.ends.primary_label
+                "could not delete latlab's keys ({}*) on {}: {e:#}",
+                self.shared.keys, self.ends.primary_label
             )],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_ids_pattern_matches_only_that_run() {
+        assert_eq!(key_prefix("0a1b2c3d"), "latlab:0a1b2c3d:");
+        assert_eq!(glob_literal("latlab:0a1b2c3d:"), "latlab:0a1b2c3d:");
+        // A run id with glob characters in it cannot widen the clean-up to other runs' keys.
+        assert_eq!(glob_literal(r"latlab:*?[x]\:"), r"latlab:\*\?\[x\]\\:");
     }
 }

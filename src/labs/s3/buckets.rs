@@ -1,5 +1,6 @@
 //! The two buckets the lab writes to (S3 Standard and an S3 Express One Zone directory bucket):
-//! created on the emulator, named by the user elsewhere, and emptied of latlab's objects at the end.
+//! created on the emulator, named by the user elsewhere, and emptied of the run's objects at the
+//! end.
 
 use super::*;
 
@@ -68,15 +69,21 @@ where
     )
 }
 
-/// Deletes every object under `latlab/` in a bucket (and nothing else).
-pub async fn clean(client: &Client, bucket: &str) -> anyhow::Result<u64> {
+/// Deletes every object under `prefix` in a bucket (and nothing else): a run's own
+/// `latlab/RUN_ID/`, so other runs' objects in the bucket stay.
+pub async fn clean(client: &Client, bucket: &str, prefix: &str) -> anyhow::Result<u64> {
+    // A prefix that is not one run's would reach other runs' objects (or the whole bucket).
+    anyhow::ensure!(
+        prefix.starts_with(PREFIX) && prefix.len() > PREFIX.len() && prefix.ends_with('/'),
+        "refusing to delete under {prefix:?}: not a run's latlab/RUN_ID/ prefix"
+    );
     let mut removed = 0;
     let mut token: Option<String> = None;
     loop {
         let page = client
             .list_objects_v2()
             .bucket(bucket)
-            .prefix("latlab/")
+            .prefix(prefix)
             .set_continuation_token(token.clone())
             .send()
             .await

@@ -32,7 +32,7 @@ pub struct MatrixRow {
 }
 
 /// Runs the matrix: per case and class, upload every object, then download every object, then
-/// delete them; `progress` hears what runs.
+/// delete the run's objects; `progress` hears what runs.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_matrix(
     shared: &S3Shared,
@@ -62,7 +62,7 @@ pub async fn run_matrix(
                     if cancel.is_cancelled() {
                         anyhow::bail!("stopped");
                     }
-                    let key = format!("latlab/matrix/{i}");
+                    let key = format!("{}matrix/{i}", shared.prefix);
                     match upload(client, bucket, &key, &data, t).await {
                         Ok(d) => shared.record(class, "PUT", d, d, case.size),
                         Err(f) => {
@@ -83,7 +83,7 @@ pub async fn run_matrix(
                     if cancel.is_cancelled() {
                         anyhow::bail!("stopped");
                     }
-                    let key = format!("latlab/matrix/{i}");
+                    let key = format!("{}matrix/{i}", shared.prefix);
                     match download(client, bucket, &key, case.size, t).await {
                         Ok((fb, d, n)) => shared.record(class, "GET", fb, d, n),
                         Err(f) => {
@@ -93,7 +93,7 @@ pub async fn run_matrix(
                     }
                 }
                 *totals.entry((class, "down")).or_default() += started.elapsed().as_secs_f64();
-                clean(client, bucket).await?;
+                clean(client, bucket, &shared.prefix).await?;
             }
         }
         let avg = |c, d| totals.get(&(c, d)).copied().unwrap_or(0.0) / repetitions.max(1) as f64;

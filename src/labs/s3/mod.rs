@@ -31,6 +31,15 @@ use crate::aws::error_code;
 use crate::emulator::s3::Class;
 use crate::metrics::{SdkStats, Series, Summary};
 
+/// Every object latlab writes is under this prefix, then the run's id.
+pub const PREFIX: &str = "latlab/";
+
+/// Where the run `run_id` puts its objects: `latlab/RUN_ID/`. Runs on several hosts sharing a
+/// bucket write apart, and each deletes only its own at the end.
+pub fn object_prefix(run_id: &str) -> String {
+    format!("{PREFIX}{run_id}/")
+}
+
 /// One side of the lab: what a PUT or a GET measured, per storage class.
 #[derive(Default)]
 pub struct OpMetrics {
@@ -63,6 +72,8 @@ pub struct OpSnapshot {
 
 pub struct S3Shared {
     pub start: Instant,
+    /// Where this run's objects go in both buckets: `latlab/RUN_ID/` (see [`object_prefix`]).
+    pub prefix: String,
     pub class: Mutex<Class>,
     pub payload: Mutex<u64>,
     /// (class, "PUT" | "GET") -> metrics.
@@ -71,9 +82,10 @@ pub struct S3Shared {
 }
 
 impl S3Shared {
-    pub fn new(class: Class, payload: u64) -> Arc<S3Shared> {
+    pub fn new(class: Class, payload: u64, run_id: &str) -> Arc<S3Shared> {
         Arc::new(S3Shared {
             start: Instant::now(),
+            prefix: object_prefix(run_id),
             class: Mutex::new(class),
             payload: Mutex::new(payload),
             ops: Mutex::new(BTreeMap::new()),
@@ -164,7 +176,7 @@ pub async fn live(
                 }
                 let class = *shared.class.lock();
                 let bucket = buckets.of(class).to_string();
-                let key = format!("latlab/live/{worker}/{}", n % 16);
+                let key = format!("{}live/{worker}/{}", shared.prefix, n % 16);
                 n += 1;
                 let put = tokio::select! {
                     _ = cancel.cancelled() => break,
@@ -282,6 +294,7 @@ impl S3Lab {
         };
         let shared = Arc::new(S3Shared {
             start: Instant::now(),
+            prefix: object_prefix(run_id),
             class: Mutex::new(class),
             payload: Mutex::new(scenario.payload),
             ops: Mutex::new(BTreeMap::new()),
@@ -388,14 +401,15 @@ impl S3Lab {
         }
     }
 
-    /// Deletes latlab's objects, and the buckets if latlab created them.
+    /// Deletes this run's objects (under its own `latlab/RUN_ID/`, never another run's), and the
+    /// buckets if latlab created them.
     pub async fn cleanup(&self) -> Vec<String> {
         let mut problems = Vec::new();
         for name in [&self.buckets.standard, &self.buckets.express] {
             if *name == self.buckets.express && self.express_unsupported.is_some() {
                 continue;
             }
-            if let Err(e) = clean(&self.client, name).await {
+            if let Err(e) = clean(&self.client, name, &self.shared.prefix).await {
                 problems.push(format!("{e:#}"));
                 continue;
             }
