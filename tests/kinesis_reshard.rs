@@ -409,7 +409,14 @@ async fn list_shards_filters_by_type() {
     assert_eq!(list(&c, None).await.len(), 4);
     emu.advance_clock(Duration::from_secs(10));
 
-    let cases: Vec<(ShardFilterType, Option<String>, Option<f64>, Vec<&str>)> = vec![
+    /// A filter's type, ShardId and Timestamp, and the shards it lists.
+    type Case = (
+        ShardFilterType,
+        Option<String>,
+        Option<f64>,
+        Vec<&'static str>,
+    );
+    let cases: Vec<Case> = vec![
         (
             ShardFilterType::FromTrimHorizon,
             None,
