@@ -42,6 +42,17 @@ pub struct KinesisLimits {
     pub max_shards: u32,
     pub retention: Duration,
     pub stream_max_bytes: u64,
+    /// How long a stream stays UPDATING before a reshard takes effect.
+    pub reshard_duration: Duration,
+    /// UpdateShardCount: at most this factor up or down per call.
+    pub max_scale_factor: u32,
+    /// UpdateShardCount: scalings per stream per rolling 24 hours.
+    pub scalings_per_day: u32,
+    /// UpdateShardCount calls per second per account.
+    pub update_shard_count_calls_per_sec: u32,
+    /// SplitShard calls, and MergeShards calls, per second per account.
+    pub split_merge_calls_per_sec: u32,
+    pub max_shards_per_stream: u32,
 }
 
 impl Default for KinesisLimits {
@@ -72,6 +83,12 @@ impl Default for KinesisLimits {
             max_shards: 500,
             retention: Duration::from_secs(24 * 3600),
             stream_max_bytes: 512 * MIB,
+            reshard_duration: Duration::from_secs(30),
+            max_scale_factor: 2,
+            scalings_per_day: 10,
+            update_shard_count_calls_per_sec: 10,
+            split_merge_calls_per_sec: 5,
+            max_shards_per_stream: 10_000,
         }
     }
 }
@@ -162,6 +179,12 @@ struct KinesisSpec {
     max_shards: Option<u32>,
     retention: Option<Dur>,
     stream_max_bytes: Option<Bytes>,
+    reshard_duration: Option<Dur>,
+    max_scale_factor: Option<u32>,
+    scalings_per_day: Option<u32>,
+    update_shard_count_calls_per_sec: Option<u32>,
+    split_merge_calls_per_sec: Option<u32>,
+    max_shards_per_stream: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -239,12 +262,14 @@ impl Limits {
                 plain: get_records_calls_per_sec, get_shard_iterator_calls_per_sec,
                     read_rate_window, get_records_max_records, write_records_per_sec,
                     put_records_max_records, max_consumers_per_stream, max_creating_consumers,
-                    max_shards;
+                    max_shards, max_scale_factor, scalings_per_day,
+                    update_shard_count_calls_per_sec, split_merge_calls_per_sec,
+                    max_shards_per_stream;
                 wrapped: read_bytes_per_sec, get_records_max_bytes, large_read_penalty,
                     iterator_expiry, write_bytes_per_sec, max_record_bytes, put_records_max_bytes,
                     efo_bytes_per_sec, subscribe_min_interval, subscribe_takeover_after,
                     subscription_duration, efo_idle_event_interval, stream_activation,
-                    consumer_activation, retention, stream_max_bytes);
+                    consumer_activation, retention, stream_max_bytes, reshard_duration);
             limits.kinesis.validate()?;
         }
         if let Some(k) = spec.s3 {
@@ -314,7 +339,7 @@ impl S3Limits {
 
 impl KinesisLimits {
     fn validate(&self) -> anyhow::Result<()> {
-        let positive: [(&str, u64); 12] = [
+        let positive: [(&str, u64); 16] = [
             (
                 "get_records_calls_per_sec",
                 self.get_records_calls_per_sec.into(),
@@ -339,6 +364,16 @@ impl KinesisLimits {
             ("efo_bytes_per_sec", self.efo_bytes_per_sec),
             ("max_shards", self.max_shards.into()),
             ("stream_max_bytes", self.stream_max_bytes),
+            ("max_scale_factor", self.max_scale_factor.into()),
+            (
+                "update_shard_count_calls_per_sec",
+                self.update_shard_count_calls_per_sec.into(),
+            ),
+            (
+                "split_merge_calls_per_sec",
+                self.split_merge_calls_per_sec.into(),
+            ),
+            ("max_shards_per_stream", self.max_shards_per_stream.into()),
         ];
         for (name, v) in positive {
             if v == 0 {
@@ -441,6 +476,24 @@ impl KinesisLimits {
             ("max_shards", self.max_shards.to_string()),
             ("retention", format!("\"{}\"", d(self.retention))),
             ("stream_max_bytes", self.stream_max_bytes.to_string()),
+            (
+                "reshard_duration",
+                format!("\"{}\"", d(self.reshard_duration)),
+            ),
+            ("max_scale_factor", self.max_scale_factor.to_string()),
+            ("scalings_per_day", self.scalings_per_day.to_string()),
+            (
+                "update_shard_count_calls_per_sec",
+                self.update_shard_count_calls_per_sec.to_string(),
+            ),
+            (
+                "split_merge_calls_per_sec",
+                self.split_merge_calls_per_sec.to_string(),
+            ),
+            (
+                "max_shards_per_stream",
+                self.max_shards_per_stream.to_string(),
+            ),
         ]
     }
 }

@@ -149,7 +149,7 @@ impl Kinesis {
     pub(super) fn deregister_consumer(&self, req: &Req) -> ApiResult<Value> {
         let (stream, consumer) = self.find_consumer(req)?;
         stream.consumers.lock().retain(|c| c.arn != consumer.arn);
-        for shard in &stream.shards {
+        for shard in stream.all_shards() {
             if let Some(sub) = shard.lock().forget_consumer(&consumer.arn) {
                 let _ = sub.cancel.send(ApiError::not_found(format!(
                     "Consumer {} was deregistered.",

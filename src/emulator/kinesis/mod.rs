@@ -1,13 +1,18 @@
 //! The Kinesis Data Streams emulator: awsJson1_1 over HTTP, with the per-shard limits enforced.
 //!
 //! One file per group of operations: `streams.rs` (create, delete, describe, list, tags),
-//! `records.rs` (put, iterators, GetRecords), `consumers.rs` (enhanced fan-out registration) and
-//! `subscribe.rs` (SubscribeToShard's event stream). `store.rs` holds the state they share.
+//! `records.rs` (put, iterators, GetRecords), `consumers.rs` (enhanced fan-out registration),
+//! `subscribe.rs` (SubscribeToShard's event stream), `shards.rs` (ListShards, DescribeStream) and
+//! `reshard.rs` (UpdateShardCount, SplitShard, MergeShards). `store.rs` holds the state they
+//! share; `lineage.rs` how a reshard changes it.
 
 pub mod consumers;
 pub mod error;
 pub mod json;
+pub mod lineage;
 pub mod records;
+pub mod reshard;
+pub mod shards;
 pub mod store;
 pub mod streams;
 pub mod subscribe;
@@ -35,6 +40,7 @@ pub const TARGET_PREFIX: &str = "Kinesis_20131202.";
 pub const OPERATIONS: &[&str] = &[
     "CreateStream",
     "DeleteStream",
+    "DescribeStream",
     "DescribeStreamSummary",
     "ListStreams",
     "ListShards",
@@ -49,6 +55,9 @@ pub const OPERATIONS: &[&str] = &[
     "ListStreamConsumers",
     "DeregisterStreamConsumer",
     "SubscribeToShard",
+    "UpdateShardCount",
+    "SplitShard",
+    "MergeShards",
 ];
 
 /// What an operation answers: a JSON document, or (SubscribeToShard) an event stream.
@@ -68,12 +77,13 @@ pub struct Kinesis {
     pub clock: super::time::ServiceClock,
     /// Iterators handed out before the current epoch have expired (a fault moves it on).
     pub iterator_epoch: AtomicU64,
+    /// The account's call rates of the resharding operations.
+    reshard_rates: parking_lot::Mutex<reshard::Rates>,
 }
 
 impl Kinesis {
     pub fn new(limits: KinesisLimits, profile: KinesisProfile) -> Kinesis {
         Kinesis {
-            limits,
             profile: RwLock::new(Arc::new(profile)),
             streams: RwLock::new(BTreeMap::new()),
             incarnations: AtomicU64::new(1),
@@ -81,6 +91,8 @@ impl Kinesis {
             stats: Stats::default(),
             clock: Default::default(),
             iterator_epoch: AtomicU64::new(0),
+            reshard_rates: parking_lot::Mutex::new(reshard::Rates::new(&limits)),
+            limits,
         }
     }
 
@@ -121,6 +133,7 @@ impl Kinesis {
         let json = match op {
             "CreateStream" => self.create_stream(&req, region)?,
             "DeleteStream" => self.delete_stream(&req)?,
+            "DescribeStream" => self.describe_stream(&req)?,
             "DescribeStreamSummary" => self.describe_stream_summary(&req)?,
             "ListStreams" => self.list_streams(&req)?,
             "ListShards" => self.list_shards(&req)?,
@@ -135,17 +148,24 @@ impl Kinesis {
             "ListStreamConsumers" => self.list_consumers(&req)?,
             "DeregisterStreamConsumer" => self.deregister_consumer(&req)?,
             "SubscribeToShard" => return self.subscribe_to_shard(&req).map(Reply::EventStream),
+            "UpdateShardCount" => self.update_shard_count(&req)?,
+            "SplitShard" => self.split_shard(&req)?,
+            "MergeShards" => self.merge_shards(&req)?,
             other => return Err(ApiError::unknown_operation(other)),
         };
         Ok(Reply::Json(json))
     }
 
+    /// A stream by name, with any reshard that has come due applied.
     fn stream_by_name(&self, name: &str) -> ApiResult<Arc<Stream>> {
-        self.streams
+        let stream = self
+            .streams
             .read()
             .get(name)
             .cloned()
-            .ok_or_else(|| not_found(name))
+            .ok_or_else(|| not_found(name))?;
+        stream.settle(self.clock.now(), self.clock.now_micros());
+        Ok(stream)
     }
 
     /// The stream a request names, by `StreamName` or `StreamARN`.
@@ -171,11 +191,12 @@ impl Kinesis {
         }
     }
 
-    /// The stream, which must be ACTIVE for data operations.
+    /// The stream, which must be ACTIVE (or UPDATING: reads and writes go on during a reshard)
+    /// for data operations.
     fn active_stream_from(&self, req: &Req) -> ApiResult<Arc<Stream>> {
         let stream = self.stream_from(req)?;
         let status = stream.status(self.clock.now());
-        if status != "ACTIVE" {
+        if status == "CREATING" {
             return Err(ApiError::not_found(format!(
                 "Stream {} under account {ACCOUNT} is {status}, not ACTIVE.",
                 stream.name

@@ -16,11 +16,12 @@ use super::{Kinesis, decode_data, epoch_secs};
 use crate::emulator::profile;
 use crate::emulator::stats::{Api, Outcome};
 
-/// A record of a put request, validated.
+/// A record of a put request, validated. Its shard is found when it is stored: a reshard may
+/// take effect in between.
 struct Entry {
     data: Bytes,
     key: Arc<str>,
-    shard: usize,
+    hash: u128,
 }
 
 /// The JSON form of a record in GetRecords and SubscribeToShard answers.
@@ -46,7 +47,7 @@ impl<'a> RecordOut<'a> {
 
 impl Kinesis {
     /// Validates one record's members (PutRecord's, or an element of PutRecords' `Records`).
-    fn entry(&self, stream: &Stream, req: &Req, prefix: &str) -> ApiResult<Entry> {
+    fn entry(&self, req: &Req, prefix: &str) -> ApiResult<Entry> {
         let field = |name: &str| format!("{prefix}{name}");
         let data = decode_data(
             &field("Data"),
@@ -92,43 +93,48 @@ impl Kinesis {
         Ok(Entry {
             data,
             key: Arc::from(key),
-            shard: stream.shard_for_hash(hash),
+            hash,
         })
     }
 
-    /// Stores one record if its shard's write limits allow; the answer entry either way.
+    /// Stores one record in the open shard its hash key maps to, if that shard's write limits
+    /// allow; the shard's index and the answer entry either way. The shard map stays read-locked
+    /// while the record is appended, so a reshard never closes the shard in between.
     fn store(
         &self,
         stream: &Stream,
         entry: Entry,
         visibility: std::time::Duration,
-    ) -> Result<Value, ApiError> {
+    ) -> (u32, Result<Value, ApiError>) {
         let now = self.clock.now();
         let arrival = self.clock.now_micros();
         let size = (entry.data.len() + entry.key.len()) as u64;
-        let per_shard_cap = self.limits.stream_max_bytes / stream.shards.len() as u64;
-        let mut shard = stream.shards[entry.shard].lock();
+        let shards = stream.shards.read();
+        let per_shard_cap = self.limits.stream_max_bytes / u64::from(shards.open_count().max(1));
+        let mut shard = shards.route(entry.hash).lock();
         let index = shard.index;
         if !(shard.write_records.can_take(now, 1) && shard.write_bytes.can_take(now, size)) {
-            return Err(ApiError::throughput(&shard.id, &stream.name, ACCOUNT));
+            return (
+                index,
+                Err(ApiError::throughput(&shard.id, &stream.name, ACCOUNT)),
+            );
         }
         shard.write_records.take(now, 1);
         shard.write_bytes.take(now, size);
         let counter = shard.append(entry.data, entry.key, now, arrival, visibility);
         shard.trim(now, self.limits.retention, per_shard_cap);
-        Ok(json!({ "ShardId": shard.id, "SequenceNumber": sequence_number(index, counter) }))
+        let answer =
+            json!({ "ShardId": shard.id, "SequenceNumber": sequence_number(index, counter) });
+        (index, Ok(answer))
     }
 
     pub(super) async fn put_record(&self, req: &Req) -> ApiResult<Value> {
         let stream = self.active_stream_from(req)?;
-        let entry = self.entry(&stream, req, "")?;
-        let (shard, size) = (
-            entry.shard as u32,
-            (entry.data.len() + entry.key.len()) as u64,
-        );
+        let entry = self.entry(req, "")?;
+        let size = (entry.data.len() + entry.key.len()) as u64;
         let p = self.profile();
         profile::delay(&p.put_commit).await;
-        let result = self.store(&stream, entry, p.read_visibility.sample());
+        let (shard, result) = self.store(&stream, entry, p.read_visibility.sample());
         let outcome = if result.is_ok() {
             Outcome::delivered(1, size)
         } else {
@@ -162,11 +168,7 @@ impl Kinesis {
                     "Records[{i}] must be a structure"
                 )));
             };
-            let entry = self.entry(
-                &stream,
-                &Req::from_map(map.clone()),
-                &format!("Records[{i}]."),
-            )?;
+            let entry = self.entry(&Req::from_map(map.clone()), &format!("Records[{i}]."))?;
             total += (entry.data.len() + entry.key.len()) as u64;
             entries.push(entry);
         }
@@ -179,33 +181,32 @@ impl Kinesis {
         let p = self.profile();
         profile::delay(&p.put_commit).await;
         let mut failed = 0u64;
-        let mut per_shard: Vec<(u64, u64, u64)> = vec![(0, 0, 0); stream.shards.len()];
+        let mut per_shard: std::collections::BTreeMap<u32, (u64, u64, u64)> = Default::default();
         let mut results = Vec::with_capacity(entries.len());
         for entry in entries {
-            let (shard, size) = (entry.shard, (entry.data.len() + entry.key.len()) as u64);
-            match self.store(&stream, entry, p.read_visibility.sample()) {
+            let size = (entry.data.len() + entry.key.len()) as u64;
+            let (shard, result) = self.store(&stream, entry, p.read_visibility.sample());
+            let counts = per_shard.entry(shard).or_default();
+            match result {
                 Ok(ok) => {
-                    per_shard[shard].0 += 1;
-                    per_shard[shard].1 += size;
+                    counts.0 += 1;
+                    counts.1 += size;
                     results.push(ok);
                 }
                 Err(e) => {
                     failed += 1;
-                    per_shard[shard].2 += 1;
+                    counts.2 += 1;
                     results.push(json!({ "ErrorCode": e.code, "ErrorMessage": e.message }));
                 }
             }
         }
-        for (i, (records, bytes, throttled)) in per_shard.into_iter().enumerate() {
-            if records + throttled > 0 {
-                let outcome = Outcome {
-                    throttled,
-                    records,
-                    bytes,
-                };
-                self.stats
-                    .record(&stream.name, i as u32, Api::PutRecords, outcome);
-            }
+        for (i, (records, bytes, throttled)) in per_shard {
+            let outcome = Outcome {
+                throttled,
+                records,
+                bytes,
+            };
+            self.stats.record(&stream.name, i, Api::PutRecords, outcome);
         }
         Ok(json!({ "FailedRecordCount": failed, "Records": results, "EncryptionType": "NONE" }))
     }
@@ -319,11 +320,14 @@ impl Kinesis {
             ));
         }
         let shard_lock = stream
-            .shards
-            .get(it.shard as usize)
+            .shard_at(it.shard)
             .ok_or_else(|| ApiError::invalid_argument("Invalid ShardIterator."))?;
         let now = self.clock.now();
         let mut shard = shard_lock.lock();
+        if !shard.is_open() {
+            // Nothing is appended to a closed shard, so only reads trim it.
+            shard.trim(now, self.limits.retention, u64::MAX);
+        }
         let penalized = shard.penalty_until.is_some_and(|t| now < t);
         if penalized || !shard.read_bytes.can_take(now, 0) || !shard.get_records_rate.try_admit(now)
         {
@@ -365,6 +369,12 @@ impl Kinesis {
             shard.penalty_until = Some(now + self.limits.large_read_penalty);
         }
         let index = shard.index;
+        // A closed shard read to its end: no next iterator, and the shards its keys went to.
+        let children = shard
+            .closed
+            .as_ref()
+            .filter(|c| next >= c.end)
+            .map(|c| c.children.clone());
         drop(shard);
         self.stats.record(
             &stream.name,
@@ -378,11 +388,19 @@ impl Kinesis {
             created_ms: now_ms,
             ..it
         };
-        Ok(json!({
-            "Records": records,
-            "NextShardIterator": next_it.encode(),
-            "MillisBehindLatest": behind,
-        }))
+        Ok(match children {
+            Some(children) => json!({
+                "Records": records,
+                "NextShardIterator": null,
+                "MillisBehindLatest": 0,
+                "ChildShards": child_shards(&stream, &children),
+            }),
+            None => json!({
+                "Records": records,
+                "NextShardIterator": next_it.encode(),
+                "MillisBehindLatest": behind,
+            }),
+        })
     }
 }
 
@@ -406,6 +424,25 @@ pub(super) fn counter_of(seq: &str, shard: &Shard, stream: &Stream) -> ApiResult
         )),
         Some((_, counter)) => Ok(counter),
     }
+}
+
+/// The `ChildShards` of a closed shard: each child with its parents and hash key range.
+pub(super) fn child_shards(stream: &Stream, children: &[u32]) -> Vec<Value> {
+    children
+        .iter()
+        .filter_map(|i| stream.shard_at(*i))
+        .map(|c| {
+            let c = c.lock();
+            json!({
+                "ShardId": c.id,
+                "ParentShards": c.parent_ids(),
+                "HashKeyRange": {
+                    "StartingHashKey": c.hash_start.to_string(),
+                    "EndingHashKey": c.hash_end.to_string(),
+                },
+            })
+        })
+        .collect()
 }
 
 fn parse_index(shard_id: &str) -> u32 {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use bytes::Bytes;
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
 
 use super::error::{ApiError, ApiResult};
@@ -75,11 +75,26 @@ pub struct Subscription {
     pub cancel: oneshot::Sender<ApiError>,
 }
 
+/// A closed shard: no record is added after `end`, and its hash keys went to `children`.
+#[derive(Clone, Debug)]
+pub struct Closed {
+    /// The counter one past the shard's last record.
+    pub end: u64,
+    pub at_micros: i64,
+    pub children: Vec<u32>,
+}
+
 pub struct Shard {
     pub index: u32,
     pub id: String,
     pub hash_start: u128,
     pub hash_end: u128,
+    /// The shard split into this one, or the first of the two merged into it.
+    pub parent: Option<u32>,
+    /// The second shard of a merge.
+    pub adjacent_parent: Option<u32>,
+    pub created_micros: i64,
+    pub closed: Option<Closed>,
     pub records: VecDeque<Record>,
     /// Counter of `records[0]`; equal to `next_counter` when the shard holds nothing.
     pub first_counter: u64,
@@ -105,13 +120,22 @@ pub struct Shard {
 pub const FIRST_COUNTER: u64 = 1;
 
 impl Shard {
-    fn new(index: u32, count: u32, limits: &KinesisLimits) -> Shard {
-        let (hash_start, hash_end) = hash_range(index, count);
+    pub fn new(
+        index: u32,
+        (hash_start, hash_end): (u128, u128),
+        parents: (Option<u32>, Option<u32>),
+        created_micros: i64,
+        limits: &KinesisLimits,
+    ) -> Shard {
         Shard {
             index,
             id: shard_id(index),
             hash_start,
             hash_end,
+            parent: parents.0,
+            adjacent_parent: parents.1,
+            created_micros,
+            closed: None,
             records: VecDeque::new(),
             first_counter: FIRST_COUNTER,
             next_counter: FIRST_COUNTER,
@@ -209,18 +233,53 @@ impl Shard {
     pub fn starting_sequence_number(&self) -> String {
         sequence_number(self.index, FIRST_COUNTER)
     }
+
+    pub fn is_open(&self) -> bool {
+        self.closed.is_none()
+    }
+
+    /// A closed shard's EndingSequenceNumber: above every sequence number the shard holds.
+    /// (The service's is likewise a number past the last record; it is never a record's.)
+    pub fn ending_sequence_number(&self) -> Option<String> {
+        self.closed
+            .as_ref()
+            .map(|_| sequence_number(self.index, u64::MAX))
+    }
+
+    /// The shard's parents, as ChildShards' `ParentShards` lists them.
+    pub fn parent_ids(&self) -> Vec<String> {
+        [self.parent, self.adjacent_parent]
+            .into_iter()
+            .flatten()
+            .map(shard_id)
+            .collect()
+    }
 }
 
-/// The hash key range of shard `index` of `count`: the 128-bit space split evenly.
+/// The hash key range of shard `index` of `count`: the 128-bit space split evenly, shard `i`
+/// starting at floor(i * 2^128 / count), as the service lays out a new stream (two shards split
+/// at 2^127, three at 113427455640312821154458202477256070485). Boundaries nest: those of `n`
+/// shards are among those of `2n`, so doubling splits each shard in two and halving merges pairs.
 pub fn hash_range(index: u32, count: u32) -> (u128, u128) {
-    let width = u128::MAX / count as u128;
-    let start = width * index as u128;
-    let end = if index + 1 == count {
+    let start = |i: u32| -> u128 {
+        if i == 0 {
+            return 0;
+        }
+        // 2^128 = q * count + r, computed without 2^128.
+        let n = u128::from(count);
+        let (mut q, mut r) = (u128::MAX / n, u128::MAX % n + 1);
+        if r == n {
+            (q, r) = (q + 1, 0);
+        }
+        let i = u128::from(i);
+        i * q + i * r / n
+    };
+    let end = if index + 1 >= count {
         u128::MAX
     } else {
-        width * (index as u128 + 1) - 1
+        start(index + 1) - 1
     };
-    (start, end)
+    (start(index), end)
 }
 
 /// The 128-bit hash key of a partition key: its MD5 digest read as a big-endian integer.
@@ -255,10 +314,35 @@ pub struct Stream {
     pub incarnation: u64,
     pub created_micros: i64,
     pub active_at: Instant,
-    pub shards: Vec<Mutex<Shard>>,
+    /// Every shard, open and closed, by index; and the open ones' hash ranges.
+    pub shards: RwLock<Shards>,
+    /// A reshard under way and the recent scalings (`lineage.rs`).
+    pub reshard: Mutex<super::lineage::Reshard>,
     pub consumers: Mutex<Vec<Consumer>>,
     pub retention_hours: u32,
     pub tags: Mutex<Vec<(String, String)>>,
+    /// The limits new shards are made with.
+    pub limits: KinesisLimits,
+}
+
+/// A stream's shards. Indexes only grow: a reshard closes shards and appends their children.
+pub struct Shards {
+    pub all: Vec<Arc<Mutex<Shard>>>,
+    /// (StartingHashKey, EndingHashKey, index) of the open shards, by StartingHashKey.
+    pub open: Vec<(u128, u128, u32)>,
+}
+
+impl Shards {
+    /// The open shard whose hash key range holds `hash` (the open ranges cover 0..2^128-1).
+    pub fn route(&self, hash: u128) -> &Arc<Mutex<Shard>> {
+        let i = self.open.partition_point(|(start, _, _)| *start <= hash);
+        let (_, _, index) = self.open[i.saturating_sub(1)];
+        &self.all[index as usize]
+    }
+
+    pub fn open_count(&self) -> u32 {
+        self.open.len() as u32
+    }
 }
 
 impl Stream {
@@ -271,39 +355,67 @@ impl Stream {
         clock: &crate::emulator::time::ServiceClock,
     ) -> Stream {
         let now = clock.now();
+        let created_micros = clock.now_micros();
+        let all: Vec<_> = (0..shard_count)
+            .map(|i| {
+                let range = hash_range(i, shard_count);
+                Arc::new(Mutex::new(Shard::new(
+                    i,
+                    range,
+                    (None, None),
+                    created_micros,
+                    limits,
+                )))
+            })
+            .collect();
+        let open = (0..shard_count)
+            .map(|i| {
+                let (s, e) = hash_range(i, shard_count);
+                (s, e, i)
+            })
+            .collect();
         Stream {
             name: Arc::from(name),
             arn: stream_arn(region, name),
             incarnation,
-            created_micros: clock.now_micros(),
+            created_micros,
             active_at: now + limits.stream_activation,
-            shards: (0..shard_count)
-                .map(|i| Mutex::new(Shard::new(i, shard_count, limits)))
-                .collect(),
+            shards: RwLock::new(Shards { all, open }),
+            reshard: Mutex::new(Default::default()),
             consumers: Mutex::new(Vec::new()),
             retention_hours: (limits.retention.as_secs() / 3600).max(1) as u32,
             tags: Mutex::new(Vec::new()),
+            limits: limits.clone(),
         }
     }
 
+    /// CREATING, then ACTIVE; UPDATING while a reshard is under way.
     pub fn status(&self, now: Instant) -> &'static str {
-        if now >= self.active_at {
-            "ACTIVE"
-        } else {
+        if now < self.active_at {
             "CREATING"
+        } else if self.reshard.lock().updating(now) {
+            "UPDATING"
+        } else {
+            "ACTIVE"
         }
     }
 
-    /// The shard a hash key belongs to.
-    pub fn shard_for_hash(&self, hash: u128) -> usize {
-        let count = self.shards.len() as u128;
-        let width = u128::MAX / count;
-        ((hash / width) as usize).min(self.shards.len() - 1)
+    /// Every shard, open and closed.
+    pub fn all_shards(&self) -> Vec<Arc<Mutex<Shard>>> {
+        self.shards.read().all.clone()
     }
 
-    pub fn shard(&self, shard_id: &str) -> ApiResult<&Mutex<Shard>> {
+    pub fn open_count(&self) -> u32 {
+        self.shards.read().open_count()
+    }
+
+    pub fn shard_at(&self, index: u32) -> Option<Arc<Mutex<Shard>>> {
+        self.shards.read().all.get(index as usize).cloned()
+    }
+
+    pub fn shard(&self, shard_id: &str) -> ApiResult<Arc<Mutex<Shard>>> {
         parse_shard_id(shard_id)
-            .and_then(|i| self.shards.get(i as usize))
+            .and_then(|i| self.shard_at(i))
             .ok_or_else(|| {
                 ApiError::not_found(format!(
                     "Could not find shard {shard_id} in stream {} under account {ACCOUNT}.",
@@ -411,6 +523,9 @@ mod tests {
             }
             assert_eq!(next, 0, "the last shard ends at 2^128-1");
         }
+        assert_eq!(hash_range(1, 2).0, 1 << 127);
+        assert_eq!(hash_range(1, 3).0, 113427455640312821154458202477256070485);
+        assert_eq!(hash_range(2, 4).0, hash_range(1, 2).0);
     }
 
     #[test]

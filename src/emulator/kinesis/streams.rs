@@ -1,4 +1,4 @@
-//! CreateStream, DeleteStream, DescribeStreamSummary, ListStreams, ListShards and stream tags.
+//! CreateStream, DeleteStream, DescribeStreamSummary, ListStreams and stream tags.
 
 use std::sync::Arc;
 
@@ -36,7 +36,7 @@ impl Kinesis {
                 "Stream {name} under account {ACCOUNT} already exists."
             )));
         }
-        let open: u32 = streams.values().map(|s| s.shards.len() as u32).sum();
+        let open: u32 = streams.values().map(|s| s.open_count()).sum();
         if open + shard_count > self.limits.max_shards {
             return Err(ApiError::limit_exceeded(format!(
                 "This request would exceed the shard limit for the account {ACCOUNT} in {region}. \
@@ -70,7 +70,7 @@ impl Kinesis {
             )));
         }
         self.streams.write().remove(&*stream.name);
-        for shard in &stream.shards {
+        for shard in stream.all_shards() {
             let mut shard = shard.lock();
             for (_, sub) in shard.subscriptions.drain() {
                 let _ = sub.cancel.send(ApiError::not_found(format!(
@@ -95,7 +95,7 @@ impl Kinesis {
                 "StreamCreationTimestamp": epoch_secs(s.created_micros),
                 "EnhancedMonitoring": [ { "ShardLevelMetrics": [] } ],
                 "EncryptionType": "NONE",
-                "OpenShardCount": s.shards.len(),
+                "OpenShardCount": s.open_count(),
                 "ConsumerCount": s.consumers.lock().len(),
             }
         }))
@@ -129,53 +129,6 @@ impl Kinesis {
         });
         if more && let Some(last) = page.last() {
             out["NextToken"] = Value::String(encode_token(&last.name));
-        }
-        Ok(out)
-    }
-
-    pub(super) fn list_shards(&self, req: &Req) -> ApiResult<Value> {
-        let max = req.int_opt("MaxResults", 1, 10_000)?.unwrap_or(1000) as usize;
-        let (stream, start) = match req.str_opt("NextToken")? {
-            Some(token) => {
-                if req.str_opt("StreamName")?.is_some() {
-                    return Err(ApiError::invalid_argument(
-                        "NextToken and StreamName cannot be provided together.",
-                    ));
-                }
-                let decoded = decode_token(token)?;
-                let (name, index) = decoded
-                    .rsplit_once('|')
-                    .and_then(|(n, i)| Some((n.to_string(), i.parse::<usize>().ok()?)))
-                    .ok_or_else(|| ApiError::invalid_argument("NextToken is not valid."))?;
-                (self.stream_by_name(&name)?, index)
-            }
-            None => {
-                let stream = self.stream_from(req)?;
-                let start = match req.str_opt("ExclusiveStartShardId")? {
-                    Some(id) => super::store::parse_shard_id(id).map_or(0, |i| i as usize + 1),
-                    None => 0,
-                };
-                (stream, start)
-            }
-        };
-        let end = stream.shards.len().min(start.saturating_add(max));
-        let shards: Vec<Value> = stream.shards[start.min(end)..end]
-            .iter()
-            .map(|s| {
-                let s = s.lock();
-                json!({
-                    "ShardId": s.id,
-                    "HashKeyRange": {
-                        "StartingHashKey": s.hash_start.to_string(),
-                        "EndingHashKey": s.hash_end.to_string(),
-                    },
-                    "SequenceNumberRange": { "StartingSequenceNumber": s.starting_sequence_number() },
-                })
-            })
-            .collect();
-        let mut out = json!({ "Shards": shards });
-        if end < stream.shards.len() {
-            out["NextToken"] = Value::String(encode_token(&format!("{}|{end}", stream.name)));
         }
         Ok(out)
     }
@@ -237,12 +190,12 @@ fn map_keys(req: &Req) -> Vec<String> {
     req.keys()
 }
 
-fn encode_token(text: &str) -> String {
+pub(super) fn encode_token(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(text)
 }
 
-fn decode_token(token: &str) -> ApiResult<String> {
+pub(super) fn decode_token(token: &str) -> ApiResult<String> {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD
         .decode(token)

@@ -6,7 +6,9 @@
 //! ahead of it. Delivery is limited to the consumer's read rate per shard (2 MB/s by default), and
 //! an empty event is sent after a quiet interval so the client always has a fresh
 //! ContinuationSequenceNumber. The subscription ends cleanly after its duration, or with an
-//! exception frame when another subscription takes over or the consumer or stream goes away.
+//! exception frame when another subscription takes over or the consumer or stream goes away. On a
+//! closed shard, once every record is pushed, a last event carries `ChildShards` and no
+//! ContinuationSequenceNumber, and the stream ends cleanly.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -24,7 +26,7 @@ use super::Kinesis;
 use super::error::{ApiError, ApiResult};
 use super::json::preview;
 use super::records::{RecordOut, counter_of};
-use super::store::{ACCOUNT, Record, Stream, Subscription, sequence_number};
+use super::store::{ACCOUNT, Record, Shard, Stream, Subscription, sequence_number};
 use crate::emulator::Body;
 use crate::emulator::stats::{Api, Outcome};
 use crate::shaping::Bucket;
@@ -158,6 +160,8 @@ impl Kinesis {
         let pusher = Pusher {
             svc: self.clone(),
             stream,
+            shard_lock: shard_lock.clone(),
+            at_end: false,
             shard: index,
             consumer: arn,
             id,
@@ -179,6 +183,9 @@ impl Kinesis {
 struct Pusher {
     svc: Arc<Kinesis>,
     stream: Arc<Stream>,
+    shard_lock: Arc<parking_lot::Mutex<Shard>>,
+    /// The shard is closed and every record of it is in `pending` or pushed.
+    at_end: bool,
     shard: u32,
     consumer: Arc<str>,
     id: u64,
@@ -231,6 +238,11 @@ impl Pusher {
                 last_event = svc.clock.now();
                 continue;
             }
+            if self.at_end && pending.is_empty() {
+                let last = self.last_event();
+                let _ = self.tx.send(last).await;
+                break None;
+            }
             let idle = limits.efo_idle_event_interval;
             if now.duration_since(last_event) >= idle {
                 if self
@@ -277,7 +289,7 @@ impl Pusher {
                 ))
                 .await;
         }
-        let mut shard = self.stream.shards[self.shard as usize].lock();
+        let mut shard = self.shard_lock.lock();
         if shard
             .subscriptions
             .get(&self.consumer)
@@ -293,7 +305,7 @@ impl Pusher {
             return;
         }
         let push = self.svc.profile().efo_push.clone();
-        let shard = self.stream.shards[self.shard as usize].lock();
+        let shard = self.shard_lock.lock();
         // Records trimmed before they were pushed are gone, as on the service.
         self.position = self.position.max(shard.first_counter);
         for r in shard.records.range(shard.index_of(self.position)..) {
@@ -305,6 +317,36 @@ impl Pusher {
             pending.push_back((r.clone(), at));
             self.position = r.counter + 1;
         }
+        self.at_end = shard
+            .closed
+            .as_ref()
+            .is_some_and(|c| self.position >= c.end);
+    }
+
+    /// The event that ends a closed shard's subscription: no records, the shard's children, and
+    /// a null ContinuationSequenceNumber (there is nothing left to continue from).
+    fn last_event(&self) -> Bytes {
+        let children = self
+            .shard_lock
+            .lock()
+            .closed
+            .as_ref()
+            .map(|c| c.children.clone())
+            .unwrap_or_default();
+        let payload = json!({
+            "Records": [],
+            "ContinuationSequenceNumber": null,
+            "MillisBehindLatest": 0,
+            "ChildShards": super::records::child_shards(&self.stream, &children),
+        });
+        message(
+            &[
+                (":event-type", "SubscribeToShardEvent"),
+                (":content-type", "application/json"),
+            ],
+            "event",
+            Bytes::from(payload.to_string()),
+        )
     }
 }
 
