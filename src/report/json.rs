@@ -1097,6 +1097,10 @@ mod tests {
             ("/snapshot/redis/methods/0", "lag"),
             ("/snapshot/redis/conditions/0", "condition"),
             ("/snapshot/backend", "model"),
+            ("/cost", "label"),
+            ("/cost/labs/0", "items"),
+            ("/cost/kinesis_consumers/0", "usd_per_million_records"),
+            ("/cost/s3_classes/0", "usd_per_gb"),
         ] {
             let mut broken = json.clone();
             broken
