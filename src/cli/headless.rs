@@ -17,6 +17,7 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         k.producer.stop_after = Some(scenario.duration);
     }
     // Bound before anything is written or started: a port in use stops here.
+    let prices = super::load_prices(args.prices.as_deref())?;
     let metrics = crate::run::export::open(args.metrics_addr.as_deref())?;
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.
@@ -119,7 +120,7 @@ pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
         } else {
             crate::report::Ending::Completed
         };
-        let report = Report::new(&scenario, snap, ending, problems);
+        let report = Report::new(&scenario, snap, ending, problems).with_prices(prices);
         if let Some(r) = recorder {
             let dropped = r.dropped;
             let dir = r.finish_logs(&report)?;

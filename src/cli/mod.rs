@@ -78,6 +78,10 @@ pub struct ReportArgs {
     /// Write the report here instead of standard output
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Price the configuration with this price file instead of the built-in file of the run's
+    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -191,6 +195,10 @@ pub struct TuiArgs {
     /// 127.0.0.1; port 0 takes a free one, printed on standard error)
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<String>,
+    /// Price the configuration with this price file instead of the built-in file of the run's
+    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -259,6 +267,10 @@ pub struct RunArgs {
     /// 127.0.0.1; port 0 takes a free one, printed on standard error)
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<String>,
+    /// Price the configuration with this price file instead of the built-in file of the run's
+    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -363,7 +375,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {
             compare::refuse_merged_report(&args.path)?;
-            let report = crate::run::record::read_report(&args.path)?;
+            let prices = load_prices(args.prices.as_deref())?;
+            let report = crate::run::record::read_report(&args.path)?.with_prices(prices);
             let text = report.render(args.format);
             match &args.output {
                 Some(path) => std::fs::write(path, text)
@@ -394,6 +407,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `--prices FILE`, read before anything runs: a bad file stops here in one line.
+pub(crate) fn load_prices(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<std::sync::Arc<crate::cost::Prices>>> {
+    path.map(|p| crate::cost::Prices::load(p).map(std::sync::Arc::new))
+        .transpose()
 }
 
 fn load_scenario(name: Option<&str>, file: Option<&std::path::Path>) -> anyhow::Result<Scenario> {
@@ -428,6 +449,7 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
     args.target.check()?;
     let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
     let theme = Theme::for_terminal(args.theme.as_deref())?;
+    let prices = load_prices(args.prices.as_deref())?;
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         anyhow::bail!(
             "the live lab needs a terminal; for scripts use `latlab run {}`",
@@ -447,6 +469,7 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
         fps: args.fps,
         record: args.record.clone(),
         metrics,
+        prices,
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());

@@ -36,6 +36,10 @@ pub struct ReplayArgs {
     /// Frames per second
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
     pub fps: u32,
+    /// Price the printed report with this price file instead of the built-in file of the run's
+    /// region
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
 }
 
 pub(super) fn parse_speed(s: &str) -> Result<u32, String> {
@@ -53,6 +57,7 @@ pub(super) fn parse_speed(s: &str) -> Result<u32, String> {
 }
 
 pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let prices = super::load_prices(args.prices.as_deref())?;
     let rec = crate::run::record::Recording::open(&args.dir)?;
     let at = args.at.map(|d| d.as_secs_f64());
     if let Some(a) = at
@@ -83,7 +88,11 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         for i in 0..=last {
             rec.snapshot(i)?;
         }
-        write(rec.report(last)?.render(args.format))?;
+        write(
+            rec.report(last)?
+                .with_prices(prices.clone())
+                .render(args.format),
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.screenshot {
@@ -107,6 +116,6 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         at_secs: at,
         speed: args.speed,
     })?;
-    write(report.render(Format::Text))?;
+    write(report.with_prices(prices).render(Format::Text))?;
     Ok(ExitCode::SUCCESS)
 }

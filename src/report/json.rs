@@ -28,6 +28,10 @@ pub struct RunReport {
     pub cells: Vec<Cell>,
     pub tally: Tally,
     pub problems: Vec<String>,
+    /// What the configuration at the end costs at list price (`super::cost::Cost`); absent in
+    /// reports from before it existed. Figured from the snapshot, so it is not read back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::cost::Cost>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -356,6 +360,9 @@ pub struct S3Op {
     pub requests: u64,
     pub bytes: u64,
     pub mb_per_sec: f64,
+    /// Requests per second over the last 10 seconds; absent in older reports.
+    #[serde(default)]
+    pub per_sec: Option<f64>,
     pub slow_downs: u64,
     pub errors: u64,
     /// Absent in older reports.
@@ -399,6 +406,9 @@ pub struct Redis {
     pub methods: Vec<RedisMethod>,
     pub conditions: Vec<RedisCondition>,
     pub unavailable: Option<String>,
+    /// The ElastiCache node type the cost prices the pair as; absent in older reports.
+    #[serde(default)]
+    pub node_type: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -452,6 +462,7 @@ impl From<&Report> for RunReport {
             cells: r.cells.clone(),
             tally: r.tally.clone(),
             problems: r.problems.clone(),
+            cost: super::cost::json(r),
         }
     }
 }
@@ -635,6 +646,7 @@ fn s3(s: &crate::labs::s3::snapshot::S3Snapshot) -> S3 {
                 requests: o.requests,
                 bytes: o.bytes,
                 mb_per_sec: o.mb_per_sec,
+                per_sec: Some(o.per_sec),
                 slow_downs: o.slow_downs,
                 errors: o.errors,
                 last_error: o.last_error.clone(),
@@ -717,6 +729,7 @@ fn redis(r: &crate::labs::redis::snapshot::RedisSnapshot) -> Redis {
             })
             .collect(),
         unavailable: r.unavailable.clone(),
+        node_type: Some(r.node_type.clone()),
     }
 }
 
@@ -734,6 +747,7 @@ impl From<RunReport> for Report {
             cells: r.cells,
             tally: r.tally,
             problems: r.problems,
+            prices: None,
         }
     }
 }
@@ -932,6 +946,7 @@ impl S3 {
                     requests: o.requests,
                     bytes: o.bytes,
                     mb_per_sec: o.mb_per_sec,
+                    per_sec: o.per_sec.unwrap_or(0.0),
                     slow_downs: o.slow_downs,
                     errors: o.errors,
                     last_error: o.last_error,
@@ -1027,6 +1042,9 @@ impl Redis {
                 })
                 .collect(),
             unavailable: self.unavailable,
+            node_type: self
+                .node_type
+                .unwrap_or_else(|| crate::labs::redis::config::DEFAULT_NODE_TYPE.into()),
         }
     }
 }
@@ -1092,6 +1110,10 @@ mod tests {
             ("/snapshot/redis/methods/0", "lag"),
             ("/snapshot/redis/conditions/0", "condition"),
             ("/snapshot/backend", "model"),
+            ("/cost", "label"),
+            ("/cost/labs/0", "items"),
+            ("/cost/kinesis_consumers/0", "usd_per_million_records"),
+            ("/cost/s3_classes/0", "usd_per_gb"),
         ] {
             let mut broken = json.clone();
             broken

@@ -4,6 +4,7 @@
 //! `calibrated` (the model was fitted to it), `predicted` or `measured` (see [`compare`]).
 
 pub mod compare;
+pub mod cost;
 pub mod json;
 mod kinesis;
 mod redis;
@@ -70,6 +71,9 @@ pub struct Report {
     pub tally: Tally,
     /// Resources latlab could not clean up, and other things a reader must know.
     pub problems: Vec<String>,
+    /// The prices its cost section uses (`--prices`); None: the built-in file of the run's
+    /// region. The cost is figured from the snapshot when the report is written.
+    pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
 }
 
 fn msf(us: u64) -> f64 {
@@ -125,7 +129,16 @@ impl Report {
             snapshot,
             seed,
             problems,
+            prices: None,
         }
+    }
+
+    /// The same report, priced with `prices` (`--prices FILE`) rather than its region's file.
+    pub fn with_prices(mut self, prices: Option<std::sync::Arc<crate::cost::Prices>>) -> Report {
+        if prices.is_some() {
+            self.prices = prices;
+        }
+        self
     }
 
     pub fn render(&self, format: Format) -> String {
@@ -276,6 +289,7 @@ impl Report {
             section.write(self, &mut out, md);
         }
         self.write_faults(&mut out, md);
+        cost::write(self, &mut out, md);
         let calibrated: Vec<&Cell> = self
             .cells
             .iter()

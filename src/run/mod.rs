@@ -124,14 +124,19 @@ async fn start_redis(
     match (&opts.redis_primary, &opts.redis_replica) {
         (Some(p), Some(rep)) => {
             let ends = redis::Endpoints::open(p, rep, false)?;
-            redis::RedisLab::start(ends, None, r.value, run_id, log.clone()).await
+            let mut lab = redis::RedisLab::start(ends, None, r.value, run_id, log.clone()).await?;
+            lab.node_type = r.node_type.clone();
+            Ok(lab)
         }
         (None, None) => {
             let link = crate::labs::redis::local::LinkProfile::resolve(&r.link)?;
             let client_link = crate::labs::redis::local::LinkProfile::resolve(&r.client_link)?;
             let local = crate::labs::redis::local::LocalRedis::start(link, client_link).await?;
             let ends = redis::Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
-            redis::RedisLab::start(ends, Some(local), r.value, run_id, log.clone()).await
+            let mut lab =
+                redis::RedisLab::start(ends, Some(local), r.value, run_id, log.clone()).await?;
+            lab.node_type = r.node_type.clone();
+            Ok(lab)
         }
         _ => anyhow::bail!(
             "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"

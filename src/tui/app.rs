@@ -72,6 +72,8 @@ pub struct App {
     pub message: Option<(String, bool, Instant)>,
     /// Whether the first tab has been chosen from the labs the scenario runs.
     chosen: bool,
+    /// The prices the panes' cost lines use (`--prices`); None: the run's region's file.
+    pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
 }
 
 impl App {
@@ -96,6 +98,7 @@ impl App {
             replay: None,
             message: None,
             chosen: false,
+            prices: None,
         }
     }
 

@@ -259,6 +259,7 @@ pub fn sample_s3_view() -> View {
         requests: 900,
         bytes: 90_000_000,
         mb_per_sec: mbs,
+        per_sec: 2.0,
         slow_downs: 0,
         errors: 0,
         last_error: None,
@@ -376,6 +377,7 @@ pub fn sample_redis_view() -> View {
         methods,
         conditions: Vec::new(),
         unavailable: None,
+        node_type: "cache.t3.micro".into(),
     });
     view.sparks.clear();
     view.redis_sparks = sparks;

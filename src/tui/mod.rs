@@ -58,6 +58,8 @@ pub struct TuiOptions {
     pub record: Option<std::path::PathBuf>,
     /// Serve the live figures for Prometheus here (`--metrics-addr`, bound already).
     pub metrics: Option<crate::run::export::MetricsListener>,
+    /// `--prices`: the cost lines and the report price with it, not the region's file.
+    pub prices: Option<Arc<crate::cost::Prices>>,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -165,6 +167,7 @@ where
     spawn_input(tx.clone(), stop.clone());
     spawn_signals(tx.clone());
     let mut app = App::new(opts.theme.clone());
+    app.prices = opts.prices.clone();
     let scenario = opts.scenario.clone();
 
     if let Some(l) = &opts.metrics {
@@ -322,7 +325,8 @@ where
             }
         })
         .await;
-    let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems);
+    let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems)
+        .with_prices(opts.prices.clone());
     if let Some(r) = recorder {
         last_tick?;
         r.finish_logs(&report)?;

@@ -24,9 +24,14 @@ pub struct RedisSeedRow {
     pub range: Option<String>,
 }
 
+/// The ElastiCache node type a scenario prices its pair as when it names none: the seed's.
+pub const DEFAULT_NODE_TYPE: &str = "cache.t3.micro";
+
 /// The Redis lab: a link profile, the live value size, and the conditions of a headless run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedisScenario {
+    /// The ElastiCache node type the cost figures price the primary and the replica as.
+    pub node_type: String,
     pub link: String,
     /// The link between latlab's clients and the servers (the seed's client was in the region).
     pub client_link: String,
@@ -39,6 +44,7 @@ pub struct RedisScenario {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RedisFile {
+    node_type: Option<String>,
     link: Option<String>,
     client_link: Option<String>,
     value: Option<Bytes>,
@@ -87,7 +93,17 @@ pub(crate) fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
     if !(1..=10_000).contains(&tries) || !(1..=10_000).contains(&quick_tries) {
         bail!("redis.tries and redis.quick_tries must be between 1 and 10000");
     }
+    let node_type = f.node_type.unwrap_or_else(|| DEFAULT_NODE_TYPE.into());
+    let well_formed = node_type.strip_prefix("cache.").is_some_and(|rest| {
+        !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+    });
+    if !well_formed {
+        bail!(
+            "redis.node_type must be an ElastiCache node type such as cache.t3.micro, not '{node_type}'"
+        );
+    }
     Ok(RedisScenario {
+        node_type,
         link,
         client_link,
         value,

@@ -284,6 +284,8 @@ pub struct RedisLab {
     pub results: Mutex<Vec<ConditionResult>>,
     /// Where the faults injected on Redis are recorded.
     pub fault_log: Arc<crate::faults::FaultLog>,
+    /// The ElastiCache node type the scenario prices the pair as (`[redis] node_type`).
+    pub node_type: String,
 }
 
 impl RedisLab {
@@ -350,6 +352,7 @@ impl RedisLab {
             methods: self.shared.snapshot(),
             conditions: self.results.lock().clone(),
             unavailable: None,
+            node_type: self.node_type.clone(),
         }
     }
 
@@ -371,6 +374,7 @@ impl RedisLab {
             tasks: Mutex::new(Vec::new()),
             results: Mutex::new(Vec::new()),
             fault_log,
+            node_type: config::DEFAULT_NODE_TYPE.into(),
         };
         let load = tokio::spawn(cpu_load(
             lab.ends.clone(),

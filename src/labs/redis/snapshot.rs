@@ -22,6 +22,9 @@ pub struct RedisSnapshot {
     pub conditions: Vec<ConditionResult>,
     /// Why the lab is not running, and how to fix it.
     pub unavailable: Option<String>,
+    /// The ElastiCache node type the scenario prices the primary and the replica as: an
+    /// assumption of the scenario's, since latlab measures its own redis-server pair (or yours).
+    pub node_type: String,
 }
 
 impl RedisSnapshot {
@@ -38,6 +41,7 @@ impl RedisSnapshot {
             methods: Vec::new(),
             conditions: Vec::new(),
             unavailable: Some(why.to_string()),
+            node_type: super::config::DEFAULT_NODE_TYPE.into(),
         }
     }
 }

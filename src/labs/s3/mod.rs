@@ -64,6 +64,9 @@ pub struct OpSnapshot {
     pub requests: u64,
     pub bytes: u64,
     pub mb_per_sec: f64,
+    /// Requests per second over the last 10 whole seconds (fewer at the start): the rate the
+    /// configuration on screen runs at, which its cost is priced at.
+    pub per_sec: f64,
     pub slow_downs: u64,
     pub errors: u64,
     /// The last request that failed, as one line.
@@ -119,6 +122,10 @@ impl S3Shared {
     }
 
     pub fn snapshot(&self) -> Vec<OpSnapshot> {
+        let elapsed = self.start.elapsed().as_secs();
+        // The last whole seconds, at most ten.
+        let secs = elapsed.clamp(1, 10);
+        let last = elapsed.saturating_sub(1);
         self.ops
             .lock()
             .iter()
@@ -134,6 +141,13 @@ impl S3Shared {
                 } else {
                     0.0
                 },
+                per_sec: m
+                    .total
+                    .points(last, secs as usize)
+                    .iter()
+                    .map(|p| u64::from(p.count))
+                    .sum::<u64>() as f64
+                    / secs as f64,
                 slow_downs: m.errors.get("SlowDown").copied().unwrap_or(0),
                 errors: m.errors.values().sum(),
                 last_error: m.last_error.clone(),
@@ -146,6 +160,9 @@ impl S3Shared {
         self.sdk.reset();
     }
 }
+
+/// Keys each live loop writes over and over: the objects the lab keeps stored per loop.
+pub const LIVE_KEYS_PER_LOOP: u64 = 16;
 
 /// The live loop: PUT then GET of the current payload size into the current class's bucket,
 /// `concurrency` loops at once, until cancelled.
@@ -176,7 +193,7 @@ pub async fn live(
                 }
                 let class = *shared.class.lock();
                 let bucket = buckets.of(class).to_string();
-                let key = format!("{}live/{worker}/{}", shared.prefix, n % 16);
+                let key = format!("{}live/{worker}/{}", shared.prefix, n % LIVE_KEYS_PER_LOOP);
                 n += 1;
                 let put = tokio::select! {
                     _ = cancel.cancelled() => break,

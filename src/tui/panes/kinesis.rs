@@ -76,6 +76,8 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, k: &KinesisSna
             f, theme, app, view, k, *kind, title, members, spark, rects[i],
         );
     }
+    let last = rects[panes.len() - 1];
+    super::cost_edge(f, theme, app, view, crate::labs::LabKind::Kinesis, last);
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -81,3 +81,50 @@ pub fn fault_marks(view: &View, service: crate::faults::Service, window: u64) ->
         .take_while(|ago| *ago < window)
         .collect()
 }
+
+/// The lab's cost at list price on the bottom edge of `area`, right-aligned inside its corners:
+/// figured each frame from the snapshot, so it follows every key that changes the configuration.
+pub fn cost_edge(f: &mut Frame, theme: &Theme, app: &App, view: &View, lab: LabKind, area: Rect) {
+    let snap = &view.snapshot;
+    let Some(chosen) = crate::cost::Prices::choose(app.prices.as_ref(), &snap.backend.region)
+    else {
+        return;
+    };
+    let cost = crate::cost::of(snap, &chosen);
+    let Some(lab_cost) = cost.lab(lab) else {
+        return;
+    };
+    if area.height < 2 || area.width < 12 {
+        return;
+    }
+    let stand_in = if chosen.note.is_some() {
+        " (stand-in)"
+    } else {
+        ""
+    };
+    let full = format!(" {}{stand_in} ", lab_cost.line(&cost));
+    let room = area.width.saturating_sub(4) as usize;
+    let text = if full.chars().count() <= room || lab_cost.missing.is_some() {
+        full
+    } else {
+        format!(
+            " {}/h · {}/mo · {}{}{stand_in} ",
+            crate::cost::usd(lab_cost.hourly()),
+            crate::cost::usd(lab_cost.monthly()),
+            cost.label(),
+            if lab_cost.unverified() { "*" } else { "" }
+        )
+    };
+    let text: String = text.chars().take(room).collect();
+    let width = text.chars().count() as u16;
+    let edge = Rect {
+        x: area.right().saturating_sub(2 + width),
+        y: area.bottom() - 1,
+        width,
+        height: 1,
+    };
+    f.render_widget(
+        ratatui::widgets::Paragraph::new(ratatui::text::Span::styled(text, theme.fg(theme.dim))),
+        edge,
+    );
+}

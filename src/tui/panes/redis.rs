@@ -134,6 +134,7 @@ pub fn draw(
             table_area,
         );
     }
+    super::cost_edge(f, theme, app, view, crate::labs::LabKind::Redis, c);
     let link = r.link.as_ref().map_or("a user's Redis".to_string(), |l| {
         format!("link {} (+{} ms each way)", l.link, l.latency_ms)
     });

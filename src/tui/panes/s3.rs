@@ -173,6 +173,7 @@ pub fn draw(
             table_area,
         );
     }
+    super::cost_edge(f, theme, app, view, crate::labs::LabKind::S3, get);
     let text = vec![
         Line::from(vec![
             Span::styled(" s", theme.strong(theme.accent)),

@@ -114,3 +114,42 @@ fn the_fault_menu_offers_the_faults_of_the_labs_the_scenario_runs() {
     letters.dedup();
     assert_eq!(letters.len(), items.len());
 }
+
+#[test]
+fn each_labs_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
+    use crate::tui::fixture::{sample_redis_view, sample_s3_view, sample_view};
+    let mut app = App::new(Theme::dark());
+    // The demo stream, 1 shard: $0.0453 an hour at us-east-1's prices (src/cost/tests.rs works
+    // it by hand); at 2 shards one more shard-hour and one more consumer-shard-hour per fan-out
+    // consumer: 0.0453078 + 0.015 + 2 × 0.015 = $0.0903 an hour.
+    let mut view = sample_view();
+    app.tab = crate::tui::app::Tab::Kinesis;
+    let s = screen(&app, &view, (160, 50));
+    assert!(
+        s.contains("cost $0.0453/h · $33.07/mo (730 h) · list price, us-east-1, 2026-12-01"),
+        "{s}"
+    );
+    view.snapshot.kinesis.as_mut().unwrap().shards = 2;
+    assert!(screen(&app, &view, (160, 50)).contains("cost $0.0903/h"));
+    // A price file of the user's changes the figure and says its region and date.
+    let text = crate::cost::prices::BUILTIN[0]
+        .1
+        .replace("\nshard_hour = 0.015", "\nshard_hour = 0.1")
+        .replace("taken = \"2026-12-01\"", "taken = \"2030-01-01\"");
+    app.prices = Some(std::sync::Arc::new(
+        crate::cost::Prices::parse(&text, "mine.toml").unwrap(),
+    ));
+    // 2 × 0.1 + 0.000252 + 0.06 + 0.0000558 = $0.2603 an hour.
+    let s = screen(&app, &view, (160, 50));
+    assert!(
+        s.contains("cost $0.2603/h") && s.contains("2030-01-01"),
+        "{s}"
+    );
+    app.prices = None;
+    app.tab = crate::tui::app::Tab::S3;
+    let s = screen(&app, &sample_s3_view(), (160, 50));
+    assert!(s.contains("cost $0.0389/h"), "{s}");
+    app.tab = crate::tui::app::Tab::Redis;
+    let s = screen(&app, &sample_redis_view(), (160, 50));
+    assert!(s.contains("cost $0.0340/h · $24.82/mo"), "{s}");
+}

@@ -1,0 +1,413 @@
+//! A price file (`prices/REGION.toml`, or `--prices FILE`): the list prices of one region, the
+//! date they were taken, the pages they came from, and which of them are unverified. The files
+//! for us-east-1 and ap-northeast-1 are compiled in; nothing is fetched at run time. A bad file
+//! gets one line naming the file, the line and the key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context;
+use serde::Deserialize;
+
+use crate::units::Bytes;
+
+/// The built-in price files: (region, file text).
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("us-east-1", include_str!("../../prices/us-east-1.toml")),
+    (
+        "ap-northeast-1",
+        include_str!("../../prices/ap-northeast-1.toml"),
+    ),
+];
+
+/// The region whose prices stand in when the run's region has no file.
+pub const FALLBACK_REGION: &str = "us-east-1";
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KinesisPrices {
+    pub source: String,
+    pub shard_hour: f64,
+    pub put_payload_units_per_million: f64,
+    pub efo_consumer_shard_hour: f64,
+    pub efo_retrieval_per_gb: f64,
+}
+
+/// One S3 storage class's prices. S3 Standard has no per-GB request charges (zero here).
+#[derive(Clone, Debug, PartialEq)]
+pub struct S3Prices {
+    pub source: String,
+    pub put_per_1000: f64,
+    pub get_per_1000: f64,
+    pub storage_gb_month: f64,
+    pub upload_per_gb: f64,
+    pub retrieval_per_gb: f64,
+    /// The per-GB charges apply to the part of each request above this many bytes.
+    pub per_gb_above: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElastiCachePrices {
+    pub source: String,
+    /// On-demand price of one node-hour, by node type.
+    pub node_hour: BTreeMap<String, f64>,
+}
+
+/// A region's list prices, in US dollars.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prices {
+    pub region: String,
+    /// The date the prices were read (YYYY-MM-DD).
+    pub taken: String,
+    pub source: Vec<String>,
+    /// `built-in` or the file's path.
+    pub origin: String,
+    pub kinesis: KinesisPrices,
+    pub s3_standard: S3Prices,
+    pub s3_express: S3Prices,
+    pub elasticache: ElastiCachePrices,
+    /// Prices not found in AWS's own text, by key (`kinesis.shard_hour`,
+    /// `elasticache.node_hour.cache.t3.micro`): where each figure comes from.
+    pub unverified: BTreeMap<String, String>,
+}
+
+// ---- the file form ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    region: String,
+    taken: String,
+    source: Vec<String>,
+    kinesis: KinesisFile,
+    s3: S3File,
+    elasticache: ElastiCacheFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KinesisFile {
+    source: String,
+    shard_hour: f64,
+    put_payload_units_per_million: f64,
+    efo_consumer_shard_hour: f64,
+    efo_retrieval_per_gb: f64,
+    #[serde(default)]
+    unverified: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct S3File {
+    standard: StandardFile,
+    express: ExpressFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StandardFile {
+    source: String,
+    put_per_1000: f64,
+    get_per_1000: f64,
+    storage_gb_month: f64,
+    #[serde(default)]
+    unverified: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpressFile {
+    source: String,
+    put_per_1000: f64,
+    get_per_1000: f64,
+    storage_gb_month: f64,
+    upload_per_gb: f64,
+    retrieval_per_gb: f64,
+    per_gb_above: Bytes,
+    #[serde(default)]
+    unverified: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ElastiCacheFile {
+    source: String,
+    node_hour: BTreeMap<String, f64>,
+    #[serde(default)]
+    unverified: BTreeMap<String, String>,
+}
+
+/// The line of `key` in the table `[section]` of `text`, for errors found after parsing.
+fn line_of_key(text: &str, section: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(header) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            current = header.trim().to_string();
+        } else if current == section
+            && let Some((k, _)) = t.split_once('=')
+            && k.trim().trim_matches('"') == key
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The dotted key at a line of `text` (`kinesis.shard_hour`), for toml's errors.
+fn key_at_line(text: &str, line: usize) -> Option<String> {
+    let mut current = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if let Some(header) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            current = header.trim().to_string();
+            if i + 1 == line {
+                return Some(current);
+            }
+        } else if i + 1 == line {
+            let key = t.split_once('=').map(|(k, _)| k.trim().trim_matches('"'))?;
+            return Some(if current.is_empty() {
+                key.to_string()
+            } else {
+                format!("{current}.{key}")
+            });
+        }
+    }
+    None
+}
+
+impl Prices {
+    /// Reads a price file; the error names the file, the line and the key.
+    pub fn load(path: &Path) -> anyhow::Result<Prices> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read prices file {}", path.display()))?;
+        Prices::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks a price file's text: every price a finite number of dollars at least
+    /// 0, every `unverified` entry naming a price of its table.
+    pub fn parse(text: &str, origin: &str) -> anyhow::Result<Prices> {
+        let file: File = toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|s| crate::units::line_of(text, s.start));
+            let key = at
+                .and_then(|l| key_at_line(text, l))
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default();
+            anyhow::anyhow!(
+                "prices file {origin}: {}{key}",
+                crate::units::toml_error(text, &e)
+            )
+        })?;
+        let bad = |section: &str, key: &str, why: String| {
+            let line = line_of_key(text, section, key)
+                .map(|l| format!("line {l} "))
+                .unwrap_or_default();
+            let dotted = if section.is_empty() {
+                key.to_string()
+            } else {
+                format!("{section}.{key}")
+            };
+            anyhow::anyhow!("prices file {origin}: {line}({dotted}): {why}")
+        };
+        let mut prices: Vec<(&str, &str, f64)> = vec![
+            ("kinesis", "shard_hour", file.kinesis.shard_hour),
+            (
+                "kinesis",
+                "put_payload_units_per_million",
+                file.kinesis.put_payload_units_per_million,
+            ),
+            (
+                "kinesis",
+                "efo_consumer_shard_hour",
+                file.kinesis.efo_consumer_shard_hour,
+            ),
+            (
+                "kinesis",
+                "efo_retrieval_per_gb",
+                file.kinesis.efo_retrieval_per_gb,
+            ),
+            ("s3.standard", "put_per_1000", file.s3.standard.put_per_1000),
+            ("s3.standard", "get_per_1000", file.s3.standard.get_per_1000),
+            (
+                "s3.standard",
+                "storage_gb_month",
+                file.s3.standard.storage_gb_month,
+            ),
+            ("s3.express", "put_per_1000", file.s3.express.put_per_1000),
+            ("s3.express", "get_per_1000", file.s3.express.get_per_1000),
+            (
+                "s3.express",
+                "storage_gb_month",
+                file.s3.express.storage_gb_month,
+            ),
+            ("s3.express", "upload_per_gb", file.s3.express.upload_per_gb),
+            (
+                "s3.express",
+                "retrieval_per_gb",
+                file.s3.express.retrieval_per_gb,
+            ),
+        ];
+        for (node, price) in &file.elasticache.node_hour {
+            prices.push(("elasticache.node_hour", node, *price));
+        }
+        for (section, key, price) in &prices {
+            if !price.is_finite() || *price < 0.0 {
+                return Err(bad(
+                    section,
+                    key,
+                    format!("a price is a number of dollars, 0 or more, not {price}"),
+                ));
+            }
+        }
+        if file.region.trim().is_empty() {
+            return Err(bad("", "region", "the region is empty".into()));
+        }
+        let date_ok = {
+            let parts: Vec<&str> = file.taken.split('-').collect();
+            parts.len() == 3
+                && [4, 2, 2]
+                    .iter()
+                    .zip(&parts)
+                    .all(|(n, p)| p.len() == *n && p.chars().all(|c| c.is_ascii_digit()))
+        };
+        if !date_ok {
+            return Err(bad(
+                "",
+                "taken",
+                format!(
+                    "the date the prices were taken, as YYYY-MM-DD, not '{}'",
+                    file.taken
+                ),
+            ));
+        }
+        if file.source.is_empty() {
+            return Err(bad(
+                "",
+                "source",
+                "name the pricing pages the prices came from".into(),
+            ));
+        }
+        let mut unverified = BTreeMap::new();
+        let tables = [
+            ("kinesis", &file.kinesis.unverified, "kinesis"),
+            ("s3.standard", &file.s3.standard.unverified, "s3.standard"),
+            ("s3.express", &file.s3.express.unverified, "s3.express"),
+            (
+                "elasticache",
+                &file.elasticache.unverified,
+                "elasticache.node_hour",
+            ),
+        ];
+        for (section, table, priced) in tables {
+            for (key, why) in table {
+                if !prices.iter().any(|(s, k, _)| *s == priced && k == key) {
+                    return Err(bad(
+                        &format!("{section}.unverified"),
+                        key,
+                        format!("names no price of [{priced}]"),
+                    ));
+                }
+                unverified.insert(format!("{priced}.{key}"), why.clone());
+            }
+        }
+        let standard = file.s3.standard;
+        let express = file.s3.express;
+        Ok(Prices {
+            region: file.region,
+            taken: file.taken,
+            source: file.source,
+            origin: origin.to_string(),
+            kinesis: KinesisPrices {
+                source: file.kinesis.source,
+                shard_hour: file.kinesis.shard_hour,
+                put_payload_units_per_million: file.kinesis.put_payload_units_per_million,
+                efo_consumer_shard_hour: file.kinesis.efo_consumer_shard_hour,
+                efo_retrieval_per_gb: file.kinesis.efo_retrieval_per_gb,
+            },
+            s3_standard: S3Prices {
+                source: standard.source,
+                put_per_1000: standard.put_per_1000,
+                get_per_1000: standard.get_per_1000,
+                storage_gb_month: standard.storage_gb_month,
+                upload_per_gb: 0.0,
+                retrieval_per_gb: 0.0,
+                per_gb_above: 0,
+            },
+            s3_express: S3Prices {
+                source: express.source,
+                put_per_1000: express.put_per_1000,
+                get_per_1000: express.get_per_1000,
+                storage_gb_month: express.storage_gb_month,
+                upload_per_gb: express.upload_per_gb,
+                retrieval_per_gb: express.retrieval_per_gb,
+                per_gb_above: express.per_gb_above.0,
+            },
+            elasticache: ElastiCachePrices {
+                source: file.elasticache.source,
+                node_hour: file.elasticache.node_hour,
+            },
+            unverified,
+        })
+    }
+
+    /// Whether the price at this key is unverified.
+    pub fn is_unverified(&self, key: &str) -> bool {
+        self.unverified.contains_key(key)
+    }
+
+    /// The built-in prices of a region, if latlab has a file for it.
+    pub fn builtin(region: &str) -> Option<Arc<Prices>> {
+        static PARSED: OnceLock<Vec<Arc<Prices>>> = OnceLock::new();
+        PARSED
+            .get_or_init(|| {
+                BUILTIN
+                    .iter()
+                    .filter_map(|(_, text)| Prices::parse(text, "built-in").ok().map(Arc::new))
+                    .collect()
+            })
+            .iter()
+            .find(|p| p.region == region)
+            .cloned()
+    }
+
+    /// The prices a run's cost uses: the file given with `--prices`, else the built-in file of
+    /// the run's region, else us-east-1's with a note saying so.
+    pub fn choose(given: Option<&Arc<Prices>>, region: &str) -> Option<Chosen> {
+        if let Some(p) = given {
+            let note = (p.region != region).then(|| {
+                format!(
+                    "the prices are {}'s (from {}); the run measured {region}",
+                    p.region, p.origin
+                )
+            });
+            return Some(Chosen {
+                prices: p.clone(),
+                note,
+            });
+        }
+        if let Some(p) = Prices::builtin(region) {
+            return Some(Chosen {
+                prices: p,
+                note: None,
+            });
+        }
+        Prices::builtin(FALLBACK_REGION).map(|p| Chosen {
+            prices: p,
+            note: Some(format!(
+                "latlab has no price file for {}; {FALLBACK_REGION}'s prices stand in",
+                if region.is_empty() {
+                    "this run's region"
+                } else {
+                    region
+                }
+            )),
+        })
+    }
+}
+
+/// The prices a run's cost is figured with, and why they are not the run's region's own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chosen {
+    pub prices: Arc<Prices>,
+    pub note: Option<String>,
+}
