@@ -93,7 +93,7 @@ pub struct Emulator {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
     injector: Arc<Injector>,
-    profile_name: String,
+    profile_name: parking_lot::Mutex<String>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -190,7 +190,7 @@ impl Emulator {
             kinesis,
             s3,
             injector,
-            profile_name: config.profile.name,
+            profile_name: parking_lot::Mutex::new(config.profile.name),
             task,
         })
     }
@@ -205,8 +205,16 @@ impl Emulator {
         format!("http://{}", self.addr)
     }
 
-    pub fn profile_name(&self) -> &str {
-        &self.profile_name
+    pub fn profile_name(&self) -> String {
+        self.profile_name.lock().clone()
+    }
+
+    /// Applies another latency profile to Kinesis and S3 from the next request on (requests in
+    /// flight finish under the old one).
+    pub fn set_profile(&self, profile: &LatencyProfile) {
+        self.kinesis.set_profile(profile.kinesis.clone());
+        self.s3.set_profile(profile.s3.clone());
+        *self.profile_name.lock() = profile.name.clone();
     }
 
     pub fn kinesis(&self) -> &Arc<Kinesis> {

@@ -65,7 +65,7 @@ impl Lab {
                 let e = self.emulator.as_ref().with_context(|| {
                     format!(
                         "{kind} is injected by the embedded emulator; this run measures {}",
-                        self.backend.label
+                        self.backend().label
                     )
                 })?;
                 e.faults().add(spec.clone())?;

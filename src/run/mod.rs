@@ -3,6 +3,7 @@
 
 pub mod export;
 mod faults;
+mod knobs;
 mod labs;
 mod model;
 pub mod process;
@@ -64,6 +65,8 @@ pub enum Command {
     Reset,
     /// Inject one fault of this kind now, with its defaults (the TUI's fault menu).
     Fault(crate::faults::Kind),
+    /// The embedded emulator's next latency profile.
+    Profile,
 }
 
 impl Command {
@@ -88,6 +91,8 @@ impl Command {
             Command::S3(S::ToggleClass) => "switching the S3 storage class".into(),
             Command::S3(S::PayloadUp) => "a larger S3 payload".into(),
             Command::S3(S::PayloadDown) => "a smaller S3 payload".into(),
+            Command::S3(S::Concurrency) => "the next S3 concurrency".into(),
+            Command::Redis(R::LinkNext) => "the next replication link profile".into(),
             Command::Redis(R::ValueNext) => "the next Redis value size".into(),
             Command::Redis(R::CpuLoad) => "toggling CPU load on the Redis primary".into(),
             Command::Redis(R::MemoryFull) => {
@@ -95,6 +100,7 @@ impl Command {
             }
             Command::Reset => "resetting the histograms and counts".into(),
             Command::Fault(k) => format!("injecting {k}"),
+            Command::Profile => "switching the latency profile".into(),
         }
     }
 
@@ -109,7 +115,7 @@ impl Command {
                 crate::faults::Service::S3 => LabKind::S3,
                 crate::faults::Service::Redis => LabKind::Redis,
             }),
-            Command::Reset => None,
+            Command::Reset | Command::Profile => None,
         }
     }
 }
@@ -150,6 +156,7 @@ struct Connected {
     clients: Option<Clients>,
     emulator: Option<Emulator>,
     backend: Backend,
+    limits: Option<Limits>,
     /// The shard's GetRecords calls a second the gauge compares with.
     read_limit: u32,
 }
@@ -184,6 +191,7 @@ async fn connect(
                 },
             },
             read_limit: 0,
+            limits: None,
         });
     }
     if opts.endpoint_url.is_some() || opts.aws {
@@ -215,6 +223,7 @@ async fn connect(
             emulator: None,
             backend,
             read_limit: 5,
+            limits: None,
         });
     }
     let profile_name = opts
@@ -257,6 +266,7 @@ async fn connect(
         },
         emulator: Some(emu),
         read_limit: limits.kinesis.get_records_calls_per_sec,
+        limits: Some(limits),
     })
 }
 
@@ -305,7 +315,12 @@ pub struct History {
 pub struct Lab {
     pub shared: Arc<Shared>,
     pub scenario: Scenario,
-    pub backend: Backend,
+    /// What the figures come from; a live change of latency profile rewrites it.
+    backend: parking_lot::Mutex<Backend>,
+    /// The embedded emulator's limits (the model's parameters are read from them).
+    limits: Option<Limits>,
+    /// Latency profiles switched to while the run went on: (seconds, from, to).
+    profile_changes: parking_lot::Mutex<Vec<(f64, String, String)>>,
     /// The labs running, in screen order.
     labs: Vec<Running>,
     /// Why the Redis lab is not running (redis-server missing, an endpoint unreachable).
@@ -321,6 +336,11 @@ pub struct Lab {
 }
 
 impl Lab {
+    /// What the figures come from, now.
+    pub fn backend(&self) -> Backend {
+        self.backend.lock().clone()
+    }
+
     pub async fn start(scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Lab> {
         let settings = LiveSettings::of(scenario.kinesis.as_ref());
         let shared = Shared::new(settings);
@@ -337,6 +357,7 @@ impl Lab {
             emulator,
             backend,
             read_limit,
+            limits,
         } = connect(&scenario, opts, &shared, &faults, &fault_log).await?;
         shared.log(format!("backend: {}", backend.label));
         let s3 = match &scenario.s3 {
@@ -379,7 +400,9 @@ impl Lab {
         let lab = Lab {
             shared,
             scenario,
-            backend,
+            backend: parking_lot::Mutex::new(backend),
+            limits,
+            profile_changes: parking_lot::Mutex::new(Vec::new()),
             labs,
             redis_unavailable,
             emulator,
@@ -492,7 +515,7 @@ impl Lab {
         };
         Snapshot {
             scenario: self.scenario.name.clone(),
-            backend: self.backend.clone(),
+            backend: self.backend(),
             elapsed_secs: shared.elapsed().as_secs_f64(),
             producing_secs: shared.producing_for().as_secs_f64(),
             complete,
@@ -520,6 +543,7 @@ impl Lab {
                 Ok("histograms and counts reset".into())
             }
             Command::Fault(kind) => self.inject(kind),
+            Command::Profile => self.next_profile(),
             Command::Kinesis(c) => {
                 let k = self.kinesis().context("no Kinesis lab in this scenario")?;
                 k.apply(c).await
@@ -554,7 +578,7 @@ impl Lab {
         }
         last(&self);
         let snap = self.snapshot(true);
-        let mut problems = Vec::new();
+        let mut problems: Vec<String> = self.profile_problem().into_iter().collect();
         for lab in std::mem::take(&mut self.labs) {
             problems.extend(lab.cleanup().await);
         }

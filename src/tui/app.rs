@@ -64,6 +64,8 @@ pub struct App {
     pub zoom: usize,
     pub paused: Option<View>,
     pub help: bool,
+    /// Lines the help is scrolled by (when it is taller than the screen).
+    pub help_scroll: u16,
     /// The fault menu is open.
     pub fault_menu: bool,
     /// A replay's time cursor (`latlab replay`); None in the live lab.
@@ -94,6 +96,7 @@ impl App {
             zoom: 1,
             paused: None,
             help: false,
+            help_scroll: 0,
             fault_menu: false,
             replay: None,
             message: None,
@@ -190,6 +193,21 @@ impl App {
     pub fn key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
         if key.kind == KeyEventKind::Release {
             return Action::None;
+        }
+        if self.help
+            && matches!(
+                key.code,
+                KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown
+            )
+        {
+            // A help taller than the screen scrolls.
+            self.help_scroll = match key.code {
+                KeyCode::Up => self.help_scroll.saturating_sub(1),
+                KeyCode::PageUp => self.help_scroll.saturating_sub(10),
+                KeyCode::Down => self.help_scroll.saturating_add(1),
+                _ => self.help_scroll.saturating_add(10),
+            };
+            return Action::Redraw;
         }
         if self.help && !matches!(key.code, KeyCode::Char('q') | KeyCode::Char('c')) {
             // Any key closes the help overlay.
@@ -331,6 +349,9 @@ impl App {
                 self.lab_key(Command::Redis(redis::Command::CpuLoad))
             }
             (KeyCode::Char('m'), _) => self.lab_key(Command::Redis(redis::Command::MemoryFull)),
+            (KeyCode::Char('L'), _) => self.lab_key(Command::Redis(redis::Command::LinkNext)),
+            (KeyCode::Char('C'), _) => self.lab_key(Command::S3(s3::Command::Concurrency)),
+            (KeyCode::Char('l'), _) => Action::Lab(Command::Profile),
             (KeyCode::Char('p'), _) => {
                 if self.paused.take().is_some() {
                     self.say("display resumed", false);
@@ -370,6 +391,7 @@ impl App {
             }
             (KeyCode::Char('?'), _) | (KeyCode::Char('h'), _) | (KeyCode::F(1), _) => {
                 self.help = true;
+                self.help_scroll = 0;
                 Action::Redraw
             }
             _ => Action::None,

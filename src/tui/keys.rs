@@ -137,6 +137,35 @@ pub const KEYS: &[Key] = &[
         when: When::Live,
     },
     Key {
+        keys: "C",
+        what: "S3: requests in flight at once: 1, 4, 16, 64",
+        press: "C",
+        footer: Footer::Lab {
+            labs: &[LabKind::S3],
+            tab: &[("C", "in flight")],
+            overview: &[],
+        },
+        when: When::Live,
+    },
+    Key {
+        keys: "L",
+        what: "Redis: replication link: loopback, same-az, cross-az, t3-micro",
+        press: "L",
+        footer: Footer::Lab {
+            labs: &[LabKind::Redis],
+            tab: &[("L", "link")],
+            overview: &[],
+        },
+        when: When::Live,
+    },
+    Key {
+        keys: "l",
+        what: "the emulator's latency profile: zero, same-region, seed-tokyo, profiles/*.toml",
+        press: "l",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
         keys: "Tab, 0 - 3",
         what: "tabs: 0 overview (several labs), 1 Kinesis, 2 S3, 3 Redis",
         press: "0123",
@@ -317,7 +346,7 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-<>eEbiao[]svcm0123frzZt");
+        assert_eq!(pressable(), "+-<>eEbiao[]svcmCLl0123frzZt");
     }
 
     #[test]
@@ -333,10 +362,10 @@ mod tests {
             names(Tab::Kinesis, &[LabKind::Kinesis]),
             "q ? +/- </> e/E [/] f p r z/Z t"
         );
-        assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s [/] f p r z/Z t");
+        assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s C [/] f p r z/Z t");
         assert_eq!(
             names(Tab::Redis, &[LabKind::Redis]),
-            "q ? v c m f p r z/Z t"
+            "q ? v c m L f p r z/Z t"
         );
         assert_eq!(
             names(Tab::Overview, &[LabKind::Kinesis, LabKind::Redis]),

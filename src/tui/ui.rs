@@ -64,7 +64,7 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     draw_status(f, theme, app, view, status);
     draw_footer(f, theme, app, footer);
     if app.help {
-        draw_help(f, theme, area, app.replay.is_some());
+        draw_help(f, theme, area, app.replay.is_some(), app.help_scroll);
     }
     if app.fault_menu {
         draw_fault_menu(f, theme, app, area);
@@ -280,7 +280,7 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool) {
+fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool, scroll: u16) {
     let widest = super::keys::help_keys(replay)
         .map(|k| 2 + 16 + k.what.chars().count())
         .max()
@@ -293,10 +293,20 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool) {
         ]));
     }
     lines.push(Line::from(""));
+    // Taller than the screen: it scrolls, and says so.
+    let room = area.height.saturating_sub(4) as usize;
+    let overflow = (lines.len() + 2).saturating_sub(room);
     lines.push(Line::from(Span::styled(
         "  any key closes this help; the mouse wheel zooms too",
         theme.fg(theme.dim),
     )));
     lines.push(Line::from(""));
-    popup(f, theme, area, " latlab keys ", widest, lines);
+    let skip = (scroll as usize).min(overflow);
+    let lines: Vec<Line> = lines.into_iter().skip(skip).collect();
+    let title = if overflow > 0 {
+        " latlab keys · ↑/↓ PgUp/PgDn scroll "
+    } else {
+        " latlab keys "
+    };
+    popup(f, theme, area, title, widest, lines);
 }

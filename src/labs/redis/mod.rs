@@ -269,6 +269,8 @@ pub enum Command {
     ValueNext,
     CpuLoad,
     MemoryFull,
+    /// The replication link's next profile (latlab's own servers).
+    LinkNext,
 }
 
 /// Value sizes the `v` key cycles through.
@@ -304,6 +306,23 @@ impl RedisLab {
             Command::CpuLoad => {
                 let on = !self.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
                 format!("CPU load on the primary {}", if on { "on" } else { "off" })
+            }
+            Command::LinkNext => {
+                let Some(local) = &self.local else {
+                    bail!(
+                        "the replication link is shaped only between latlab's own redis-servers, not for {}",
+                        self.ends.primary_label
+                    );
+                };
+                let now = local.shaper.link().name;
+                let i = local::LINKS
+                    .iter()
+                    .position(|l| *l == now)
+                    .map_or(0, |i| (i + 1) % local::LINKS.len());
+                let link = local::LinkProfile::resolve(local::LINKS[i])?;
+                let line = format!("replication link {}: {}", link.name, link.describe());
+                local.shaper.set_link(link);
+                line
             }
             Command::MemoryFull => {
                 if !self.ends.local {

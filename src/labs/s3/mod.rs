@@ -16,6 +16,7 @@ pub use transfer::{Failed, Transfer, download, payload, upload};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -82,6 +83,8 @@ pub struct S3Shared {
     /// (class, "PUT" | "GET") -> metrics.
     pub ops: Mutex<BTreeMap<(Class, &'static str), OpMetrics>>,
     pub sdk: Arc<SdkStats>,
+    /// PUT-then-GET loops the live loop runs at once (the `C` key changes it).
+    pub concurrency: std::sync::atomic::AtomicUsize,
 }
 
 impl S3Shared {
@@ -93,6 +96,7 @@ impl S3Shared {
             payload: Mutex::new(payload),
             ops: Mutex::new(BTreeMap::new()),
             sdk: Arc::new(SdkStats::default()),
+            concurrency: std::sync::atomic::AtomicUsize::new(1),
         })
     }
 
@@ -165,17 +169,44 @@ impl S3Shared {
 pub const LIVE_KEYS_PER_LOOP: u64 = 16;
 
 /// The live loop: PUT then GET of the current payload size into the current class's bucket,
-/// `concurrency` loops at once, until cancelled.
+/// as many loops at once as `shared.concurrency` says now, until cancelled. A loop above a
+/// lowered concurrency leaves after its PUT and GET; a raised one starts more.
 pub async fn live(
     shared: Arc<S3Shared>,
     client: Client,
     buckets: Buckets,
-    concurrency: usize,
     t: Transfer,
     cancel: CancellationToken,
 ) {
     let mut loops = JoinSet::new();
-    for worker in 0..concurrency.max(1) {
+    let mut started = 0usize;
+    while !cancel.is_cancelled() {
+        let want = shared.concurrency.load(Ordering::Relaxed).max(1);
+        started = started.min(want);
+        while started < want {
+            spawn_loop(&mut loops, started, &shared, &client, &buckets, &t, &cancel);
+            started += 1;
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+        }
+        while loops.try_join_next().is_some() {}
+    }
+    while loops.join_next().await.is_some() {}
+}
+
+/// One PUT-then-GET loop, number `worker` (its keys are its own).
+fn spawn_loop(
+    loops: &mut JoinSet<()>,
+    worker: usize,
+    shared: &Arc<S3Shared>,
+    client: &Client,
+    buckets: &Buckets,
+    t: &Transfer,
+    cancel: &CancellationToken,
+) {
+    {
         let (shared, client, buckets, t, cancel) = (
             shared.clone(),
             client.clone(),
@@ -186,7 +217,7 @@ pub async fn live(
         loops.spawn(async move {
             let mut data = payload(*shared.payload.lock());
             let mut n = 0u64;
-            while !cancel.is_cancelled() {
+            while !cancel.is_cancelled() && worker < shared.concurrency.load(Ordering::Relaxed) {
                 let size = *shared.payload.lock();
                 if data.len() as u64 != size {
                     data = payload(size);
@@ -221,7 +252,6 @@ pub async fn live(
             }
         });
     }
-    while loops.join_next().await.is_some() {}
 }
 
 /// The S3 lab while it runs.
@@ -260,7 +290,7 @@ impl S3Lab {
         snapshot::S3Snapshot {
             class: *self.shared.class.lock(),
             payload_bytes: *self.shared.payload.lock(),
-            concurrency: self.scenario.concurrency,
+            concurrency: self.shared.concurrency.load(Ordering::Relaxed),
             standard_bucket: self.buckets.standard.clone(),
             express_bucket: self.buckets.express.clone(),
             ops,
@@ -316,6 +346,7 @@ impl S3Lab {
             payload: Mutex::new(scenario.payload),
             ops: Mutex::new(BTreeMap::new()),
             sdk,
+            concurrency: std::sync::atomic::AtomicUsize::new(scenario.concurrency),
         });
         Ok(S3Lab {
             shared,
@@ -336,7 +367,6 @@ impl S3Lab {
             self.shared.clone(),
             self.client.clone(),
             self.buckets.clone(),
-            self.scenario.concurrency,
             self.scenario.transfer.clone(),
             self.cancel.clone(),
         ));
@@ -401,6 +431,16 @@ impl S3Lab {
                 let c = self.toggle_class();
                 format!("S3 storage class {}", c.storage_class())
             }
+            Command::Concurrency => {
+                let now = self.shared.concurrency.load(Ordering::Relaxed);
+                let next = CONCURRENCY_STEPS
+                    .iter()
+                    .copied()
+                    .find(|c| *c > now)
+                    .unwrap_or(CONCURRENCY_STEPS[0]);
+                self.shared.concurrency.store(next, Ordering::Relaxed);
+                format!("S3: {next} PUT-then-GET loop(s) in flight at once")
+            }
             Command::PayloadUp | Command::PayloadDown => {
                 let current = *self.shared.payload.lock();
                 let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
@@ -450,7 +490,12 @@ pub enum Command {
     ToggleClass,
     PayloadUp,
     PayloadDown,
+    /// The next of [`CONCURRENCY_STEPS`].
+    Concurrency,
 }
+
+/// Requests in flight the `C` key cycles through.
+pub const CONCURRENCY_STEPS: &[usize] = &[1, 4, 16, 64];
 
 /// Payload sizes the `[` and `]` keys step through on the S3 tab.
 pub const PAYLOAD_STEPS: &[u64] = &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];

@@ -120,7 +120,7 @@ impl Recorder {
             "description": lab.scenario.description,
             "origin": lab.scenario.origin,
             "seed": lab.scenario.seed,
-            "backend": lab.backend.label,
+            "backend": lab.backend().label,
             "faults": lab.faults_set,
             "started": crate::clock::rfc3339_ms(started_ms),
         });
