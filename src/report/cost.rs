@@ -110,7 +110,14 @@ pub fn write(r: &Report, out: &mut String, md: bool) {
             &format!("S3 classes: latency and cost ({})", c.label()),
         );
         let mut t = Table::new(&["class", "op", "p50", "p99", "$/M requests", "$/GB"]).labels(2);
-        for u in cost::class_units(s, &p) {
+        // A class the endpoint cannot serve is not beside the other: nothing of it was measured.
+        let measured = |c: crate::emulator::s3::Class| {
+            !(c == crate::emulator::s3::Class::ExpressOneZone && s.express_unsupported.is_some())
+        };
+        for u in cost::class_units(s, &p)
+            .into_iter()
+            .filter(|u| measured(u.class))
+        {
             let o = s.ops.iter().find(|o| o.class == u.class && o.op == u.op);
             let lat = |f: fn(&crate::metrics::Summary) -> u64| {
                 o.map_or_else(|| "-".to_string(), |o| ms(f(&o.total)))

@@ -348,6 +348,11 @@ fn sdk(snap: &Snapshot) -> Vec<Family> {
         Type::Counter,
         "AWS SDK: attempts answered with a throttling error (ProvisionedThroughputExceededException, SlowDown, ...).",
     );
+    let mut held = Family::new(
+        "latlab_sdk_client_waits",
+        Type::Counter,
+        "AWS SDK: first attempts its client-side rate limiter held back before sending (adaptive retry mode).",
+    );
     let mut escaped = Family::new(
         "latlab_sdk_escaped_errors",
         Type::Counter,
@@ -359,13 +364,14 @@ fn sdk(snap: &Snapshot) -> Vec<Family> {
         attempts.push(labels.clone(), Value::Count(c.attempts));
         retries.push(labels.clone(), Value::Count(c.retries));
         throttles.push(labels.clone(), Value::Count(c.throttles));
+        held.push(labels.clone(), Value::Count(c.client_waits));
         for (code, n) in &c.escaped {
             let mut l = labels.clone();
             l.push(("code", code.clone()));
             escaped.push(l, Value::Count(*n));
         }
     }
-    vec![calls, attempts, retries, throttles, escaped]
+    vec![calls, attempts, retries, throttles, held, escaped]
 }
 
 fn faults(snap: &Snapshot) -> Vec<Family> {
