@@ -237,8 +237,16 @@ impl Report {
                 format!(
                     "{}, {} shard{}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
                     k.stream,
-                    k.shards,
-                    if k.shards == 1 { "" } else { "s" },
+                    if k.resharded() {
+                        k.shard_story()
+                    } else {
+                        k.shards.to_string()
+                    },
+                    if k.shards == 1 && !k.resharded() {
+                        ""
+                    } else {
+                        "s"
+                    },
                     rate_text(p.asked_rate),
                     p.achieved_rate,
                     p.mode,

@@ -83,6 +83,13 @@ pub const KEYS: &[Key] = &[
         when: When::Live,
     },
     Key {
+        keys: "x / X",
+        what: "double / halve the stream's shards (UpdateShardCount; the stream is UPDATING until it takes effect)",
+        press: "xX",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
         keys: "b",
         what: "producer: PutRecord per record / PutRecords batches",
         press: "b",
@@ -317,7 +324,7 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-<>eEbiao[]svcm0123frzZt");
+        assert_eq!(pressable(), "+-<>eExXbiao[]svcm0123frzZt");
     }
 
     #[test]
