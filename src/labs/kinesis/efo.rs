@@ -27,8 +27,8 @@ pub async fn run(
     c: Arc<ConsumerState>,
     spec: ConsumerSpec,
     consumer_name: String,
-    initial: Vec<usize>,
-    ready: Readiness,
+    // The shards it starts on, and the readiness they count down.
+    (initial, ready): (Vec<usize>, Readiness),
     registered: Arc<Mutex<Vec<String>>>,
 ) {
     c.set_status("registering consumer");

@@ -334,8 +334,7 @@ impl KinesisLab {
                     state.clone(),
                     spec,
                     name,
-                    initial,
-                    ready,
+                    (initial, ready),
                     self.registered.clone(),
                 ))]
             }

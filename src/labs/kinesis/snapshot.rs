@@ -158,6 +158,19 @@ impl KinesisSnapshot {
         self.updating || self.shard_counts.len() > 1
     }
 
+    /// "1 shard", "4 shards", or across reshards "1 -> 2 -> 1 shards".
+    pub fn shards_text(&self) -> String {
+        if self.resharded() {
+            format!("{} shards", self.shard_story())
+        } else {
+            format!(
+                "{} shard{}",
+                self.shards,
+                if self.shards == 1 { "" } else { "s" }
+            )
+        }
+    }
+
     /// The open shard counts in turn, "1 -> 2 -> 1" (the count now when there is no history).
     pub fn shard_story(&self) -> String {
         if self.shard_counts.is_empty() {
