@@ -84,7 +84,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         keys: "x / X",
-        what: "double / halve the stream's shards (UpdateShardCount; the stream is UPDATING until it takes effect)",
+        what: "double / halve the stream's shards (UpdateShardCount, uniform scaling)",
         press: "xX",
         footer: Footer::Hidden,
         when: When::Live,
