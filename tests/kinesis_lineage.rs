@@ -120,8 +120,15 @@ async fn a_reshard_from_one_to_two_to_one_keeps_every_record_and_each_keys_order
     for c in &k.consumers {
         let n = &c.counts;
         eprintln!(
-            "{}: acknowledged {}, received {}, lost {}, unread {}, duplicates {}, out of order {}",
-            c.name, n.acknowledged, n.received, n.lost, n.unread, n.duplicates, c.out_of_order
+            "{}: acknowledged {}, received {}, lost {}, unread {}, duplicates {}, out of order {}, throttled attempts {}",
+            c.name,
+            n.acknowledged,
+            n.received,
+            n.lost,
+            n.unread,
+            n.duplicates,
+            c.out_of_order,
+            c.sdk.counters.throttles
         );
         assert_eq!(n.received + n.lost + n.unread, n.acknowledged, "{}", c.name);
         assert_eq!(

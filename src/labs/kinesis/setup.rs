@@ -138,7 +138,7 @@ pub(super) async fn list_shards(
         out.extend(page.shards().iter().map(|s| {
             shards::ShardInfo {
                 id: s.shard_id().to_string(),
-                rank: 0,
+                rank: shards::rank_of(s.shard_id()).unwrap_or(0),
                 parents: s
                     .parent_shard_id()
                     .into_iter()

@@ -150,7 +150,7 @@ impl ShardMap {
 }
 
 /// The number a shard id ends in (`shardId-000000000007` -> 7).
-fn rank_of(id: &str) -> Option<u64> {
+pub(super) fn rank_of(id: &str) -> Option<u64> {
     id.rsplit('-').next().and_then(|n| n.parse().ok())
 }
 
