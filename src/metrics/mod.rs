@@ -3,9 +3,11 @@
 
 pub mod cpu;
 pub mod ledger;
+pub mod order;
 pub mod sdk;
 pub mod series;
 
 pub use ledger::{ConsumerId, Ledger, SeqCounts, SeqNo};
+pub use order::KeyOrder;
 pub use sdk::{SdkCounters, SdkStats};
 pub use series::{BytesSummary, Point, Rate, Series, Summary};

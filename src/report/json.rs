@@ -246,6 +246,13 @@ pub struct OpCounts {
 pub struct Kinesis {
     pub stream: String,
     pub shards: usize,
+    /// A reshard was under way when the report was taken; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub updating: bool,
+    /// The open shards when the lab started and after each reshard took effect; absent when the
+    /// stream was never resharded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shard_counts: Vec<ShardCount>,
     pub retry: String,
     pub producer: Producer,
     pub send_to_arrival: Summary,
@@ -279,6 +286,12 @@ pub struct Producer {
 }
 
 #[derive(Serialize, Deserialize)]
+pub struct ShardCount {
+    pub at_secs: f64,
+    pub shards: usize,
+}
+
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConsumerKind {
     Efo,
@@ -308,6 +321,10 @@ pub struct Consumer {
     /// Absent in older reports.
     #[serde(default)]
     pub last_error: Option<String>,
+    /// Records that arrived after a record of their partition key stored later; present when
+    /// the stream was resharded or it is not 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_order: Option<u64>,
 }
 
 /// A consumer's records: received + lost + unread = acknowledged.
@@ -544,9 +561,22 @@ fn sdk(s: &crate::metrics::sdk::SdkSnapshot) -> Sdk {
 fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
     use crate::labs::kinesis::config::ConsumerKind as Kind;
     let p = &k.producer;
+    let resharded = k.resharded();
     Kinesis {
         stream: k.stream.clone(),
         shards: k.shards,
+        updating: k.updating,
+        shard_counts: if resharded {
+            k.shard_counts
+                .iter()
+                .map(|c| ShardCount {
+                    at_secs: c.at_secs,
+                    shards: c.shards,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
         retry: k.retry.clone(),
         producer: Producer {
             asked_rate: p.asked_rate,
@@ -613,6 +643,7 @@ fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
                     events: c.events.clone(),
                     foreign_records: c.foreign_records,
                     last_error: c.last_error.clone(),
+                    out_of_order: (resharded || c.out_of_order > 0).then_some(c.out_of_order),
                 }
             })
             .collect(),
@@ -842,6 +873,15 @@ impl Kinesis {
         k::KinesisSnapshot {
             stream: self.stream,
             shards: self.shards,
+            updating: self.updating,
+            shard_counts: self
+                .shard_counts
+                .into_iter()
+                .map(|c| k::ShardCount {
+                    at_secs: c.at_secs,
+                    shards: c.shards,
+                })
+                .collect(),
             retry: self.retry,
             producer: k::ProducerSnapshot {
                 asked_rate: p.asked_rate,
@@ -894,6 +934,8 @@ impl Kinesis {
                             unacknowledged: n.unacknowledged,
                             unchecked: n.unchecked,
                         },
+                        out_of_order: c.out_of_order.unwrap_or(0),
+                        shards: Vec::new(),
                         millis_behind: c.millis_behind,
                         sdk: c.sdk.into_snapshot(),
                         batches: c.batches,

@@ -29,6 +29,9 @@ impl Section for KinesisSnapshot {
             rows.summary("kinesis", &c.name, "send_to_receive", &c.send_to_receive);
             let sdk = &c.sdk.counters;
             let n = &c.counts;
+            if c.out_of_order > 0 {
+                rows.add("kinesis", &c.name, "out_of_order", c.out_of_order as f64);
+            }
             for (metric, v) in [
                 ("acknowledged", n.acknowledged),
                 ("received", n.received),
@@ -191,6 +194,11 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
     if unacked {
         headers.push("never acknowledged");
     }
+    // Per-key order: shown once it can say something (a reshard, or a record out of order).
+    let order = k.resharded() || k.consumers.iter().any(|c| c.out_of_order > 0);
+    if order {
+        headers.push("out of order (per key)");
+    }
     headers.push("behind (MillisBehindLatest)");
     let mut t = Table::new(&headers);
     for c in &k.consumers {
@@ -209,6 +217,9 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         if unacked {
             row.push(thousands(n.unacknowledged));
         }
+        if order {
+            row.push(thousands(c.out_of_order));
+        }
         row.push(
             c.millis_behind
                 .map_or("-".into(), |b| format!("{} ms", thousands(b.max(0) as u64))),
@@ -218,6 +229,13 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
     out.push_str(&table(&t));
     if k.consumers.iter().any(|c| c.counts.unread > 0) && s.complete {
         out.push_str("unread: still in the stream, ahead of the consumer, when the drain ended.\n");
+    }
+    if k.resharded() {
+        out.push_str(&format!(
+            "resharded: {} open shards{}; every consumer reads a parent to its end before its children (out of order: records that arrived after a record of their partition key stored later).\n",
+            k.shard_story(),
+            if k.updating { ", a reshard still under way (UPDATING)" } else { "" }
+        ));
     }
     let unchecked: u64 = k.consumers.iter().map(|c| c.counts.unchecked).sum();
     if unchecked > 0 {

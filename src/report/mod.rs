@@ -235,10 +235,9 @@ impl Report {
             facts.push((
                 "stream",
                 format!(
-                    "{}, {} shard{}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
+                    "{}, {}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
                     k.stream,
-                    k.shards,
-                    if k.shards == 1 { "" } else { "s" },
+                    k.shards_text(),
                     rate_text(p.asked_rate),
                     p.achieved_rate,
                     p.mode,

@@ -88,6 +88,12 @@ impl Command {
             Command::Kinesis(K::RetryQuota) => "switching the pollers' retry quota".into(),
             Command::Kinesis(K::AddFanOut) => "adding a fan-out consumer".into(),
             Command::Kinesis(K::RemoveFanOut) => "removing a fan-out consumer".into(),
+            Command::Kinesis(K::Reshard(kinesis::Scale::Double)) => {
+                "doubling the stream's shards (UpdateShardCount)".into()
+            }
+            Command::Kinesis(K::Reshard(kinesis::Scale::Halve)) => {
+                "halving the stream's shards (UpdateShardCount)".into()
+            }
             Command::S3(S::ToggleClass) => "switching the S3 storage class".into(),
             Command::S3(S::PayloadUp) => "a larger S3 payload".into(),
             Command::S3(S::PayloadDown) => "a smaller S3 payload".into(),

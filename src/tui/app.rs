@@ -316,6 +316,12 @@ impl App {
             (KeyCode::Char('E'), _) => {
                 self.lab_key(Command::Kinesis(kinesis::Command::RemoveFanOut))
             }
+            (KeyCode::Char('x'), _) => self.lab_key(Command::Kinesis(kinesis::Command::Reshard(
+                kinesis::Scale::Double,
+            ))),
+            (KeyCode::Char('X'), _) => self.lab_key(Command::Kinesis(kinesis::Command::Reshard(
+                kinesis::Scale::Halve,
+            ))),
             (KeyCode::Char(']'), _) if self.tab == Tab::S3 => {
                 Action::Lab(Command::S3(s3::Command::PayloadUp))
             }

@@ -70,6 +70,8 @@ fn consumer(
             unread,
             ..SeqCounts::default()
         },
+        out_of_order: 0,
+        shards: Vec::new(),
         millis_behind: Some(if unread > 0 { 812 } else { 0 }),
         sdk: SdkSnapshot {
             counters: SdkCounters {
@@ -206,6 +208,8 @@ pub fn sample_view() -> View {
             kinesis: Some(KinesisSnapshot {
                 stream: "order-events".into(),
                 shards: 1,
+                updating: false,
+                shard_counts: Vec::new(),
                 retry: "standard retries: 4 attempts, back-off 1s .. 20s full jitter".into(),
                 producer: ProducerSnapshot {
                     asked_rate: 5.0,

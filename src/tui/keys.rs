@@ -83,6 +83,13 @@ pub const KEYS: &[Key] = &[
         when: When::Live,
     },
     Key {
+        keys: "x / X",
+        what: "double / halve the stream's shards (UpdateShardCount, uniform scaling)",
+        press: "xX",
+        footer: Footer::Hidden,
+        when: When::Live,
+    },
+    Key {
         keys: "b",
         what: "producer: PutRecord per record / PutRecords batches",
         press: "b",
@@ -346,7 +353,7 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-<>eEbiao[]svcmCLl0123frzZt");
+        assert_eq!(pressable(), "+-<>eExXbiao[]svcmCLl0123frzZt");
     }
 
     #[test]

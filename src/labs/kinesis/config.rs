@@ -191,6 +191,8 @@ pub struct KinesisScenario {
     pub consumers: Vec<ConsumerSpec>,
     /// How long after the producer stops the consumers may take to catch up before the run ends.
     pub drain: Duration,
+    /// Reshards asked for at set times (`[[kinesis.reshards]]`).
+    pub reshards: Vec<super::ReshardAt>,
 }
 
 /// A seed figure row: percentiles in milliseconds.
@@ -244,6 +246,8 @@ pub(crate) struct KinesisFile {
     #[serde(default)]
     consumers: Vec<Spanned<ConsumerFile>>,
     drain: Option<Dur>,
+    #[serde(default)]
+    reshards: Vec<Spanned<super::reshard::ReshardFile>>,
 }
 
 fn one() -> u32 {
@@ -367,7 +371,9 @@ pub(crate) fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenari
             "kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo"
         );
     }
+    let reshards = super::reshard::schedule(k.reshards, k.shards, text)?;
     Ok(KinesisScenario {
+        reshards,
         stream: k.stream,
         shards: k.shards,
         retry: k.retry,

@@ -1,6 +1,8 @@
 //! Enhanced fan-out consumers: RegisterStreamConsumer, then SubscribeToShard on every shard,
 //! re-subscribing after the last ContinuationSequenceNumber whenever a subscription ends (after
-//! 5 minutes), is taken over, or its connection drops, so no record is lost or repeated.
+//! 5 minutes), is taken over, or its connection drops, so no record is lost or repeated. A closed
+//! shard's last event names its children; `lineage.rs` subscribes to them once their parents are
+//! finished.
 //!
 //! The SDK consumer handles each pushed event as one batch. The Lambda flavour hands records to an
 //! in-process handler in batches of at most `batch_size`, gathered for the batching window.
@@ -14,6 +16,7 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
 use super::config::{ConsumerKind, ConsumerSpec, StartPosition};
+use super::lineage::{Child, ShardEnd};
 use super::{Ctx, Readiness, pause, received};
 use crate::aws::{error_code, error_line};
 use crate::labs::kinesis::state::{ConsumerState, Received};
@@ -24,7 +27,8 @@ pub async fn run(
     c: Arc<ConsumerState>,
     spec: ConsumerSpec,
     consumer_name: String,
-    ready: Readiness,
+    // The shards it starts on, and the readiness they count down.
+    (initial, ready): (Vec<usize>, Readiness),
     registered: Arc<Mutex<Vec<String>>>,
 ) {
     c.set_status("registering consumer");
@@ -40,23 +44,19 @@ pub async fn run(
     } else {
         None
     };
-    let subscriptions: Vec<_> = (0..ctx.shards.len())
-        .map(|i| {
-            tokio::spawn(subscribe_loop(
-                ctx.clone(),
-                client.clone(),
-                c.clone(),
-                arn.clone(),
-                i,
-                ready.clone(),
-                sink.clone(),
-            ))
-        })
-        .collect();
-    drop(sink);
-    for s in subscriptions {
-        let _ = s.await;
-    }
+    super::lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
+        subscribe_loop(
+            ctx.clone(),
+            client.clone(),
+            c.clone(),
+            arn.clone(),
+            i,
+            start,
+            ready,
+            sink.clone(),
+        )
+    })
+    .await;
 }
 
 /// Registers the consumer (or takes over one of this run's name) and waits until it is ACTIVE.
@@ -148,22 +148,25 @@ async fn register(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn subscribe_loop(
     ctx: Ctx,
     client: Client,
     c: Arc<ConsumerState>,
     arn: String,
     shard: usize,
-    ready: Readiness,
+    start: StartPosition,
+    mut ready: Option<Readiness>,
     sink: Option<mpsc::Sender<Vec<Received>>>,
-) {
-    let shard_id = ctx.shards[shard].clone();
+) -> ShardEnd {
+    let Some(shard_id) = ctx.shared.shards.id(shard) else {
+        return ShardEnd::Stopped;
+    };
     let mut continuation: Option<String> = None;
     // When a LATEST consumer's first subscription was asked for: until an event gives it a
     // continuation, it subscribes again from there (AT_TIMESTAMP), never from a later LATEST
     // that would skip what arrived between.
     let mut first_subscribed: Option<std::time::SystemTime> = None;
-    let mut is_ready = false;
     let mut failures = 0u32;
     // Answers in a row saying the endpoint lacks the operation.
     let mut lacking = 0u32;
@@ -173,7 +176,7 @@ async fn subscribe_loop(
                 .r#type(ShardIteratorType::AfterSequenceNumber)
                 .sequence_number(seq)
                 .build(),
-            None => match (ctx.start, first_subscribed) {
+            None => match (start, first_subscribed) {
                 (StartPosition::Latest, Some(at)) => StartingPosition::builder()
                     .r#type(ShardIteratorType::AtTimestamp)
                     .timestamp(aws_smithy_types::DateTime::from(at))
@@ -190,7 +193,7 @@ async fn subscribe_loop(
         let asked = std::time::SystemTime::now();
         let sent = Instant::now();
         let result = tokio::select! {
-            _ = c.cancel.cancelled() => break,
+            _ = c.cancel.cancelled() => return ShardEnd::Stopped,
             r = client.subscribe_to_shard().consumer_arn(&arn).shard_id(&shard_id).starting_position(position).send() => r,
         };
         let mut out = match result {
@@ -227,13 +230,12 @@ async fn subscribe_loop(
             "subscribed ({} ms to subscribe)",
             sent.elapsed().as_millis()
         ));
-        if !is_ready {
-            is_ready = true;
-            ready.shard_ready();
+        if let Some(r) = ready.take() {
+            r.shard_ready();
         }
         loop {
             let event = tokio::select! {
-                _ = c.cancel.cancelled() => return,
+                _ = c.cancel.cancelled() => return ShardEnd::Stopped,
                 e = out.event_stream.recv() => e,
             };
             match event {
@@ -245,16 +247,27 @@ async fn subscribe_loop(
                         .collect();
                     continuation = Some(ev.continuation_sequence_number().to_string());
                     c.set_behind(shard, Some(ev.millis_behind_latest()));
-                    if batch.is_empty() {
-                        continue;
-                    }
-                    match &sink {
-                        Some(tx) => {
-                            if tx.send(batch).await.is_err() {
-                                return;
+                    // A closed shard's last event names its children (its continuation null).
+                    let children: Vec<Child> = ev
+                        .child_shards()
+                        .iter()
+                        .map(|c| Child {
+                            id: c.shard_id().to_string(),
+                            parents: c.parent_shards().to_vec(),
+                        })
+                        .collect();
+                    if !batch.is_empty() {
+                        match &sink {
+                            Some(tx) => {
+                                if tx.send(batch).await.is_err() {
+                                    return ShardEnd::Stopped;
+                                }
                             }
+                            None => ctx.shared.deliver(&c, &batch),
                         }
-                        None => ctx.shared.deliver(&c, &batch),
+                    }
+                    if !children.is_empty() {
+                        return ShardEnd::Closed(children);
                     }
                 }
                 Ok(Some(_)) => {}
@@ -275,13 +288,14 @@ async fn subscribe_loop(
                     c.event(&format!("stream ended by {what}"));
                     c.set_status(format!("{what}: re-subscribing"));
                     if !pause(&c.cancel, Duration::from_secs(1)).await {
-                        return;
+                        return ShardEnd::Stopped;
                     }
                     break;
                 }
             }
         }
     }
+    ShardEnd::Stopped
 }
 
 /// Lambda's side of a fan-out mapping: invocations of at most `batch_size` records, gathered for

@@ -2,16 +2,18 @@
 //! at a base rate of once per `poll_interval` (1 s), polls again at once while it is behind (a full
 //! batch, or MillisBehindLatest > 0), gathers records for the batching window, and hands batches of
 //! at most `batch_size` to an in-process handler. Its calls count against the shard's GetRecords
-//! budget like any poller's.
+//! budget like any poller's. A closed shard read to its end hands over what it gathered, then
+//! ends the task with its children (`lineage.rs` starts them).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use aws_sdk_kinesis::Client;
 
+use super::lineage::ShardEnd;
 use super::reader::ShardReader;
 use super::{Ctx, Readiness, pause, received};
-use crate::labs::kinesis::config::ConsumerSpec;
+use crate::labs::kinesis::config::{ConsumerSpec, StartPosition};
 use crate::labs::kinesis::state::{ConsumerState, Received};
 
 pub async fn run(
@@ -20,10 +22,14 @@ pub async fn run(
     c: Arc<ConsumerState>,
     spec: ConsumerSpec,
     shard: usize,
-    ready: Readiness,
-) {
-    let mut ready = Some(ready);
-    let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
+    start: StartPosition,
+    mut ready: Option<Readiness>,
+) -> ShardEnd {
+    let Some(id) = ctx.shared.shards.id(shard) else {
+        return ShardEnd::Stopped;
+    };
+    let mut reader = ShardReader::new(client, &ctx.stream, &id, start);
+    let mut end = ShardEnd::Stopped;
     let mut pending: Vec<Received> = Vec::new();
     let mut window_started: Option<Instant> = None;
     let mut next_poll = Instant::now();
@@ -56,6 +62,10 @@ pub async fn run(
                         } else {
                             "polling"
                         });
+                        if let Some(children) = reader.children().await {
+                            end = ShardEnd::Closed(children);
+                            break;
+                        }
                     }
                     Err(f) => {
                         c.escaped(&f.code, format!("GetRecords: {}", f.line));
@@ -84,8 +94,9 @@ pub async fn run(
             break;
         }
     }
-    // Records gathered but not yet handed over still reach the handler.
+    // Records gathered but not yet handed over still reach the handler (before any child's).
     for batch in pending.chunks(spec.batch_size.max(1) as usize) {
         ctx.shared.deliver(&c, batch);
     }
+    end
 }

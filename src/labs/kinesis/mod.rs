@@ -2,18 +2,24 @@
 //! Lambda-style event source mappings on one stream, every one a real aws-sdk-kinesis client over
 //! HTTP. Probes live one per file: `producer.rs`, `efo.rs` (SDK and Lambda fan-out), `poller.rs`
 //! (GetRecords pollers) and `lambda.rs` (Lambda's standard iterator); `reader.rs` is the
-//! iterator-following GetRecords they share.
+//! iterator-following GetRecords they share. `shards.rs` is the stream's live shard list,
+//! `lineage.rs` how every consumer follows it across a reshard, and `reshard.rs` the reshards
+//! the `x` and `X` keys and a scenario's schedule ask for.
 
 pub mod config;
 pub mod efo;
 mod knobs;
 pub mod lambda;
+pub mod lineage;
 pub mod payload;
 pub mod poller;
 pub mod producer;
 pub mod reader;
+mod reshard;
 mod setup;
+pub mod shards;
 pub use knobs::{INTERVALS_MS, RATE_STEPS};
+pub use reshard::{ReshardAt, Scale};
 pub mod snapshot;
 pub mod state;
 
@@ -68,6 +74,9 @@ pub struct Readiness {
 
 impl Readiness {
     fn new(shared: &Arc<Shared>, consumer: &Arc<ConsumerState>, shards: usize) -> Readiness {
+        if shards == 0 {
+            shared.ready(consumer);
+        }
         Readiness {
             left: Arc::new(AtomicUsize::new(shards)),
             shared: shared.clone(),
@@ -89,21 +98,14 @@ pub struct Ctx {
     pub shared: Arc<Shared>,
     pub stream: String,
     pub stream_arn: String,
-    pub shards: Arc<Vec<String>>,
     pub start: StartPosition,
 }
 
 impl Ctx {
-    /// The index of a shard id in `shards`.
-    pub fn shard_index(&self, id: &str) -> Option<usize> {
-        // Shard ids end in their number, which is their index on the emulator and on a stream
-        // that was never resharded; look it up by name otherwise.
-        let guess = id
-            .rsplit('-')
-            .next()
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|i| self.shards.get(*i).is_some_and(|s| s == id));
-        guess.or_else(|| self.shards.iter().position(|s| s == id))
+    /// The index of a shard id in the stream's shards (a shard seen for the first time, a
+    /// reshard's child, is added).
+    pub fn shard_index(&self, id: &str) -> usize {
+        self.shared.shards.index_or_add(id, &[])
     }
 }
 
@@ -122,6 +124,8 @@ pub struct KinesisLab {
     /// The spec a new poller (the `+` key) copies.
     poller_template: ConsumerSpec,
     poller_name: String,
+    /// Scheduled reshards and the watchers of accepted ones (stopped with the lab).
+    background: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 /// The lab's last seconds, one value per second, oldest first, for the screen's sparklines.
@@ -146,7 +150,7 @@ impl KinesisLab {
             // The last whole second and those before it.
             read_rate: snapshot::read_rate(
                 shared,
-                self.ctx.shards.len(),
+                shared.shards.shape().open,
                 now.saturating_sub(1),
                 window,
             ),
@@ -162,10 +166,20 @@ impl KinesisLab {
         let consumers = list.iter().map(|c| snapshot::consumer(shared, c)).collect();
         let producer = snapshot::producer(shared, &self.scenario.producer, complete);
         let send_to_arrival = shared.send_to_arrival.lock().summary();
-        let rate = snapshot::get_records_rate(shared, self.ctx.shards.len());
+        let shape = shared.shards.shape();
+        let rate = snapshot::get_records_rate(shared, shape.open);
         snapshot::KinesisSnapshot {
             stream: self.ctx.stream.clone(),
-            shards: self.ctx.shards.len(),
+            shards: shape.open,
+            updating: shape.updating,
+            shard_counts: shape
+                .history
+                .iter()
+                .map(|(at, n)| snapshot::ShardCount {
+                    at_secs: at.as_secs_f64(),
+                    shards: *n,
+                })
+                .collect(),
             retry: self.scenario.retry.describe(),
             producer,
             send_to_arrival,
@@ -211,12 +225,14 @@ impl KinesisLab {
             ));
         }
         let arn = wait_active(&admin, &stream).await?;
-        let shard_ids = list_shards(&admin, &stream).await?;
+        let listed = list_shards(&admin, &stream).await?;
+        shared.shards.listed(&listed);
+        let open = listed.iter().filter(|s| !s.closed).count();
+        shared.shards.set_active(open, shared.elapsed());
         let ctx = Ctx {
             shared: shared.clone(),
             stream,
             stream_arn: arn,
-            shards: Arc::new(shard_ids),
             start: scenario.start,
         };
         let poller_template = scenario.poller_template();
@@ -234,12 +250,14 @@ impl KinesisLab {
             partitions: AtomicUsize::new(0),
             poller_template,
             poller_name,
+            background: Arc::new(Mutex::new(Vec::new())),
         };
         for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
             lab.spawn_consumer(&spec);
         }
         lab.wait_ready(Duration::from_secs(90)).await?;
         lab.start_producer();
+        lab.schedule_reshards();
         Ok(lab)
     }
 
@@ -267,34 +285,46 @@ impl KinesisLab {
                 .add_consumer(spec.name.clone(), spec.kind, detail, quota.clone());
         let retry = spec.retry.as_ref().unwrap_or(&self.scenario.retry);
         let client = self.clients.kinesis(retry, &quota, state.sdk.clone());
-        let ready = Readiness::new(&self.ctx.shared, &state, self.ctx.shards.len());
+        // Where it starts: the open shards (LATEST) or the oldest of each lineage (TRIM_HORIZON);
+        // it counts as ready once it holds a position on each.
+        let initial = self
+            .ctx
+            .shared
+            .shards
+            .starting_shards(self.ctx.start == StartPosition::Latest);
+        let ready = Readiness::new(&self.ctx.shared, &state, initial.len());
         let ctx = self.ctx.clone();
         let spec = spec.clone();
+        let c = state.clone();
         let handles: Vec<JoinHandle<()>> = match spec.kind {
-            ConsumerKind::Poller => (0..ctx.shards.len())
-                .map(|i| {
-                    tokio::spawn(poller::run(
+            ConsumerKind::Poller => vec![tokio::spawn(async move {
+                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
+                    poller::run(
                         ctx.clone(),
                         client.clone(),
-                        state.clone(),
+                        c.clone(),
                         spec.clone(),
                         i,
-                        ready.clone(),
-                    ))
+                        start,
+                        ready,
+                    )
                 })
-                .collect(),
-            ConsumerKind::LambdaStandard => (0..ctx.shards.len())
-                .map(|i| {
-                    tokio::spawn(lambda::run(
+                .await
+            })],
+            ConsumerKind::LambdaStandard => vec![tokio::spawn(async move {
+                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
+                    lambda::run(
                         ctx.clone(),
                         client.clone(),
-                        state.clone(),
+                        c.clone(),
                         spec.clone(),
                         i,
-                        ready.clone(),
-                    ))
+                        start,
+                        ready,
+                    )
                 })
-                .collect(),
+                .await
+            })],
             ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
                 let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
                 let name = owned_name(&sanitize(&spec.name), &ctx.shared.run_id, embedded);
@@ -304,7 +334,7 @@ impl KinesisLab {
                     state.clone(),
                     spec,
                     name,
-                    ready,
+                    (initial, ready),
                     self.registered.clone(),
                 ))]
             }
@@ -415,6 +445,9 @@ impl KinesisLab {
     /// Stops the producer, lets the consumers catch up for at most the scenario's drain time, then
     /// stops them.
     pub async fn stop(&self) {
+        for task in self.background.lock().drain(..) {
+            task.abort();
+        }
         let producer = self.producer.lock().take();
         if let Some((cancel, task)) = producer {
             cancel.cancel();
@@ -525,6 +558,7 @@ impl KinesisLab {
             Command::RetryQuota => Ok(self.toggle_quota()),
             Command::AddFanOut => self.add_fan_out().await,
             Command::RemoveFanOut => self.remove_fan_out().await,
+            Command::Reshard(scale) => self.reshard(scale).await,
         }
     }
 }
@@ -548,6 +582,8 @@ pub enum Command {
     RetryQuota,
     AddFanOut,
     RemoveFanOut,
+    /// Double or halve the stream's open shards (UpdateShardCount, uniform scaling).
+    Reshard(Scale),
 }
 
 /// Payload sizes the `[` and `]` keys step through.

@@ -1,5 +1,23 @@
 //! The producer's payload: a small JSON document carrying the record's `seq`, its send time and the
 //! run's id, padded to the configured size. Consumers read only its head, whatever its size.
+//!
+//! The record's partition key is one of [`KEYS`] keys, chosen by its `seq`, so that every key
+//! carries a run of records whose order the consumers can check (a key per record, as before,
+//! would leave nothing to order). 256 keys spread over the hash key space as a producer with
+//! many keys does: over 4 shards, no shard takes more than 70 of them.
+
+/// Partition keys the producer writes with.
+pub const KEYS: u64 = 256;
+
+/// The partition key of record `seq`.
+pub fn partition_key(seq: u64) -> String {
+    format!("key-{}", key_of(seq))
+}
+
+/// Which of the [`KEYS`] keys record `seq` was written with.
+pub fn key_of(seq: u64) -> u64 {
+    seq % KEYS
+}
 
 /// A payload of exactly `size` bytes (at least the head's length).
 pub fn encode(seq: u64, sent_us: i64, run: &str, size: usize) -> Vec<u8> {
@@ -46,5 +64,12 @@ mod tests {
             );
         }
         assert_eq!(decode(b"hello", "r1"), None);
+    }
+
+    #[test]
+    fn records_cycle_through_the_keys() {
+        assert_eq!(partition_key(3), "key-3");
+        assert_eq!(partition_key(KEYS + 3), "key-3");
+        assert_eq!(key_of(KEYS - 1), KEYS - 1);
     }
 }

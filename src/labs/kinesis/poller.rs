@@ -1,13 +1,15 @@
 //! A shared-throughput consumer: GetRecords on every shard at an interval, each call counted
 //! against the shard's 5 calls/s with every other reader's. When the shard refuses a call the SDK
-//! backs off and retries; what still fails after its retries is counted as escaped.
+//! backs off and retries; what still fails after its retries is counted as escaped. A closed
+//! shard read to its end ends the task with its children (`lineage.rs` starts them).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use aws_sdk_kinesis::Client;
 
-use super::config::{ConsumerSpec, IntervalMode};
+use super::config::{ConsumerSpec, IntervalMode, StartPosition};
+use super::lineage::ShardEnd;
 use super::reader::ShardReader;
 use super::{Ctx, Readiness, pause, received};
 use crate::labs::kinesis::state::ConsumerState;
@@ -18,10 +20,13 @@ pub async fn run(
     c: Arc<ConsumerState>,
     spec: ConsumerSpec,
     shard: usize,
-    ready: Readiness,
-) {
-    let mut ready = Some(ready);
-    let mut reader = ShardReader::new(client, &ctx.stream, &ctx.shards[shard], ctx.start);
+    start: StartPosition,
+    mut ready: Option<Readiness>,
+) -> ShardEnd {
+    let Some(id) = ctx.shared.shards.id(shard) else {
+        return ShardEnd::Stopped;
+    };
+    let mut reader = ShardReader::new(client, &ctx.stream, &id, start);
     let mut generation = 0;
     while !c.cancel.is_cancelled() {
         // A live change of retry mode or quota: the next call goes through the new client.
@@ -48,6 +53,9 @@ pub async fn run(
                         Some(ms) if ms > 0 => format!("reading, {ms} ms behind"),
                         _ => "reading".to_string(),
                     });
+                    if let Some(children) = reader.children().await {
+                        return ShardEnd::Closed(children);
+                    }
                 }
                 Err(f) => {
                     if f.code == "ExpiredIteratorException" {
@@ -72,4 +80,5 @@ pub async fn run(
             break;
         }
     }
+    ShardEnd::Stopped
 }

@@ -273,7 +273,7 @@ fn acknowledged(ctx: &Ctx, seq: u64, started: Instant, shard: Option<&str>, kseq
         .lock()
         .record(started.elapsed().as_micros() as u64, shared.second());
     shared.producer.acked.fetch_add(1, Ordering::Relaxed);
-    let shard = shard.and_then(|id| ctx.shard_index(id)).unwrap_or(0);
+    let shard = shard.map_or(0, |id| ctx.shard_index(id));
     shared
         .ledger
         .lock()
@@ -339,7 +339,7 @@ async fn put_record(ctx: &Ctx, client: &Client, record: Pending) {
         let result = client
             .put_record()
             .stream_name(&ctx.stream)
-            .partition_key(record.seq.to_string())
+            .partition_key(crate::labs::kinesis::payload::partition_key(record.seq))
             .data(Blob::new(record.data.clone()))
             .send()
             .await;
@@ -382,7 +382,7 @@ async fn put_records(
         .iter()
         .map(|r| {
             PutRecordsRequestEntry::builder()
-                .partition_key(r.seq.to_string())
+                .partition_key(crate::labs::kinesis::payload::partition_key(r.seq))
                 .data(Blob::new(r.data.clone()))
                 .build()
                 .expect("data and partition key are set")

@@ -1,11 +1,14 @@
 //! Iterator-following GetRecords for one shard: what a poller and Lambda's standard iterator share.
 //! It starts at the scenario's position, follows NextShardIterator, and after an expired iterator
 //! (or any lost one) resumes after the last record it returned, so nothing is skipped or repeated.
+//! A closed shard read to its end answers no NextShardIterator: the reader then says which
+//! children the shard has (its ChildShards, or ListShards for an endpoint that does not send them).
 
 use aws_sdk_kinesis::Client;
 use aws_sdk_kinesis::operation::get_records::GetRecordsOutput;
 use aws_sdk_kinesis::types::ShardIteratorType;
 
+use super::lineage::Child;
 use super::state::ConsumerState;
 use crate::aws::error_code;
 use crate::labs::kinesis::config::StartPosition;
@@ -22,6 +25,8 @@ pub struct ShardReader {
     first_positioned: Option<std::time::SystemTime>,
     /// Answers in a row that say the endpoint lacks an operation: (operation, what it answered).
     lacking: Option<(&'static str, String, u32)>,
+    /// The shard is closed and read to its end: the children its last answer named.
+    ended: Option<Vec<Child>>,
 }
 
 /// Answers in a row, saying the endpoint lacks an operation, before the reader believes them.
@@ -49,6 +54,7 @@ impl ShardReader {
             last_sequence: None,
             first_positioned: None,
             lacking: None,
+            ended: None,
         }
     }
 
@@ -68,6 +74,20 @@ impl ShardReader {
             .as_ref()
             .filter(|(_, _, n)| *n >= LACKING_STRIKES)
             .map(|(op, what, _)| (*op, what.as_str()))
+    }
+
+    /// Once the shard was read to its end: its children (from the last answer, or else from
+    /// ListShards). None while it is not, or while ListShards cannot say (the next read asks
+    /// again).
+    pub async fn children(&mut self) -> Option<Vec<Child>> {
+        let named = self.ended.take()?;
+        if !named.is_empty() {
+            return Some(named);
+        }
+        match super::setup::children_of(&self.client, &self.stream, &self.shard).await {
+            Ok(found) if !found.is_empty() => Some(found),
+            _ => None,
+        }
     }
 
     pub fn has_iterator(&self) -> bool {
@@ -157,8 +177,19 @@ impl ShardReader {
                 if let Some(last) = out.records().last() {
                     self.last_sequence = Some(last.sequence_number().to_string());
                 }
-                // A closed shard answers no next iterator; the reader then gets a new one.
+                // A closed shard read to its end answers no next iterator, and its children.
                 self.iterator = out.next_shard_iterator().map(str::to_string);
+                if self.iterator.is_none() {
+                    self.ended = Some(
+                        out.child_shards()
+                            .iter()
+                            .map(|c| Child {
+                                id: c.shard_id().to_string(),
+                                parents: c.parent_shards().to_vec(),
+                            })
+                            .collect(),
+                    );
+                }
                 Ok(out)
             }
             Err(e) => {

@@ -102,7 +102,28 @@ pub(super) async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<
     }
 }
 
-pub(super) async fn list_shards(admin: &Client, stream: &str) -> anyhow::Result<Vec<String>> {
+/// The children of `shard`: the listed shards that name it as a parent.
+pub(super) async fn children_of(
+    client: &Client,
+    stream: &str,
+    shard: &str,
+) -> anyhow::Result<Vec<lineage::Child>> {
+    Ok(list_shards(client, stream)
+        .await?
+        .into_iter()
+        .filter(|s| s.parents.iter().any(|p| p == shard))
+        .map(|s| lineage::Child {
+            id: s.id,
+            parents: s.parents,
+        })
+        .collect())
+}
+
+/// Every shard ListShards lists (open and closed, not expired), with parents and state.
+pub(super) async fn list_shards(
+    admin: &Client,
+    stream: &str,
+) -> anyhow::Result<Vec<shards::ShardInfo>> {
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     loop {
@@ -114,7 +135,21 @@ pub(super) async fn list_shards(admin: &Client, stream: &str) -> anyhow::Result<
             .send()
             .await
             .map_err(|e| anyhow::anyhow!("cannot list shards of {stream}: {}", error_line(&e)))?;
-        out.extend(page.shards().iter().map(|s| s.shard_id().to_string()));
+        out.extend(page.shards().iter().map(|s| {
+            shards::ShardInfo {
+                id: s.shard_id().to_string(),
+                rank: shards::rank_of(s.shard_id()).unwrap_or(0),
+                parents: s
+                    .parent_shard_id()
+                    .into_iter()
+                    .chain(s.adjacent_parent_shard_id())
+                    .map(str::to_string)
+                    .collect(),
+                closed: s
+                    .sequence_number_range()
+                    .is_some_and(|r| r.ending_sequence_number().is_some()),
+            }
+        }));
         token = page.next_token().map(str::to_string);
         if token.is_none() {
             return Ok(out);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
 use super::config::{ConsumerKind, ProducerSpec};
-use super::state::{ConsumerState, Shared};
+use super::state::{ConsumerState, ShardRead, Shared};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::metrics::{SeqCounts, Summary};
 
@@ -29,6 +29,11 @@ pub struct ConsumerSnapshot {
     pub recent: Summary,
     /// `received + lost + unread = acknowledged`, always.
     pub counts: SeqCounts,
+    /// Records that arrived after a record of their partition key the stream stored later
+    /// (0 expected: a consumer reads each shard in order and a parent before its children).
+    pub out_of_order: u64,
+    /// How it read each shard, in the order the lab came to know them.
+    pub shards: Vec<ShardRead>,
     /// The largest MillisBehindLatest among its shards' last answers (the service's own measure
     /// of how far behind the consumer reads); None before the first answer.
     pub millis_behind: Option<i64>,
@@ -123,7 +128,12 @@ impl ProducerSnapshot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct KinesisSnapshot {
     pub stream: String,
+    /// Open shards.
     pub shards: usize,
+    /// A reshard is under way (the stream is UPDATING).
+    pub updating: bool,
+    /// The open shards when the lab started and after each reshard took effect.
+    pub shard_counts: Vec<ShardCount>,
     pub retry: String,
     pub producer: ProducerSnapshot,
     pub send_to_arrival: Summary,
@@ -134,7 +144,45 @@ pub struct KinesisSnapshot {
     pub get_records_limit_per_sec: u32,
 }
 
+/// The stream's open shards from a point of the run on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShardCount {
+    /// Since the lab started.
+    pub at_secs: f64,
+    pub shards: usize,
+}
+
 impl KinesisSnapshot {
+    /// Whether the stream was resharded during the run (or is being).
+    pub fn resharded(&self) -> bool {
+        self.updating || self.shard_counts.len() > 1
+    }
+
+    /// "1 shard", "4 shards", or across reshards "1 -> 2 -> 1 shards".
+    pub fn shards_text(&self) -> String {
+        if self.resharded() {
+            format!("{} shards", self.shard_story())
+        } else {
+            format!(
+                "{} shard{}",
+                self.shards,
+                if self.shards == 1 { "" } else { "s" }
+            )
+        }
+    }
+
+    /// The open shard counts in turn, "1 -> 2 -> 1" (the count now when there is no history).
+    pub fn shard_story(&self) -> String {
+        if self.shard_counts.is_empty() {
+            return self.shards.to_string();
+        }
+        self.shard_counts
+            .iter()
+            .map(|c| c.shards.to_string())
+            .collect::<Vec<_>>()
+            .join(" -> ")
+    }
+
     /// GetRecords calls, attempts and throttled attempts of every shared-throughput reader.
     pub fn get_records_totals(&self) -> crate::metrics::sdk::OpCounts {
         let mut t = crate::metrics::sdk::OpCounts::default();
@@ -154,6 +202,10 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
     // Each lock alone, in its own statement.
     let counts = shared.ledger.lock().counts(c.id);
     let millis_behind = c.behind_ms.lock().iter().flatten().copied().max();
+    let mut shards = c.reads.lock().clone();
+    for (i, r) in shards.iter_mut().enumerate() {
+        r.shard = shared.shards.id(i).unwrap_or_default();
+    }
     let status = c.status.lock().clone();
     let stopped_at_secs = c.stopped_at.lock().map(|d| d.as_secs_f64());
     let sdk = c.sdk.snapshot();
@@ -165,6 +217,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
         batch_sizes,
         events,
         foreign_records,
+        out_of_order,
     ) = {
         let m = c.metrics.lock();
         (
@@ -181,6 +234,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
                 .collect(),
             m.events.clone(),
             m.foreign,
+            m.order.out_of_order(),
         )
     };
     ConsumerSnapshot {
@@ -194,6 +248,8 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
         send_to_receive,
         recent,
         counts,
+        out_of_order,
+        shards,
         millis_behind,
         sdk,
         batches,

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::aws::QuotaPartition;
 use crate::labs::kinesis::config::ConsumerKind;
-use crate::metrics::{ConsumerId, Ledger, SdkStats, SeqNo, Series};
+use crate::metrics::{ConsumerId, KeyOrder, Ledger, SdkStats, SeqNo, Series};
 
 /// How a consumer's status begins when the endpoint lacks an operation it needs.
 pub const UNSUPPORTED: &str = "not supported by this endpoint";
@@ -31,7 +31,6 @@ pub struct Received {
     pub kseq: Option<SeqNo>,
 }
 
-#[derive(Default)]
 pub struct ConsumerMetrics {
     pub arrival_to_receive: Series,
     pub send_to_receive: Series,
@@ -42,6 +41,35 @@ pub struct ConsumerMetrics {
     pub foreign: u64,
     /// Notable events by name (subscription ended, iterator expired, ...).
     pub events: BTreeMap<String, u64>,
+    /// Each partition key's order as the consumer received its records.
+    pub order: KeyOrder,
+}
+
+impl Default for ConsumerMetrics {
+    fn default() -> Self {
+        ConsumerMetrics {
+            arrival_to_receive: Series::default(),
+            send_to_receive: Series::default(),
+            batch_records: BTreeMap::new(),
+            batches: 0,
+            foreign: 0,
+            events: BTreeMap::new(),
+            order: KeyOrder::new(super::payload::KEYS as usize),
+        }
+    }
+}
+
+/// How a consumer read one shard: when it started and finished it, and the records it was handed
+/// there (times in seconds since the lab started).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShardRead {
+    pub shard: String,
+    pub started_secs: Option<f64>,
+    /// When it read the shard to its end (a closed shard).
+    pub finished_secs: Option<f64>,
+    pub records: u64,
+    pub first_record_secs: Option<f64>,
+    pub last_record_secs: Option<f64>,
 }
 
 impl ConsumerMetrics {
@@ -71,6 +99,8 @@ pub struct ConsumerState {
     pub ready: AtomicBool,
     /// Per shard: the service's MillisBehindLatest in the consumer's last answer there.
     pub behind_ms: Mutex<Vec<Option<i64>>>,
+    /// Per shard (by index): how the consumer read it.
+    pub reads: Mutex<Vec<ShardRead>>,
 }
 
 impl ConsumerState {
@@ -82,6 +112,29 @@ impl ConsumerState {
         }
         if ms.is_some() {
             b[shard] = ms;
+        }
+    }
+
+    /// The consumer started reading `shard` (`at`: since the lab started).
+    pub fn shard_started(&self, shard: usize, at: Duration) {
+        let mut r = self.reads.lock();
+        if r.len() <= shard {
+            r.resize(shard + 1, ShardRead::default());
+        }
+        r[shard].started_secs.get_or_insert(at.as_secs_f64());
+    }
+
+    /// The consumer read `shard` to its end: it no longer counts in how far behind it is.
+    pub fn shard_finished(&self, shard: usize, at: Duration) {
+        {
+            let mut r = self.reads.lock();
+            if r.len() <= shard {
+                r.resize(shard + 1, ShardRead::default());
+            }
+            r[shard].finished_secs = Some(at.as_secs_f64());
+        }
+        if let Some(b) = self.behind_ms.lock().get_mut(shard) {
+            *b = None;
         }
     }
 
@@ -217,6 +270,8 @@ pub struct Shared {
     pub producer: ProducerMetrics,
     pub producer_sdk: Arc<SdkStats>,
     pub consumers: RwLock<Vec<Arc<ConsumerState>>>,
+    /// The stream's shards, as far as the lab knows them, and what the stream is doing.
+    pub shards: super::shards::ShardMap,
     pub settings: Mutex<LiveSettings>,
     /// What happened, newest last (the screen confirms each change from here).
     pub log: Mutex<VecDeque<(Duration, String)>>,
@@ -239,6 +294,7 @@ impl Shared {
             producer: ProducerMetrics::default(),
             producer_sdk: Arc::new(SdkStats::default()),
             consumers: RwLock::new(Vec::new()),
+            shards: super::shards::ShardMap::default(),
             settings: Mutex::new(settings),
             log: Mutex::new(VecDeque::new()),
             reset_count: AtomicU64::new(0),
@@ -310,6 +366,7 @@ impl Shared {
             cancel: CancellationToken::new(),
             ready: AtomicBool::new(false),
             behind_ms: Mutex::new(Vec::new()),
+            reads: Mutex::new(Vec::new()),
         });
         self.consumers.write().push(c.clone());
         c
@@ -358,13 +415,19 @@ impl Shared {
         let sec = self.second();
         // One lock at a time, never two: readers take them in other orders.
         let mut first_copies = Vec::new();
+        // This run's records the consumer had not had before: (key, where stored).
+        let mut firsts: Vec<(usize, usize, SeqNo)> = Vec::new();
         {
             let mut ledger = self.ledger.lock();
             for r in batch {
-                if let (Some(seq), Some(sent)) = (r.seq, r.sent_us)
-                    && ledger.receive(c.id, seq).first_anywhere
-                {
-                    first_copies.push((r.arrival_us - sent).max(0) as u64);
+                if let (Some(seq), Some(sent)) = (r.seq, r.sent_us) {
+                    let receipt = ledger.receive(c.id, seq);
+                    if receipt.first_anywhere {
+                        first_copies.push((r.arrival_us - sent).max(0) as u64);
+                    }
+                    if let (false, Some(k)) = (receipt.duplicate, r.kseq) {
+                        firsts.push((super::payload::key_of(seq) as usize, r.shard, k));
+                    }
                 }
             }
             // The consumer's position in each shard: records of a shard come in order, so the
@@ -382,8 +445,28 @@ impl Shared {
                 ledger.advance(c.id, shard, k);
             }
         }
+        let ranked: Vec<(usize, (u64, SeqNo))> = firsts
+            .into_iter()
+            .map(|(key, shard, k)| (key, (self.shards.rank(shard), k)))
+            .collect();
+        {
+            let elapsed = self.elapsed().as_secs_f64();
+            let mut reads = c.reads.lock();
+            for r in batch {
+                if reads.len() <= r.shard {
+                    reads.resize(r.shard + 1, ShardRead::default());
+                }
+                let read = &mut reads[r.shard];
+                read.records += 1;
+                read.first_record_secs.get_or_insert(elapsed);
+                read.last_record_secs = Some(elapsed);
+            }
+        }
         {
             let mut m = c.metrics.lock();
+            for (key, at) in ranked {
+                m.order.receive(key, at);
+            }
             m.batches += 1;
             *m.batch_records.entry(batch.len() as u32).or_default() += batch.len() as u64;
             for r in batch {

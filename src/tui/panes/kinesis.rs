@@ -457,14 +457,20 @@ pub fn min_rows(k: &KinesisSnapshot) -> u16 {
 /// against achieved (with the first cause of a shortfall).
 pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(String, Style, u8)> {
     let mut parts = Vec::new();
+    // While a reshard is under way the stream says so (the shard count is the open one).
     parts.push((
         format!(
-            "{} · {} shard{}",
+            "{} · {} shard{}{}",
             k.stream,
             k.shards,
-            if k.shards == 1 { "" } else { "s" }
+            if k.shards == 1 { "" } else { "s" },
+            if k.updating { " · UPDATING" } else { "" }
         ),
-        style,
+        if k.updating {
+            style.add_modifier(Modifier::BOLD)
+        } else {
+            style
+        },
         3,
     ));
     let p = &k.producer;
