@@ -363,23 +363,22 @@ fn extra_line(
                 .iter()
                 .map(|&i| k.consumers[i].sdk.counters.client_waits)
                 .sum();
-            let mut spans = vec![
-                Span::styled(format!(" {}", first.detail), dim),
-                Span::styled(
-                    format!(
-                        " · shard over {} calls/s in {over} of the last {} s",
-                        k.get_records_limit_per_sec,
-                        recent.len()
-                    ),
-                    if over > 0 { theme.fg(theme.warn) } else { dim },
+            // The figures first, the settings after: a narrow screen cuts the settings.
+            let mut spans = vec![Span::styled(
+                format!(
+                    " shard over {} calls/s in {over} of the last {} s",
+                    k.get_records_limit_per_sec,
+                    recent.len()
                 ),
-            ];
+                if over > 0 { theme.fg(theme.warn) } else { dim },
+            )];
             if held > 0 {
                 spans.push(Span::styled(
                     format!(" · {} held back by the SDK's rate limiter", thousands(held)),
                     theme.fg(theme.accent),
                 ));
             }
+            spans.push(Span::styled(format!(" · {}", first.detail), dim));
             Line::from(spans)
         }
         ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo => {
