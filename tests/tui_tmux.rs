@@ -6,6 +6,30 @@ use std::time::{Duration, Instant};
 
 struct Session(String);
 
+impl Session {
+    /// `cmd` in a new detached 140x44 tmux session named `name`, in colour.
+    fn start(name: String, cmd: &str) -> Session {
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "140",
+                "-y",
+                "44",
+                cmd,
+            ])
+            .env_remove("NO_COLOR")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux starts a session");
+        Session(name)
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -63,24 +87,7 @@ fn the_tui_runs_in_a_terminal_and_answers_keys() {
         log.display(),
         record.display()
     );
-    let ok = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-            "-x",
-            "140",
-            "-y",
-            "44",
-            &cmd,
-        ])
-        .env_remove("NO_COLOR")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "tmux starts a session");
-    let s = Session(name);
+    let s = Session::start(name, &cmd);
     let first = wait_for(&s, "latlab │ demo", Duration::from_secs(10));
     assert!(
         first.contains("latlab │ demo"),
@@ -186,24 +193,7 @@ fn replay_in_the_terminal(record: &std::path::Path) {
         "{bin} replay {} --speed 60; echo \"[exit $?]\"; sleep 120",
         record.display()
     );
-    let ok = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-            "-x",
-            "140",
-            "-y",
-            "44",
-            &cmd,
-        ])
-        .env_remove("NO_COLOR")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "tmux starts a session");
-    let s = Session(name);
+    let s = Session::start(name, &cmd);
     let screen = wait_for(&s, "REPLAY of", Duration::from_secs(10));
     assert!(
         screen.contains("Shared throughput: GetRecords pollers"),
@@ -257,24 +247,7 @@ fn sigterm_restores_the_terminal_and_prints_the_summary() {
         "{bin} tui demo --limit consumer_activation=0s --log {}; echo \"[exit $?]\"; sleep 120",
         log.display()
     );
-    assert!(
-        Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &name,
-                "-x",
-                "120",
-                "-y",
-                "40",
-                &cmd
-            ])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let s = Session(name);
+    let s = Session::start(name, &cmd);
     wait_for(
         &s,
         "Shared throughput: GetRecords pollers",

@@ -135,6 +135,22 @@ pub(crate) fn spawn_input(tx: mpsc::Sender<Event>, stop: Arc<AtomicBool>) {
     });
 }
 
+/// A frame tick `fps` times a second (1-60) until the loop's receiver is gone; late ticks are
+/// skipped, never bunched.
+pub(crate) fn spawn_ticks(tx: mpsc::Sender<Event>, fps: u32) -> tokio::task::JoinHandle<()> {
+    let period = Duration::from_secs_f64(1.0 / fps.clamp(1, 60) as f64);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tick.tick().await;
+            if tx.send(Event::Tick).await.is_err() {
+                return;
+            }
+        }
+    })
+}
+
 pub(crate) fn spawn_signals(tx: mpsc::Sender<Event>) {
     #[cfg(unix)]
     tokio::spawn(async move {
@@ -221,18 +237,7 @@ where
     let mut recorded = std::time::Instant::now();
     let lab = Arc::new(lab);
     metrics.attach(&lab);
-    let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
-    let ticker = tx.clone();
-    let tick_task = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        loop {
-            tick.tick().await;
-            if ticker.send(Event::Tick).await.is_err() {
-                return;
-            }
-        }
-    });
+    let tick_task = spawn_ticks(tx.clone(), opts.fps);
     let mut redraw = true;
     loop {
         if redraw {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::Event as TermEvent;
 use tokio::sync::mpsc;
@@ -126,18 +126,7 @@ where
     if let Some(cut) = &rec.cut {
         app.say(format!("replay: {cut}"), true);
     }
-    let period = Duration::from_secs_f64(1.0 / opts.fps.clamp(1, 60) as f64);
-    let ticker = tx.clone();
-    let tick_task = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        loop {
-            tick.tick().await;
-            if ticker.send(Event::Tick).await.is_err() {
-                return;
-            }
-        }
-    });
+    let tick_task = super::spawn_ticks(tx.clone(), opts.fps);
     let mut last_tick = Instant::now();
     // The view drawn, by frame and window: a frame is read from the file once.
     let mut shown: Option<(usize, u64, View)> = None;
