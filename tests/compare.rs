@@ -183,12 +183,21 @@ fn a_recording_against_itself_is_within_noise_and_reads_as_its_report() {
         })
         .collect();
     assert_eq!(figure_rows.len(), 4 * CONSUMERS.len(), "{text}");
+    // A run against itself is never larger than its own noise. A consumer that received
+    // records in fewer than 5 seconds of a short run (Lambda polling once a second, on a loaded
+    // machine) has its noise unknown, which says so; the rest are within noise.
     for row in &figure_rows {
         assert!(
-            row.contains(" x1.00 ") && row.ends_with("within noise"),
+            row.contains(" x1.00 ")
+                && (row.ends_with("within noise") || row.contains("noise unknown (")),
             "{row}"
         );
     }
+    let within = figure_rows
+        .iter()
+        .filter(|r| r.ends_with("within noise"))
+        .count();
+    assert!(within * 2 >= figure_rows.len(), "{text}");
     // The same inputs, the same verdicts and intervals.
     assert_eq!(text, ok(&["compare", s(&r.zero), s(&r.zero)]));
 
