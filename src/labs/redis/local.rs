@@ -308,6 +308,11 @@ impl LocalRedis {
         std::fs::create_dir_all(&replica_dir)?;
         let replica = spawn(&binary, &replica_dir, free_port()?, Some(shaper_port))?;
         let replica_port = replica.port;
+        // The replica holds its port before anything else here binds one: a shaper's ephemeral
+        // port could otherwise be the one the replica was about to take.
+        wait_ping(replica_port, Duration::from_secs(10))
+            .await
+            .context("the replica redis-server did not start")?;
         let client_ports = if client_link.latency_ms > 0.0 || client_link.bandwidth > 0.0 {
             let (_, p, t1) = Shaper::start(client_link.clone(), primary_port).await?;
             let (_, r, t2) = Shaper::start(client_link, replica_port).await?;
@@ -328,9 +333,6 @@ impl LocalRedis {
             client_ports,
             tasks,
         };
-        wait_ping(redis.replica_port, Duration::from_secs(10))
-            .await
-            .context("the replica redis-server did not start")?;
         wait_link_up(&redis.replica_url(), Duration::from_secs(20)).await?;
         Ok(redis)
     }
