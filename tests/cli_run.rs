@@ -636,9 +636,10 @@ fn s3_express_an_endpoint_cannot_serve_is_named_and_standard_is_measured() {
     );
 }
 
-/// A TCP proxy to `upstream` whose credentials "expire" after `after`: from then on every
-/// connection is closed and every request answered 400 ExpiredTokenException, as AWS answers a
-/// call signed with an expired session token.
+/// A TCP proxy to `upstream` whose credentials "expire" `after` its first connection (so a slow
+/// start on a loaded machine does not use the time up): from then on every connection is closed
+/// and every request answered 400 ExpiredTokenException, as AWS answers a call signed with an
+/// expired session token.
 fn expiring_proxy(upstream: String, after: Duration) -> String {
     use std::io::{Read, Write};
     use std::sync::Arc;
@@ -648,13 +649,18 @@ fn expiring_proxy(upstream: String, after: Duration) -> String {
     let upstream = upstream.trim_start_matches("http://").to_string();
     let expired = Arc::new(AtomicBool::new(false));
     let flag = expired.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(after);
-        flag.store(true, Ordering::SeqCst);
+    let mut timer = Some(move || {
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            flag.store(true, Ordering::SeqCst);
+        });
     });
     std::thread::spawn(move || {
         for client in listener.incoming().take(2000) {
             let Ok(mut client) = client else { continue };
+            if let Some(start) = timer.take() {
+                start();
+            }
             let expired = expired.clone();
             let upstream = upstream.clone();
             std::thread::spawn(move || {
