@@ -8,6 +8,7 @@ pub mod aws;
 pub mod cli;
 pub mod clock;
 pub mod compare;
+pub mod config;
 pub mod cost;
 pub mod emulator;
 pub mod faults;

@@ -99,6 +99,15 @@ struct EmulatorSection {
 impl Scenario {
     /// A built-in scenario by name, or a scenario file by path.
     pub fn resolve(name_or_path: &str) -> anyhow::Result<Scenario> {
+        Scenario::resolve_in(name_or_path, &[])
+    }
+
+    /// A built-in scenario by name, a scenario file by path, or `NAME.toml` in one of `dirs`
+    /// (searched in order; each with where it was named, for messages).
+    pub fn resolve_in(
+        name_or_path: &str,
+        dirs: &[(std::path::PathBuf, String)],
+    ) -> anyhow::Result<Scenario> {
         if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
             return Scenario::parse(text, "built-in")
                 .with_context(|| format!("built-in scenario {name_or_path}"));
@@ -107,8 +116,25 @@ impl Scenario {
         if path.exists() || name_or_path.ends_with(".toml") {
             return Scenario::load(path);
         }
+        for (dir, _) in dirs {
+            let file = dir.join(format!("{name_or_path}.toml"));
+            if file.is_file() {
+                return Scenario::load(&file);
+            }
+        }
+        let searched = if dirs.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; NAME.toml was looked for in {}",
+                dirs.iter()
+                    .map(|(d, _)| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         bail!(
-            "unknown scenario '{name_or_path}': valid names are {} (see `latlab scenarios`), or a path to a .toml file",
+            "unknown scenario '{name_or_path}': valid names are {} (see `latlab scenarios`), or a path to a .toml file{searched}",
             BUILTIN
                 .iter()
                 .map(|(n, _)| *n)

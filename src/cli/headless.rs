@@ -3,9 +3,9 @@
 
 use super::*;
 
-pub(super) fn run_headless(args: RunArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
     args.target.check()?;
-    let mut scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
+    let mut scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref(), dirs)?;
     if let Some(d) = args.duration {
         if d.is_zero() {
             anyhow::bail!("--duration must be longer than 0s");

@@ -1,4 +1,4 @@
-//! What `latlab scenarios`, `latlab profile show` and `latlab emulate --list-profiles` print.
+//! What `latlab profile show` and `latlab emulate --list-profiles` print.
 
 use super::*;
 
@@ -69,18 +69,6 @@ pub fn profile_listing(p: &LatencyProfile) -> String {
                 "  derived from seed cells: {}\n",
                 x.provenance.seed_cells.join(", ")
             ));
-        }
-    }
-    out
-}
-
-/// `latlab scenarios`: a line each.
-pub fn scenarios_listing() -> String {
-    let mut out = String::new();
-    for (name, _) in crate::scenario::BUILTIN {
-        match Scenario::resolve(name) {
-            Ok(s) => out.push_str(&format!("{:<22} {}\n", s.name, s.description)),
-            Err(e) => out.push_str(&format!("{name:<22} (invalid: {e:#})\n")),
         }
     }
     out

@@ -1,13 +1,18 @@
 //! The command line: `latlab <command>`, parsed with clap's derive API.
 
 mod compare;
+mod config;
+mod emulate;
 mod headless;
+mod install;
 mod listing;
 mod replay;
+mod scenarios;
 pub use replay::ReplayArgs;
+pub use scenarios::{ScenarioName, scenarios_listing};
 
 use headless::{run_headless, shutdown_signal};
-pub use listing::{profile_listing, profile_markdown, profiles_listing, scenarios_listing};
+pub use listing::{profile_listing, profile_markdown, profiles_listing};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,12 +34,16 @@ use std::io::Write as _;
 #[derive(Parser, Debug)]
 #[command(
     name = "latlab",
-    version,
+    version = env!("LATLAB_LONG_VERSION"),
     about = "A terminal lab for cloud latency",
     long_about = "A terminal lab for cloud latency. With no command it opens the live lab on the `demo` \
                   scenario against the embedded emulator."
 )]
 pub struct Cli {
+    /// Read defaults from this config file instead of $XDG_CONFIG_HOME/latlab/config.toml
+    /// (`latlab config show` shows what it sets)
+    #[arg(long, global = true, value_name = "FILE", env = crate::config::CONFIG_ENV)]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -49,8 +58,8 @@ pub enum Command {
     Themes(ThemesArgs),
     /// Run a scenario headless and print its tables (the seed's beside ours for seed scenarios)
     Run(RunArgs),
-    /// List the built-in scenarios
-    Scenarios,
+    /// List the scenarios: built in, and in the scenario directories; `new` starts one's own
+    Scenarios(scenarios::ScenariosArgs),
     /// List the faults latlab can inject, with the settings each takes
     Faults,
     /// Run the local cloud on its own: Kinesis for any SDK, boto3 or the aws CLI
@@ -66,6 +75,13 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Merge recordings of one scenario (e.g. from several hosts) into one recording
     Merge(compare::MergeArgs),
+    /// The config file's defaults: `show` the effective value of every option and its source
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
+    /// Write a shell completion script to standard output
+    Completions(install::CompletionsArgs),
+    /// Write the man page (roff) to standard output
+    Man,
 }
 
 #[derive(Args, Debug)]
@@ -80,7 +96,7 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     /// Price the configuration with this price file instead of the built-in file of the run's
     /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
 }
 
@@ -108,25 +124,25 @@ pub struct TargetArgs {
     #[arg(long, value_name = "URL", env = "LATLAB_ENDPOINT_URL")]
     pub endpoint_url: Option<String>,
     /// Measure real AWS (the SDK's default endpoints, credentials and region)
-    #[arg(long, conflicts_with = "endpoint_url")]
+    #[arg(long, conflicts_with = "endpoint_url", env = "LATLAB_AWS")]
     pub aws: bool,
-    /// Region for --endpoint-url or --aws (default: the SDK's AWS_REGION / profile)
-    #[arg(long, value_name = "REGION")]
+    /// Region for --endpoint-url or --aws (default: the SDK's, from the AWS profile)
+    #[arg(long, value_name = "REGION", env = "AWS_REGION")]
     pub region: Option<String>,
     /// Use this existing stream instead of creating one (it is never deleted)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
     /// S3 lab on another endpoint: the S3 Standard bucket (objects go under latlab/)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", env = "LATLAB_S3_BUCKET")]
     pub s3_bucket: Option<String>,
     /// S3 lab on another endpoint: the S3 Express One Zone directory bucket (NAME--AZID--x-s3)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", env = "LATLAB_S3_EXPRESS_BUCKET")]
     pub s3_express_bucket: Option<String>,
     /// Redis lab on your Redis: the primary (redis:// or rediss://[:PASSWORD@]HOST:PORT)
-    #[arg(long, value_name = "URL", requires = "redis_replica")]
+    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_PRIMARY")]
     pub redis_primary: Option<String>,
     /// Redis lab on your Redis: its replica
-    #[arg(long, value_name = "URL", requires = "redis_primary")]
+    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_REPLICA")]
     pub redis_replica: Option<String>,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
@@ -166,26 +182,36 @@ impl TargetArgs {
         if let Some(url) = &self.endpoint_url {
             crate::aws::check_endpoint_url(url)?;
         }
+        match (&self.redis_primary, &self.redis_replica) {
+            (Some(_), None) => anyhow::bail!(
+                "--redis-primary needs --redis-replica too (flag, LATLAB_REDIS_REPLICA or the config file's redis_replica): the Redis lab measures a primary and its replica"
+            ),
+            (None, Some(_)) => anyhow::bail!(
+                "--redis-replica needs --redis-primary too (flag, LATLAB_REDIS_PRIMARY or the config file's redis_primary): the Redis lab measures a primary and its replica"
+            ),
+            _ => {}
+        }
         Ok(())
     }
 }
 
 #[derive(Args, Debug, Default)]
 pub struct TuiArgs {
-    /// A built-in scenario (see `latlab scenarios`) or a scenario file [default: demo]
-    #[arg(value_name = "SCENARIO")]
+    /// A built-in scenario, one in the scenario directories (see `latlab scenarios`), or a
+    /// scenario file [default: demo]
+    #[arg(value_name = "SCENARIO", value_parser = ScenarioName, hide_possible_values = true)]
     pub name: Option<String>,
     /// A scenario file
     #[arg(long, value_name = "FILE", conflicts_with = "name")]
     pub scenario: Option<PathBuf>,
     /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono)
-    #[arg(long, value_name = "NAME|FILE")]
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_THEME")]
     pub theme: Option<String>,
     /// Frames per second when nothing happens (keys redraw at once)
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60))]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60), env = "LATLAB_FPS")]
     pub fps: u32,
-    /// Log file (never the screen)
-    #[arg(long, value_name = "FILE")]
+    /// Log file (never the screen) [default: latlab.log in the temporary directory]
+    #[arg(long, value_name = "FILE", env = "LATLAB_LOG_FILE")]
     pub log: Option<PathBuf>,
     /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
     /// (one interval a second), every key's command and answer, the faults that fired, the report
@@ -197,7 +223,7 @@ pub struct TuiArgs {
     pub metrics_addr: Option<String>,
     /// Price the configuration with this price file instead of the built-in file of the run's
     /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
@@ -205,8 +231,8 @@ pub struct TuiArgs {
 
 #[derive(Args, Debug)]
 pub struct ScreenshotArgs {
-    /// A built-in scenario or a scenario file [default: demo]
-    #[arg(value_name = "SCENARIO")]
+    /// A built-in scenario, one in the scenario directories, or a scenario file [default: demo]
+    #[arg(value_name = "SCENARIO", value_parser = ScenarioName, hide_possible_values = true)]
     pub name: Option<String>,
     /// How long the lab runs before the screen is taken
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "20s")]
@@ -233,14 +259,15 @@ pub struct ThemesArgs {
     #[arg(long)]
     pub items: bool,
     /// The theme whose colours --items shows
-    #[arg(long, value_name = "NAME|FILE")]
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_THEME")]
     pub theme: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// A built-in scenario (see `latlab scenarios`) or a scenario file
-    #[arg(value_name = "SCENARIO", required_unless_present = "scenario")]
+    /// A built-in scenario, one in the scenario directories (see `latlab scenarios`), or a
+    /// scenario file
+    #[arg(value_name = "SCENARIO", required_unless_present = "scenario", value_parser = ScenarioName, hide_possible_values = true)]
     pub name: Option<String>,
     /// A scenario file
     #[arg(long, value_name = "FILE", conflicts_with = "name")]
@@ -269,7 +296,7 @@ pub struct RunArgs {
     pub metrics_addr: Option<String>,
     /// Price the configuration with this price file instead of the built-in file of the run's
     /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
@@ -279,7 +306,7 @@ pub struct RunArgs {
 pub struct EmulatorArgs {
     /// Latency profile: a built-in name (zero, same-region, seed-tokyo) or a .toml file
     /// (default: zero for `emulate`, the scenario's for the labs)
-    #[arg(long, value_name = "NAME|FILE")]
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_LATENCY_PROFILE")]
     pub latency_profile: Option<String>,
     /// A TOML file of limits to override (see docs/emulator.md)
     #[arg(long, value_name = "FILE")]
@@ -336,10 +363,15 @@ pub struct EmulateArgs {
     pub verbose: bool,
 }
 
-/// Parses the command line, runs the command and turns any error into one line on stderr.
+/// Parses the command line, reads the config file, runs the command and turns any error into
+/// one line on stderr.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match run(cli, &matches) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("latlab: error: {e:#}");
@@ -348,13 +380,40 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command.unwrap_or(Command::Tui(TuiArgs {
-        fps: 5,
-        ..TuiArgs::default()
-    })) {
-        Command::Tui(args) => tui(args),
-        Command::Screenshot(args) => screenshot(args),
+fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
+    let config = crate::config::Config::load(crate::config::Config::locate(cli.config.as_deref()))?;
+    // With no command, the live lab: its options are all at their defaults, so the config file's
+    // apply (the top-level matches hold none of them).
+    let (mut command, sub) = match cli.command {
+        Some(c) => {
+            // The innermost command's matches (`config show`'s, not `config`'s).
+            let mut m = matches.subcommand().map(|(_, m)| m);
+            while let Some(inner) = m.and_then(|m| m.subcommand()).map(|(_, m)| m) {
+                m = Some(inner);
+            }
+            (c, m.cloned())
+        }
+        None => {
+            // The live lab's options from their environment variables and defaults.
+            let sub = <Cli as clap::CommandFactory>::command()
+                .find_subcommand("tui")
+                .context("the tui command")?
+                .clone()
+                .no_binary_name(true)
+                .try_get_matches_from(Vec::<String>::new())
+                .unwrap_or_else(|e| e.exit());
+            let args = <TuiArgs as clap::FromArgMatches>::from_arg_matches(&sub)
+                .unwrap_or_else(|e| e.exit());
+            (Command::Tui(args), Some(sub))
+        }
+    };
+    if let Some(sub) = &sub {
+        config::apply(&mut command, &config, sub)?;
+    }
+    let dirs = config.scenario_dirs();
+    match command {
+        Command::Tui(args) => tui(args, &dirs),
+        Command::Screenshot(args) => screenshot(args, &dirs),
         Command::Themes(args) => {
             if args.items {
                 print!("{}", Theme::for_terminal(args.theme.as_deref())?.listing());
@@ -365,12 +424,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run(args) => run_headless(args),
-        Command::Scenarios => {
-            print!("{}", scenarios_listing());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Emulate(args) => emulate(args),
+        Command::Run(args) => run_headless(args, &dirs),
+        Command::Scenarios(args) => scenarios::scenarios(args, &dirs),
+        Command::Emulate(args) => emulate::emulate(args),
         Command::Compare(args) => compare::run_compare(args),
         Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {
@@ -406,6 +462,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Config(config::ConfigCommand::Show(args)) => {
+            let sub = sub.context("the matches of `config show`")?;
+            print!("{}", config::show(&args, &config, &sub));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "latlab", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            install::man_page(&mut out)?;
+            std::io::stdout()
+                .write_all(&out)
+                .context("cannot write the man page")?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -417,10 +491,14 @@ pub(crate) fn load_prices(
         .transpose()
 }
 
-fn load_scenario(name: Option<&str>, file: Option<&std::path::Path>) -> anyhow::Result<Scenario> {
+fn load_scenario(
+    name: Option<&str>,
+    file: Option<&std::path::Path>,
+    dirs: &[(PathBuf, String)],
+) -> anyhow::Result<Scenario> {
     match (name, file) {
         (_, Some(path)) => Scenario::load(path),
-        (Some(name), None) => Scenario::resolve(name),
+        (Some(name), None) => Scenario::resolve_in(name, dirs),
         (None, None) => Scenario::resolve("demo"),
     }
 }
@@ -445,9 +523,9 @@ fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
+fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
     args.target.check()?;
-    let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref())?;
+    let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref(), dirs)?;
     let theme = Theme::for_terminal(args.theme.as_deref())?;
     let prices = load_prices(args.prices.as_deref())?;
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
@@ -477,9 +555,9 @@ fn tui(args: TuiArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn screenshot(args: ScreenshotArgs) -> anyhow::Result<ExitCode> {
+fn screenshot(args: ScreenshotArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
     args.target.check()?;
-    let scenario = load_scenario(args.name.as_deref(), None)?;
+    let scenario = load_scenario(args.name.as_deref(), None, dirs)?;
     let theme = Theme::resolve(&args.theme)?;
     std::fs::OpenOptions::new()
         .create(true)
@@ -505,57 +583,4 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?)
-}
-
-fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
-    if args.list_profiles {
-        print!("{}", profiles_listing(args.verbose)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    if !args.listen.ip().is_loopback() && !args.print_limits {
-        if !args.allow_remote {
-            anyhow::bail!(
-                "--listen {} is reachable from other hosts, and the emulator has no authentication; \
-                 add --allow-remote to listen there anyway, or use a loopback address such as 127.0.0.1:4567",
-                args.listen
-            );
-        }
-        eprintln!(
-            "warning: listening on {} with no authentication: anyone who can reach it can read and write its streams and buckets",
-            args.listen
-        );
-    }
-    let config = args.emulator.config(args.listen)?;
-    if args.print_limits {
-        println!("[kinesis]");
-        for (key, value) in config.limits.kinesis.describe() {
-            println!("{key} = {value}");
-        }
-        println!("\n[s3]");
-        for (key, value) in config.limits.s3.describe() {
-            println!("{key} = {value}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    runtime()?.block_on(async move {
-        let emulator = Emulator::start(config).await?;
-        println!(
-            "latlab emulator listening on {} (latency profile {}); Ctrl-C stops it",
-            emulator.endpoint_url(),
-            emulator.profile_name()
-        );
-        println!(
-            "stats: {}{}",
-            emulator.endpoint_url(),
-            crate::emulator::STATS_PATH
-        );
-        for f in emulator.faults().describe() {
-            println!("fault: {f}");
-        }
-        tokio::select! {
-            r = emulator.wait() => r?,
-            _ = shutdown_signal() => {}
-        }
-        Ok(ExitCode::SUCCESS)
-    })
 }

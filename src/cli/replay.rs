@@ -25,7 +25,7 @@ pub struct ReplayArgs {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono)
-    #[arg(long, value_name = "NAME|FILE")]
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_THEME")]
     pub theme: Option<String>,
     /// Write the screen at --at (default: the end) as an SVG image instead of opening the TUI
     #[arg(long, value_name = "FILE", conflicts_with = "headless")]
@@ -38,7 +38,7 @@ pub struct ReplayArgs {
     pub fps: u32,
     /// Price the printed report with this price file instead of the built-in file of the run's
     /// region
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
 }
 

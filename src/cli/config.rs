@@ -1,0 +1,162 @@
+//! The config file's defaults put into each command's options (where no flag or environment
+//! variable gave one), and `latlab config show`.
+
+use super::*;
+use crate::config::Config;
+use clap::ArgMatches;
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Every option the config file may set, its effective value and where it came from (flag,
+    /// environment, config file with its line, or built-in); passwords are shown as ***
+    Show(ShowArgs),
+}
+
+/// `config show` takes the options the file sets, so a flag's or variable's precedence shows.
+#[derive(Args, Debug, Default)]
+pub struct ShowArgs {
+    /// Colour theme: dark, light, mono, or a theme file
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_THEME")]
+    pub theme: Option<String>,
+    /// Frames per second of the live lab
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), env = "LATLAB_FPS")]
+    pub fps: Option<u32>,
+    /// Log file
+    #[arg(long, value_name = "FILE", env = "LATLAB_LOG_FILE")]
+    pub log: Option<PathBuf>,
+    /// Price file
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
+    pub prices: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+impl TargetArgs {
+    /// The file's endpoint, region, buckets, Redis URLs and latency profile where no flag or
+    /// variable gave them; then the Redis password from the variable the file names.
+    pub(super) fn apply_config(&mut self, c: &Config, m: &ArgMatches) -> anyhow::Result<()> {
+        // The endpoint and --aws are one choice: one given by a flag or variable beats the
+        // file's other.
+        let target_given =
+            crate::config::given(m, "endpoint_url") || crate::config::given(m, "aws");
+        if !target_given {
+            if let Some(url) = c.text(m, "endpoint_url") {
+                self.endpoint_url = Some(url);
+            }
+            if c.flag(m, "aws") == Some(true) && self.endpoint_url.is_none() {
+                self.aws = true;
+            }
+        }
+        set(&mut self.region, c.text(m, "region"));
+        set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
+        set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
+        set(&mut self.redis_primary, c.text(m, "redis_primary"));
+        set(&mut self.redis_replica, c.text(m, "redis_replica"));
+        set(
+            &mut self.emulator.latency_profile,
+            c.text(m, "latency_profile"),
+        );
+        if (self.redis_primary.is_some() || self.redis_replica.is_some())
+            && let Some((password, _)) = c.redis_password()?
+        {
+            for url in [&mut self.redis_primary, &mut self.redis_replica]
+                .into_iter()
+                .flatten()
+            {
+                *url = crate::config::with_password(url, &password);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn set<T>(field: &mut Option<T>, value: Option<T>) {
+    if let Some(v) = value {
+        *field = Some(v);
+    }
+}
+
+/// Puts the file's defaults into the command's options.
+pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow::Result<()> {
+    match command {
+        Command::Tui(a) => {
+            set(&mut a.theme, c.text(m, "theme"));
+            if let Some(fps) = c.number(m, "fps") {
+                a.fps = fps;
+            }
+            set(&mut a.log, c.path(m, "log"));
+            set(&mut a.prices, c.path(m, "prices"));
+            a.target.apply_config(c, m)?;
+        }
+        Command::Run(a) => {
+            set(&mut a.prices, c.path(m, "prices"));
+            a.target.apply_config(c, m)?;
+        }
+        Command::Screenshot(a) => {
+            if let Some(theme) = c.text(m, "theme") {
+                a.theme = theme;
+            }
+            a.target.apply_config(c, m)?;
+        }
+        Command::Replay(a) => {
+            set(&mut a.theme, c.text(m, "theme"));
+            set(&mut a.prices, c.path(m, "prices"));
+        }
+        Command::Report(a) => set(&mut a.prices, c.path(m, "prices")),
+        Command::Themes(a) => set(&mut a.theme, c.text(m, "theme")),
+        Command::Emulate(a) => set(
+            &mut a.emulator.latency_profile,
+            c.text(m, "latency_profile"),
+        ),
+        Command::Config(ConfigCommand::Show(a)) => {
+            set(&mut a.theme, c.text(m, "theme"));
+            set(&mut a.fps, c.number(m, "fps"));
+            set(&mut a.log, c.path(m, "log"));
+            set(&mut a.prices, c.path(m, "prices"));
+            a.target.apply_config(c, m)?;
+        }
+        Command::Profile(_)
+        | Command::Scenarios(_)
+        | Command::Faults
+        | Command::Compare(_)
+        | Command::Merge(_)
+        | Command::Completions(_)
+        | Command::Man => {}
+    }
+    Ok(())
+}
+
+/// `latlab config show`.
+pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
+    let t = &a.target;
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let dirs = c.scenario_dirs();
+    let values: Vec<(&str, Option<String>)> = vec![
+        ("theme", a.theme.clone()),
+        ("fps", a.fps.map(|f| f.to_string())),
+        ("log", path(&a.log)),
+        ("latency_profile", t.emulator.latency_profile.clone()),
+        ("endpoint_url", t.endpoint_url.clone()),
+        ("aws", t.aws.then(|| "true".to_string())),
+        ("region", t.region.clone()),
+        ("s3_bucket", t.s3_bucket.clone()),
+        ("s3_express_bucket", t.s3_express_bucket.clone()),
+        ("redis_primary", t.redis_primary.clone()),
+        ("redis_replica", t.redis_replica.clone()),
+        (
+            "redis_password_env",
+            c.entry("redis_password_env").map(|e| e.value.display()),
+        ),
+        ("prices", path(&a.prices)),
+        (
+            "scenario_dirs",
+            (!dirs.is_empty()).then(|| {
+                dirs.iter()
+                    .map(|(d, _)| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }),
+        ),
+    ];
+    crate::config::render_show(c, m, &values)
+}

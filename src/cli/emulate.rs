@@ -1,0 +1,56 @@
+//! `latlab emulate`: the embedded emulator on its own, for any SDK, boto3 or the aws CLI.
+
+use super::*;
+
+pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
+    if args.list_profiles {
+        print!("{}", profiles_listing(args.verbose)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !args.listen.ip().is_loopback() && !args.print_limits {
+        if !args.allow_remote {
+            anyhow::bail!(
+                "--listen {} is reachable from other hosts, and the emulator has no authentication; \
+                 add --allow-remote to listen there anyway, or use a loopback address such as 127.0.0.1:4567",
+                args.listen
+            );
+        }
+        eprintln!(
+            "warning: listening on {} with no authentication: anyone who can reach it can read and write its streams and buckets",
+            args.listen
+        );
+    }
+    let config = args.emulator.config(args.listen)?;
+    if args.print_limits {
+        println!("[kinesis]");
+        for (key, value) in config.limits.kinesis.describe() {
+            println!("{key} = {value}");
+        }
+        println!("\n[s3]");
+        for (key, value) in config.limits.s3.describe() {
+            println!("{key} = {value}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    runtime()?.block_on(async move {
+        let emulator = Emulator::start(config).await?;
+        println!(
+            "latlab emulator listening on {} (latency profile {}); Ctrl-C stops it",
+            emulator.endpoint_url(),
+            emulator.profile_name()
+        );
+        println!(
+            "stats: {}{}",
+            emulator.endpoint_url(),
+            crate::emulator::STATS_PATH
+        );
+        for f in emulator.faults().describe() {
+            println!("fault: {f}");
+        }
+        tokio::select! {
+            r = emulator.wait() => r?,
+            _ = shutdown_signal() => {}
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
