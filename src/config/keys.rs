@@ -157,40 +157,14 @@ impl Key {
                 None => bail!("must be true or false, not {value}"),
             },
             Kind::Theme => {
-                let s = text()?;
-                let is_builtin = crate::tui::theme::BUILTIN.iter().any(|(n, _)| *n == s);
-                let v = if is_builtin {
-                    s.to_string()
-                } else {
-                    path(s).display().to_string()
-                };
-                if !is_builtin && !s.ends_with(".toml") && !path(s).exists() {
-                    bail!(
-                        "unknown theme '{s}': valid names are {}, or a theme file",
-                        crate::tui::theme::BUILTIN
-                            .iter()
-                            .map(|(n, _)| *n)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
+                let names: Vec<&str> = crate::tui::theme::BUILTIN.iter().map(|(n, _)| *n).collect();
+                let v = named_or_file(text()?, &names, "theme", &path)?;
                 crate::tui::theme::Theme::resolve(&v)?;
                 Value::Text(v)
             }
             Kind::Profile => {
-                let s = text()?;
-                let is_builtin = crate::emulator::profile::BUILTIN_PROFILES.contains(&s);
-                let v = if is_builtin {
-                    s.to_string()
-                } else {
-                    path(s).display().to_string()
-                };
-                if !is_builtin && !s.ends_with(".toml") && !path(s).exists() {
-                    bail!(
-                        "unknown latency profile '{s}': valid names are {}, or a profile file",
-                        crate::emulator::profile::BUILTIN_PROFILES.join(", ")
-                    );
-                }
+                let names = crate::emulator::profile::BUILTIN_PROFILES;
+                let v = named_or_file(text()?, names, "latency profile", &path)?;
                 crate::emulator::profile::LatencyProfile::resolve(&v)?;
                 Value::Text(v)
             }
@@ -247,4 +221,25 @@ impl Key {
             },
         })
     }
+}
+
+/// A built-in name as it is, or a file's path made absolute; anything else is an error listing
+/// the names.
+fn named_or_file(
+    s: &str,
+    names: &[&str],
+    what: &str,
+    path: &dyn Fn(&str) -> std::path::PathBuf,
+) -> anyhow::Result<String> {
+    if names.contains(&s) {
+        return Ok(s.to_string());
+    }
+    let file = path(s);
+    if !s.ends_with(".toml") && !file.exists() {
+        bail!(
+            "unknown {what} '{s}': valid names are {}, or a {what} file",
+            names.join(", ")
+        );
+    }
+    Ok(file.display().to_string())
 }
