@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod compare;
 pub mod cost;
+pub mod doctor;
 pub mod emulator;
 pub mod faults;
 pub mod labs;

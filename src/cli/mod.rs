@@ -66,6 +66,18 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Merge recordings of one scenario (e.g. from several hosts) into one recording
     Merge(compare::MergeArgs),
+    /// Check what each lab needs (redis-server, credentials, the endpoint's operations, the
+    /// terminal, a log file), a line per check with its fix; exit status 1 when a lab cannot run
+    Doctor(DoctorArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// The log file to check [default: latlab.log in the temporary directory, as the live lab's]
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Args, Debug)]
@@ -386,6 +398,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay(args) => replay::replay(args),
+        Command::Doctor(args) => {
+            args.target.check()?;
+            if !args.target.emulator.faults.is_empty() {
+                anyhow::bail!("--fault does not apply to doctor: it probes the endpoint as it is");
+            }
+            let log = args.log.unwrap_or_else(default_log_path);
+            runtime()?.block_on(crate::doctor::run(args.target.options(), log))
+        }
         Command::Faults => {
             print!("{}", listing::faults_listing());
             Ok(ExitCode::SUCCESS)
@@ -425,11 +445,14 @@ fn load_scenario(name: Option<&str>, file: Option<&std::path::Path>) -> anyhow::
     }
 }
 
+/// Where the live lab logs without `--log`.
+fn default_log_path() -> PathBuf {
+    std::env::temp_dir().join("latlab.log")
+}
+
 /// Logs go to a file: the terminal belongs to the screen.
 fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
-    let path = path
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("latlab.log"));
+    let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
