@@ -310,6 +310,20 @@ impl Clients {
         &self.target
     }
 
+    /// The same clients with every call given up after `timeout`, connecting included: for a
+    /// short probe of an endpoint (`latlab doctor`), where a silent endpoint must not stall.
+    pub fn probing(&self, timeout: Duration) -> Clients {
+        let timeouts = aws_smithy_types::timeout::TimeoutConfig::builder()
+            .connect_timeout(timeout)
+            .operation_timeout(timeout)
+            .build();
+        Clients {
+            config: self.config.to_builder().timeout_config(timeouts).build(),
+            target: self.target.clone(),
+            clock: self.clock,
+        }
+    }
+
     /// Where the clients send requests, for messages: the endpoint URL, or AWS's in a region.
     pub fn endpoint(&self) -> String {
         match &self.target {
@@ -370,7 +384,8 @@ impl Clients {
     }
 }
 
-fn valid_region(r: &str) -> bool {
+/// Whether `r` looks like a region name (us-east-1).
+pub fn valid_region(r: &str) -> bool {
     !r.is_empty()
         && r.len() <= 32
         && r.chars()

@@ -10,6 +10,7 @@ pub mod clock;
 pub mod compare;
 pub mod config;
 pub mod cost;
+pub mod doctor;
 pub mod emulator;
 pub mod faults;
 pub mod labs;

@@ -80,6 +80,7 @@ const SUBCOMMANDS: &[&str] = &[
     "config",
     "completions",
     "man",
+    "doctor",
 ];
 
 #[test]
@@ -497,4 +498,31 @@ fn scenarios_of_ones_own_are_listed_started_and_run() {
         report.starts_with("latlab: here - here, started from demo: "),
         "{report}"
     );
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_latlab_quietly() {
+    // `latlab man | head -1`: the reader closes the pipe while latlab still writes.
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        &["man"][..],
+        &["completions", "bash"],
+        &["scenarios"],
+        &["faults"],
+    ] {
+        let mut child = latlab(home.path())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let e = stderr(&out);
+        assert!(
+            out.status.success() && e.is_empty(),
+            "latlab {args:?}: {:?} {e}",
+            out.status
+        );
+    }
 }

@@ -57,22 +57,22 @@ pub fn run_compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write --output {}", path.display()))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn run_merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let merged = compare::merge::merge(&args.inputs, &args.output)?;
-    println!(
-        "merged {} recordings into {}: {} series",
+    out!(
+        "merged {} recordings into {}: {} series\n",
         args.inputs.len(),
         merged.dir.display(),
         merged.series.len()
     );
     for (name, count, seconds) in &merged.series {
-        println!(
-            "  {name}: {} values in {seconds} seconds",
+        out!(
+            "  {name}: {} values in {seconds} seconds\n",
             thousands(*count)
         );
     }

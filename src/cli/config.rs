@@ -103,6 +103,10 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
             set(&mut a.prices, c.path(m, "prices"));
         }
         Command::Report(a) => set(&mut a.prices, c.path(m, "prices")),
+        Command::Doctor(a) => {
+            set(&mut a.log, c.path(m, "log"));
+            a.target.apply_config(c, m)?;
+        }
         Command::Themes(a) => set(&mut a.theme, c.text(m, "theme")),
         Command::Emulate(a) => set(
             &mut a.emulator.latency_profile,

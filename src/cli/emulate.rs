@@ -4,7 +4,7 @@ use super::*;
 
 pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     if args.list_profiles {
-        print!("{}", profiles_listing(args.verbose)?);
+        out!("{}", profiles_listing(args.verbose)?);
         return Ok(ExitCode::SUCCESS);
     }
     if !args.listen.ip().is_loopback() && !args.print_limits {
@@ -22,30 +22,30 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     }
     let config = args.emulator.config(args.listen)?;
     if args.print_limits {
-        println!("[kinesis]");
+        out!("[kinesis]\n");
         for (key, value) in config.limits.kinesis.describe() {
-            println!("{key} = {value}");
+            out!("{key} = {value}\n");
         }
-        println!("\n[s3]");
+        out!("\n[s3]\n");
         for (key, value) in config.limits.s3.describe() {
-            println!("{key} = {value}");
+            out!("{key} = {value}\n");
         }
         return Ok(ExitCode::SUCCESS);
     }
     runtime()?.block_on(async move {
         let emulator = Emulator::start(config).await?;
-        println!(
-            "latlab emulator listening on {} (latency profile {}); Ctrl-C stops it",
+        out!(
+            "latlab emulator listening on {} (latency profile {}); Ctrl-C stops it\n",
             emulator.endpoint_url(),
             emulator.profile_name()
         );
-        println!(
-            "stats: {}{}",
+        out!(
+            "stats: {}{}\n",
             emulator.endpoint_url(),
             crate::emulator::STATS_PATH
         );
         for f in emulator.faults().describe() {
-            println!("fault: {f}");
+            out!("fault: {f}\n");
         }
         tokio::select! {
             r = emulator.wait() => r?,

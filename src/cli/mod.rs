@@ -1,7 +1,15 @@
 //! The command line: `latlab <command>`, parsed with clap's derive API.
 
+/// `print!` for latlab's commands: standard output through [`write_out`].
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::cli::write_out(format_args!($($t)*))
+    };
+}
+
 mod compare;
 mod config;
+mod doctor;
 mod emulate;
 mod headless;
 mod install;
@@ -82,6 +90,9 @@ pub enum Command {
     Completions(install::CompletionsArgs),
     /// Write the man page (roff) to standard output
     Man,
+    /// Check what each lab needs (redis-server, credentials, the endpoint's operations, the
+    /// terminal, a log file), a line per check with its fix; exit status 1 when a lab cannot run
+    Doctor(doctor::DoctorArgs),
 }
 
 #[derive(Args, Debug)]
@@ -416,10 +427,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Screenshot(args) => screenshot(args, &dirs),
         Command::Themes(args) => {
             if args.items {
-                print!("{}", Theme::for_terminal(args.theme.as_deref())?.listing());
+                out!("{}", Theme::for_terminal(args.theme.as_deref())?.listing());
             } else {
                 for (name, _) in crate::tui::theme::BUILTIN {
-                    println!("{name}");
+                    out!("{name}\n");
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -437,22 +448,23 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             match &args.output {
                 Some(path) => std::fs::write(path, text)
                     .with_context(|| format!("cannot write --output {}", path.display()))?,
-                None => print!("{text}"),
+                None => out!("{text}"),
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay(args) => replay::replay(args),
+        Command::Doctor(args) => doctor::doctor(args),
         Command::Faults => {
-            print!("{}", listing::faults_listing());
+            out!("{}", listing::faults_listing());
             Ok(ExitCode::SUCCESS)
         }
         Command::Profile(ProfileCommand::List) => {
-            print!("{}", profiles_listing(false)?);
+            out!("{}", profiles_listing(false)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Profile(ProfileCommand::Show { name, markdown }) => {
             let p = LatencyProfile::resolve(&name)?;
-            print!(
+            out!(
                 "{}",
                 if markdown {
                     profile_markdown(&p)
@@ -464,22 +476,35 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         }
         Command::Config(config::ConfigCommand::Show(args)) => {
             let sub = sub.context("the matches of `config show`")?;
-            print!("{}", config::show(&args, &config, &sub));
+            out!("{}", config::show(&args, &config, &sub));
             Ok(ExitCode::SUCCESS)
         }
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(args.shell, &mut cmd, "latlab", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "latlab", &mut script);
+            out!("{}", String::from_utf8_lossy(&script));
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
             let mut out = Vec::new();
             install::man_page(&mut out)?;
-            std::io::stdout()
-                .write_all(&out)
-                .context("cannot write the man page")?;
+            out!("{}", String::from_utf8_lossy(&out));
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Writes to standard output. A reader that has gone (`latlab scenarios | head -3`) ends latlab
+/// quietly, as it ends `ls`; another error ends it with one line.
+pub(crate) fn write_out(args: std::fmt::Arguments) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("latlab: error: cannot write to standard output: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -503,11 +528,14 @@ fn load_scenario(
     }
 }
 
+/// Where the live lab logs without `--log`.
+fn default_log_path() -> PathBuf {
+    std::env::temp_dir().join("latlab.log")
+}
+
 /// Logs go to a file: the terminal belongs to the screen.
 fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
-    let path = path
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("latlab.log"));
+    let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -63,19 +63,19 @@ pub(super) fn scenarios(
 ) -> anyhow::Result<ExitCode> {
     match args.command {
         None => {
-            print!("{}", scenarios_listing(dirs));
+            out!("{}", scenarios_listing(dirs));
             Ok(ExitCode::SUCCESS)
         }
         Some(ScenariosCommand::New(a)) => {
             let (path, searched) = new_scenario(&a, dirs)?;
-            println!("wrote {}", path.display());
+            out!("wrote {}\n", path.display());
             let run = if searched {
                 a.name.clone()
             } else {
                 path.display().to_string()
             };
-            println!(
-                "run it live with `latlab tui {run}`, or headless with `latlab run {run}`; `latlab scenarios` lists it"
+            out!(
+                "run it live with `latlab tui {run}`, or headless with `latlab run {run}`; `latlab scenarios` lists it\n"
             );
             Ok(ExitCode::SUCCESS)
         }

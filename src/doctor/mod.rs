@@ -1,0 +1,310 @@
+//! `latlab doctor`: what each lab needs, checked here and now. One line per check (its mark,
+//! its name, what was found and, when it is not ok, the fix), then one line per lab saying
+//! whether it can run. The exit status is 1 when a lab cannot run.
+//!
+//! The checks: the endpoint, the credentials and region for it and which Kinesis and S3
+//! operations it answers (`probe.rs`; the calls in `calls.rs`, creating nothing on an endpoint
+//! latlab does not own; their reading in `ops.rs`), then redis-server or the given Redis pair,
+//! the terminal, its colours and the log file (`local.rs`).
+
+mod calls;
+mod local;
+mod ops;
+mod probe;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::run::TargetOptions;
+
+/// How a check came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    /// A lab runs, with less than it could (a consumer kind, a colour depth).
+    Warn,
+    /// A lab cannot run.
+    Fail,
+}
+
+impl Status {
+    pub fn mark(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+        }
+    }
+}
+
+/// The labs a check can stop or limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lab {
+    Kinesis,
+    S3,
+    Redis,
+    /// The live lab: the TUI itself, whatever labs its scenario runs.
+    Live,
+}
+
+impl Lab {
+    pub const ALL: [Lab; 4] = [Lab::Kinesis, Lab::S3, Lab::Redis, Lab::Live];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Lab::Kinesis => "kinesis lab",
+            Lab::S3 => "s3 lab",
+            Lab::Redis => "redis lab",
+            Lab::Live => "live lab (TUI)",
+        }
+    }
+}
+
+/// One check's line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub status: Status,
+    pub name: &'static str,
+    /// What was found, in a few words (no closing full stop).
+    pub found: String,
+    /// For a warn or a FAIL: what to do about it.
+    pub fix: Option<String>,
+    /// The labs a FAIL stops, or a warn limits.
+    pub labs: Vec<Lab>,
+}
+
+impl Check {
+    pub fn ok(name: &'static str, found: impl Into<String>) -> Check {
+        Check {
+            status: Status::Ok,
+            name,
+            found: found.into(),
+            fix: None,
+            labs: Vec::new(),
+        }
+    }
+
+    pub fn warn(
+        name: &'static str,
+        found: impl Into<String>,
+        fix: impl Into<String>,
+        labs: &[Lab],
+    ) -> Check {
+        Check {
+            status: Status::Warn,
+            name,
+            found: found.into(),
+            fix: Some(fix.into()),
+            labs: labs.to_vec(),
+        }
+    }
+
+    pub fn fail(
+        name: &'static str,
+        found: impl Into<String>,
+        fix: impl Into<String>,
+        labs: &[Lab],
+    ) -> Check {
+        Check {
+            status: Status::Fail,
+            name,
+            found: found.into(),
+            fix: Some(fix.into()),
+            labs: labs.to_vec(),
+        }
+    }
+}
+
+/// The width of the name column: the longest check name and two spaces.
+const NAME_WIDTH: usize = 15;
+
+/// A check as one line: `ok    redis-server   /usr/bin/redis-server, version 7.0.15`. With
+/// `colour`, the mark is green, yellow or red.
+pub fn line(c: &Check, colour: bool) -> String {
+    let mark = format!("{:<6}", c.status.mark());
+    let mark = if colour {
+        let code = match c.status {
+            Status::Ok => "32",
+            Status::Warn => "33",
+            Status::Fail => "1;31",
+        };
+        let (word, pad) = mark.split_at(c.status.mark().len());
+        format!("\x1b[{code}m{word}\x1b[0m{pad}")
+    } else {
+        mark
+    };
+    let fix = c
+        .fix
+        .as_ref()
+        .map(|f| format!(". Fix: {f}"))
+        .unwrap_or_default();
+    format!("{mark}{:<NAME_WIDTH$}{}{fix}", c.name, c.found)
+}
+
+/// Whether a lab can run, by the checks that name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Runs,
+    /// It runs; these checks warned about it.
+    Limited(Vec<&'static str>),
+    /// These checks failed for it.
+    Cannot(Vec<&'static str>),
+}
+
+pub fn verdict(lab: Lab, checks: &[Check]) -> Verdict {
+    let names = |status: Status| -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = Vec::new();
+        for c in checks
+            .iter()
+            .filter(|c| c.status == status && c.labs.contains(&lab))
+        {
+            if !v.contains(&c.name) {
+                v.push(c.name);
+            }
+        }
+        v
+    };
+    let failed = names(Status::Fail);
+    if !failed.is_empty() {
+        return Verdict::Cannot(failed);
+    }
+    let warned = names(Status::Warn);
+    if warned.is_empty() {
+        Verdict::Runs
+    } else {
+        Verdict::Limited(warned)
+    }
+}
+
+/// The closing lines, one per lab: `redis lab: cannot run (redis-server)`.
+pub fn summary(checks: &[Check]) -> Vec<String> {
+    Lab::ALL
+        .iter()
+        .map(|&lab| {
+            let said = match verdict(lab, checks) {
+                Verdict::Runs => "can run".to_string(),
+                Verdict::Limited(w) => format!("can run, with limits ({})", w.join(", ")),
+                Verdict::Cannot(f) => format!("cannot run ({})", f.join(", ")),
+            };
+            format!("{}: {said}", lab.label())
+        })
+        .collect()
+}
+
+/// Whether any lab cannot run: the exit status.
+pub fn any_cannot_run(checks: &[Check]) -> bool {
+    Lab::ALL
+        .iter()
+        .any(|&lab| matches!(verdict(lab, checks), Verdict::Cannot(_)))
+}
+
+/// The checks so far, each printed as it is made (a slow probe shows what came before it).
+pub(crate) struct Checks {
+    list: Vec<Check>,
+    colour: bool,
+}
+
+impl Checks {
+    pub(crate) fn push(&mut self, c: Check) {
+        say(&line(&c, self.colour));
+        self.list.push(c);
+    }
+}
+
+/// One line on standard output; a reader that went away (`| head`) is no error.
+fn say(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{text}");
+}
+
+/// Runs every check, prints a line each and the labs' summary; exit status 1 when a lab cannot
+/// run. `log` is the log file the live lab would write.
+pub async fn run(target: TargetOptions, log: PathBuf) -> anyhow::Result<ExitCode> {
+    let env = local::TermEnv::from_env();
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let mut checks = Checks {
+        list: Vec::new(),
+        colour: tty && !env.no_color(),
+    };
+    probe::target_checks(&target, &mut checks).await?;
+    for c in local::redis(&target).await {
+        checks.push(c);
+    }
+    let size = if tty {
+        Some(crossterm::terminal::size().map_err(|e| e.to_string()))
+    } else {
+        None
+    };
+    checks.push(local::terminal(size));
+    checks.push(local::colours(&env));
+    checks.push(local::log(&log));
+    say("");
+    for l in summary(&checks.list) {
+        say(&l);
+    }
+    Ok(if any_cannot_run(&checks.list) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checks() -> Vec<Check> {
+        vec![
+            Check::ok("endpoint", "answered"),
+            Check::warn("kinesis ops", "x", "y", &[Lab::Kinesis]),
+            Check::fail("redis-server", "not on PATH", "install it", &[Lab::Redis]),
+            Check::warn("terminal", "not a terminal", "use one", &[Lab::Live]),
+            Check::fail("log", "cannot open", "--log", &[Lab::Live]),
+        ]
+    }
+
+    #[test]
+    fn a_failed_check_stops_only_the_labs_it_names() {
+        let c = checks();
+        assert_eq!(verdict(Lab::S3, &c), Verdict::Runs);
+        assert_eq!(
+            verdict(Lab::Kinesis, &c),
+            Verdict::Limited(vec!["kinesis ops"])
+        );
+        assert_eq!(
+            verdict(Lab::Redis, &c),
+            Verdict::Cannot(vec!["redis-server"])
+        );
+        // A failure outweighs a warning for the same lab.
+        assert_eq!(verdict(Lab::Live, &c), Verdict::Cannot(vec!["log"]));
+        assert!(any_cannot_run(&c));
+        assert!(!any_cannot_run(&c[..2]));
+    }
+
+    #[test]
+    fn the_summary_has_a_line_per_lab() {
+        assert_eq!(
+            summary(&checks()),
+            vec![
+                "kinesis lab: can run, with limits (kinesis ops)",
+                "s3 lab: can run",
+                "redis lab: cannot run (redis-server)",
+                "live lab (TUI): cannot run (log)",
+            ]
+        );
+        assert!(summary(&[]).iter().all(|l| l.ends_with(": can run")));
+    }
+
+    #[test]
+    fn a_line_is_aligned_and_carries_its_fix() {
+        let c = checks();
+        assert_eq!(line(&c[0], false), "ok    endpoint       answered");
+        assert_eq!(
+            line(&c[2], false),
+            "FAIL  redis-server   not on PATH. Fix: install it"
+        );
+        // Colour wraps the mark only: the columns after it stay where they were.
+        let coloured = line(&c[2], true);
+        assert!(coloured.starts_with("\x1b[1;31mFAIL\x1b[0m  redis-server"));
+    }
+}
