@@ -797,9 +797,14 @@ where
             "HTTP {}, not an AWS response",
             r.raw().status().as_u16()
         )),
-        // S3's SDK reads an error body it cannot parse as an error without a code.
+        // S3's SDK reads an error body it cannot parse as an error without a code. A HEAD's
+        // answer has no body at all: an empty 403 or 404 (HeadBucket, HeadObject) is S3's
+        // "access denied" or "not found", an answer, not an endpoint lacking the operation.
         SdkError::ServiceError(s)
-            if s.err().code().is_none() && s.raw().status().as_u16() >= 400 =>
+            if s.err().code().is_none()
+                && s.raw().status().as_u16() >= 400
+                && !(matches!(s.raw().status().as_u16(), 403 | 404)
+                    && s.raw().body().bytes().is_some_and(<[u8]>::is_empty)) =>
         {
             Some(format!(
                 "HTTP {}, not an AWS response",

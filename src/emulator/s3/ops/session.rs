@@ -9,6 +9,9 @@ impl S3 {
                 "CreateSession is only for directory buckets (name--azid--x-s3)",
             ));
         }
+        // A session is made for a directory bucket that does not exist yet (S3 answers
+        // NoSuchBucket): with a custom endpoint the SDK asks for a session before its own
+        // CreateBucket of a directory bucket, so refusing one would stop the bucket being made.
         delay(&self.profile().create_session).await;
         let token = format!(
             "latlab-session-{:x}-{:016x}",
