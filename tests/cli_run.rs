@@ -478,6 +478,34 @@ fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
     );
 }
 
+/// An endpoint that lacks DescribeStreamConsumer: the fan-out consumers cannot learn that they
+/// are ACTIVE, so they stop and say so at once instead of waiting; the pollers run.
+#[test]
+fn fan_out_consumers_stop_when_describe_stream_consumer_is_lacking() {
+    let (ok, out, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--lacking",
+        "DescribeStreamConsumer",
+        "--duration",
+        "4s",
+        "--quiet",
+    ]));
+    assert!(ok, "{err}");
+    for consumer in ["Lambda EFO", "SDK subscribe_to_shard"] {
+        assert!(
+            out.contains(&format!(
+                "- {consumer}: not supported by this endpoint: DescribeStreamConsumer answered HTTP 500, not an AWS response"
+            )),
+            "{out}"
+        );
+    }
+    assert!(
+        out.lines().any(|l| l.starts_with("get_records ")),
+        "the pollers measured: {out}"
+    );
+}
+
 /// An endpoint that lacks SubscribeToShard (it answers an HTML 500, as a partial Kinesis server
 /// does): the fan-out consumers are marked in one line within seconds, the pollers run and report
 /// as usual, and no SDK debug output reaches the user.

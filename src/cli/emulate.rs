@@ -34,18 +34,18 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     }
     runtime()?.block_on(async move {
         let emulator = Emulator::start(config).await?;
-        out!(
+        say(format_args!(
             "latlab emulator listening on {} (latency profile {}); Ctrl-C stops it\n",
             emulator.endpoint_url(),
             emulator.profile_name()
-        );
-        out!(
+        ));
+        say(format_args!(
             "stats: {}{}\n",
             emulator.endpoint_url(),
             crate::emulator::STATS_PATH
-        );
+        ));
         for f in emulator.faults().describe() {
-            out!("fault: {f}\n");
+            say(format_args!("fault: {f}\n"));
         }
         tokio::select! {
             r = emulator.wait() => r?,
@@ -53,4 +53,11 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The running emulator's banner lines. A server goes on serving when whoever read its banner
+/// has gone (`latlab emulate | head -1`, a test that read the port): the lines are then dropped.
+fn say(args: std::fmt::Arguments) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(args).and_then(|_| out.flush());
 }

@@ -148,7 +148,7 @@ pub(super) fn kinesis_probes<'a>(
         ),
         (
             "DescribeStreamConsumer",
-            Need::FanOutWait,
+            Need::FanOut,
             async move {
                 judge(
                     c.describe_stream_consumer()

@@ -63,10 +63,9 @@ pub enum Need {
     PutRecords,
     /// The GetRecords pollers and Lambda's standard-iterator consumers.
     Polling,
-    /// Fan-out consumers (enhanced fan-out and Lambda on EFO), which stop without it.
+    /// Fan-out consumers (enhanced fan-out and Lambda on EFO), which stop without it
+    /// (RegisterStreamConsumer, DescribeStreamConsumer for ACTIVE, SubscribeToShard).
     FanOut,
-    /// Fan-out consumers wait for ACTIVE with it: without it they never start.
-    FanOutWait,
     Reshard,
     ConsumerCleanup,
     CreateStream,
@@ -96,10 +95,6 @@ impl Need {
             Need::FanOut => (
                 "the fan-out and Lambda (EFO) consumers stop; the others run",
                 true,
-            ),
-            Need::FanOutWait => (
-                "fan-out consumers wait for ACTIVE without end, and a scenario with them gives up after 90 s",
-                false,
             ),
             Need::Reshard => ("resharding (its keys, a scenario's reshards) fails", true),
             Need::ConsumerCleanup => ("fan-out consumers stay registered after a run", true),

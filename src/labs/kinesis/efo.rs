@@ -124,6 +124,7 @@ async fn register(
         }
     };
     c.set_status("waiting for the consumer to be ACTIVE");
+    lacking = 0;
     loop {
         match client
             .describe_stream_consumer()
@@ -139,8 +140,26 @@ async fn register(
                     .log(format!("{}: consumer {name} is ACTIVE", c.name));
                 return Some(arn);
             }
-            Ok(_) => {}
-            Err(e) => c.set_status(format!("DescribeStreamConsumer: {}", error_line(&e))),
+            Ok(_) => lacking = 0,
+            Err(e) => {
+                c.set_status(format!("DescribeStreamConsumer: {}", error_line(&e)));
+                // An endpoint without DescribeStreamConsumer would leave the consumer waiting
+                // for ACTIVE for ever: it stops, saying so, as for RegisterStreamConsumer.
+                if let Some(answered) = crate::aws::unsupported(&e) {
+                    c.escaped(
+                        &error_code(&e),
+                        format!("DescribeStreamConsumer: {}", error_line(&e)),
+                    );
+                    lacking += 1;
+                    if lacking >= 2 {
+                        ctx.shared
+                            .unsupported(c, "DescribeStreamConsumer", &answered);
+                        return None;
+                    }
+                } else {
+                    lacking = 0;
+                }
+            }
         }
         if !pause(&c.cancel, Duration::from_millis(200)).await {
             return None;
