@@ -24,8 +24,12 @@ fn output(c: &mut Command) -> (bool, String, String) {
 fn scenarios_are_listed_a_line_each() {
     let (ok, out, _) = output(latlab().arg("scenarios"));
     assert!(ok);
+    // The built-in ones come first, under their heading (the checkout's scenarios/ follows).
+    assert!(out.starts_with("built in:\n"), "{out}");
     let names: Vec<&str> = out
         .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(
@@ -43,6 +47,13 @@ fn scenarios_are_listed_a_line_each() {
         ]
     );
     assert!(out.contains("three GetRecords pollers"));
+    // Run in the checkout: its scenarios/ holds the built-in files themselves, not listed twice.
+    assert!(
+        out.ends_with(
+            "\nin scenarios (from the current directory):\n  (and the files of 9 built-in scenarios, listed above)\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]

@@ -105,9 +105,9 @@ pub fn scenarios_listing(dirs: &[(PathBuf, String)]) -> String {
             }
         };
         files.sort();
-        if files.is_empty() {
-            out.push_str("  (no .toml files)\n");
-        }
+        // A checkout's scenarios/ holds the built-in files themselves: counted, not listed.
+        let mut builtin_files = 0;
+        let mut listed = 0;
         for file in files {
             let stem = file
                 .file_stem()
@@ -116,15 +116,17 @@ pub fn scenarios_listing(dirs: &[(PathBuf, String)]) -> String {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             if let Some((name, builtin)) = crate::scenario::BUILTIN.iter().find(|(n, _)| *n == stem)
             {
-                // A checkout's scenarios/ holds the built-in files themselves.
-                let note = if *builtin == text {
-                    "the built-in file"
+                if *builtin == text {
+                    builtin_files += 1;
                 } else {
-                    "differs from the built-in scenario of that name, which is the one `latlab run` takes; run this file by its path"
-                };
-                out.push_str(&format!("  {name:<22} (built in: {note})\n"));
+                    listed += 1;
+                    out.push_str(&format!(
+                        "  {name:<22} (differs from the built-in scenario of that name, which is the one `latlab run {name}` takes; run this file by its path)\n"
+                    ));
+                }
                 continue;
             }
+            listed += 1;
             match Scenario::load(&file) {
                 Ok(s) if s.name == stem => {
                     out.push_str(&format!("  {stem:<22} {}\n", s.description))
@@ -144,6 +146,13 @@ pub fn scenarios_listing(dirs: &[(PathBuf, String)]) -> String {
                     out.push_str(&format!("  {stem:<22} (invalid: {why})\n"))
                 }
             }
+        }
+        match (listed, builtin_files) {
+            (0, 0) => out.push_str("  (no .toml files)\n"),
+            (_, 0) => {}
+            (_, n) => out.push_str(&format!(
+                "  (and the files of {n} built-in scenarios, listed above)\n"
+            )),
         }
     }
     out

@@ -1,0 +1,122 @@
+//! Where a command measures (`TargetArgs`: the embedded emulator, an endpoint, real AWS, a Redis
+//! pair) and how the embedded emulator is shaped (`EmulatorArgs`).
+
+use super::*;
+
+/// Where to measure: the embedded emulator (default), any endpoint, or real AWS.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TargetArgs {
+    /// Measure this endpoint (LocalStack, `latlab emulate`, any Kinesis-compatible URL) instead of
+    /// the embedded emulator; the SDK's credential chain and region apply
+    #[arg(long, value_name = "URL", env = "LATLAB_ENDPOINT_URL")]
+    pub endpoint_url: Option<String>,
+    /// Measure real AWS (the SDK's default endpoints, credentials and region)
+    #[arg(long, conflicts_with = "endpoint_url", env = "LATLAB_AWS")]
+    pub aws: bool,
+    /// Region for --endpoint-url or --aws (default: the SDK's, from the AWS profile)
+    #[arg(long, value_name = "REGION", env = "AWS_REGION")]
+    pub region: Option<String>,
+    /// Use this existing stream instead of creating one (it is never deleted)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
+    /// S3 lab on another endpoint: the S3 Standard bucket (objects go under latlab/)
+    #[arg(long, value_name = "NAME", env = "LATLAB_S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+    /// S3 lab on another endpoint: the S3 Express One Zone directory bucket (NAME--AZID--x-s3)
+    #[arg(long, value_name = "NAME", env = "LATLAB_S3_EXPRESS_BUCKET")]
+    pub s3_express_bucket: Option<String>,
+    /// Redis lab on your Redis: the primary (redis:// or rediss://[:PASSWORD@]HOST:PORT)
+    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_PRIMARY")]
+    pub redis_primary: Option<String>,
+    /// Redis lab on your Redis: its replica
+    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_REPLICA")]
+    pub redis_replica: Option<String>,
+    #[command(flatten)]
+    pub emulator: EmulatorArgs,
+}
+
+impl TargetArgs {
+    pub fn options(&self) -> TargetOptions {
+        TargetOptions {
+            endpoint_url: self.endpoint_url.clone(),
+            aws: self.aws,
+            region: self.region.clone(),
+            stream: self.stream.clone(),
+            latency_profile: self.emulator.latency_profile.clone(),
+            limits_file: self.emulator.limits.clone(),
+            limit_overrides: self.emulator.limit_overrides.clone(),
+            lacking: self.emulator.lacking.clone(),
+            faults: self.emulator.faults.clone(),
+            s3_bucket: self.s3_bucket.clone(),
+            s3_express_bucket: self.s3_express_bucket.clone(),
+            redis_primary: self.redis_primary.clone(),
+            redis_replica: self.redis_replica.clone(),
+        }
+    }
+
+    pub(super) fn check(&self) -> anyhow::Result<()> {
+        let external = self.endpoint_url.is_some() || self.aws;
+        if external
+            && (self.emulator.latency_profile.is_some()
+                || self.emulator.limits.is_some()
+                || !self.emulator.limit_overrides.is_empty()
+                || !self.emulator.lacking.is_empty())
+        {
+            anyhow::bail!(
+                "--latency-profile, --limits, --limit and --lacking shape the embedded emulator; they do not apply with --endpoint-url or --aws"
+            );
+        }
+        if let Some(url) = &self.endpoint_url {
+            crate::aws::check_endpoint_url(url)?;
+        }
+        match (&self.redis_primary, &self.redis_replica) {
+            (Some(_), None) => anyhow::bail!(
+                "--redis-primary needs --redis-replica too (flag, LATLAB_REDIS_REPLICA or the config file's redis_replica): the Redis lab measures a primary and its replica"
+            ),
+            (None, Some(_)) => anyhow::bail!(
+                "--redis-replica needs --redis-primary too (flag, LATLAB_REDIS_PRIMARY or the config file's redis_primary): the Redis lab measures a primary and its replica"
+            ),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct EmulatorArgs {
+    /// Latency profile: a built-in name (zero, same-region, seed-tokyo) or a .toml file
+    /// (default: zero for `emulate`, the scenario's for the labs)
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_LATENCY_PROFILE")]
+    pub latency_profile: Option<String>,
+    /// A TOML file of limits to override (see docs/emulator.md)
+    #[arg(long, value_name = "FILE")]
+    pub limits: Option<PathBuf>,
+    /// Override one limit, e.g. --limit kinesis.subscription_duration=30s (repeatable)
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    pub limit_overrides: Vec<String>,
+    /// Answer this Kinesis or S3 operation as an endpoint that lacks it does: HTTP 500, an HTML
+    /// page (repeatable; e.g. SubscribeToShard, CreateSession)
+    #[arg(long, value_name = "OPERATION")]
+    pub lacking: Vec<String>,
+    /// Inject a fault: KIND:key=value,... e.g. kinesis.reset-after:operation=PutRecord,every=10s
+    /// or s3.slow-down:rate=1% (repeatable; `latlab faults` lists the kinds and keys)
+    #[arg(long = "fault", value_name = "KIND:KEY=VALUE,...", value_parser = parse_fault)]
+    pub faults: Vec<crate::faults::FaultSpec>,
+}
+
+fn parse_fault(text: &str) -> Result<crate::faults::FaultSpec, String> {
+    crate::faults::FaultSpec::parse(text)
+}
+
+impl EmulatorArgs {
+    pub fn config(&self, listen: SocketAddr) -> anyhow::Result<EmulatorConfig> {
+        Ok(EmulatorConfig {
+            listen,
+            limits: Limits::load(self.limits.as_deref(), &self.limit_overrides)?,
+            profile: LatencyProfile::resolve(self.latency_profile.as_deref().unwrap_or("zero"))?,
+            lacking: self.lacking.clone(),
+            faults: self.faults.clone(),
+            ..EmulatorConfig::default()
+        })
+    }
+}
