@@ -266,8 +266,8 @@ impl TermEnv {
     }
 }
 
-/// The colours the terminal shows and the theme the live lab picks without `--theme`
-/// (`Theme::for_terminal`: mono under NO_COLOR, else dark, whose colours are 24-bit).
+/// The colours the terminal shows and what the live lab does with them (`Theme::for_terminal`:
+/// mono under NO_COLOR, else its theme fitted to the terminal's depth).
 pub fn colours(env: &TermEnv) -> Check {
     if env.no_color() {
         return Check::ok(
@@ -285,25 +285,34 @@ pub fn colours(env: &TermEnv) -> Check {
             &[Lab::Live],
         );
     }
-    if matches!(colorterm, "truecolor" | "24bit") {
-        return Check::ok(
+    use crate::tui::theme::Depth;
+    match Depth::from_env(env.colorterm.as_deref(), env.term.as_deref()) {
+        Depth::TrueColor => Check::ok(
             "colours",
-            format!("24-bit (COLORTERM={colorterm}): the live lab uses the dark theme as designed"),
-        );
+            format!(
+                "24-bit (COLORTERM={colorterm}): the live lab shows its theme's colours as designed"
+            ),
+        ),
+        Depth::Palette256 => Check::ok(
+            "colours",
+            format!(
+                "256 colours (TERM={term}, COLORTERM unset): the live lab draws its theme's colours with the nearest of the palette"
+            ),
+        ),
+        Depth::Basic => Check::warn(
+            "colours",
+            if term.is_empty() {
+                "unknown (TERM unset): the live lab draws its theme with the 16 basic colours"
+                    .to_string()
+            } else {
+                format!(
+                    "basic colours (TERM={term}, COLORTERM unset): the live lab draws its theme with the 16 basic colours"
+                )
+            },
+            "set COLORTERM=truecolor (or TERM=xterm-256color) if the terminal shows more; --theme mono for none",
+            &[Lab::Live],
+        ),
     }
-    let depth = if term.contains("256color") {
-        format!("256 colours (TERM={term}, COLORTERM unset)")
-    } else if term.is_empty() {
-        "unknown (TERM unset)".to_string()
-    } else {
-        format!("basic colours (TERM={term}, COLORTERM unset)")
-    };
-    Check::warn(
-        "colours",
-        format!("{depth}: the dark theme's 24-bit colours may show wrong"),
-        "--theme mono, or set COLORTERM=truecolor if the terminal shows 24-bit colour",
-        &[Lab::Live],
-    )
 }
 
 /// The log file opens for appending (created if absent, never truncated), as the live lab
@@ -348,14 +357,16 @@ mod tests {
         // An empty NO_COLOR is not set (the TUI reads it the same way).
         let c = colours(&env(Some(""), Some("truecolor"), Some("xterm-256color")));
         assert_eq!(c.status, Status::Ok);
-        assert!(c.found.contains("dark"), "{}", c.found);
+        assert!(c.found.starts_with("24-bit"), "{}", c.found);
         assert_eq!(colours(&env(None, Some("24bit"), None)).status, Status::Ok);
         let c = colours(&env(None, None, Some("xterm-256color")));
-        assert_eq!(c.status, Status::Warn);
+        assert_eq!(c.status, Status::Ok);
         assert!(c.found.starts_with("256 colours"), "{}", c.found);
-        assert!(c.fix.unwrap().contains("--theme mono"));
+        assert!(c.found.contains("nearest of the palette"), "{}", c.found);
         let c = colours(&env(None, None, Some("xterm")));
+        assert_eq!(c.status, Status::Warn);
         assert!(c.found.starts_with("basic colours"), "{}", c.found);
+        assert!(c.fix.unwrap().contains("COLORTERM=truecolor"));
         let c = colours(&env(None, Some("truecolor"), Some("dumb")));
         assert_eq!(c.status, Status::Warn);
         assert!(c.found.starts_with("TERM=dumb"), "{}", c.found);

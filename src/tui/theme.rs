@@ -48,6 +48,13 @@ macro_rules! items {
                 Ok(())
             }
 
+            fn get_mut(&mut self, item: &str) -> &mut Color {
+                match item {
+                    $( stringify!($name) => &mut self.$name, )*
+                    other => unreachable!("no themable item {other}"),
+                }
+            }
+
             /// (item, colour) pairs, for listings and SVG output.
             pub fn colors(&self) -> Vec<(&'static str, Color)> {
                 vec![ $( (stringify!($name), self.$name), )* ]
@@ -129,15 +136,31 @@ impl Theme {
         )
     }
 
-    /// The theme for `--theme`, honouring NO_COLOR (any non-empty value) unless a theme is named.
+    /// The theme for `--theme`, honouring NO_COLOR (any non-empty value) unless a theme is named,
+    /// with its colours fitted to what the terminal shows (`Depth::of_terminal`).
     pub fn for_terminal(requested: Option<&str>) -> anyhow::Result<Theme> {
-        match requested {
-            Some(name) => Theme::resolve(name),
+        let theme = match requested {
+            Some(name) => Theme::resolve(name)?,
             None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => {
-                Theme::resolve("mono")
+                Theme::resolve("mono")?
             }
-            None => Ok(Theme::dark()),
+            None => Theme::dark(),
+        };
+        Ok(theme.fit(Depth::of_terminal()))
+    }
+
+    /// The theme with each `#rrggbb` colour replaced by the nearest one the terminal can show:
+    /// an index of the 256-colour palette, or one of the 16 basic colours.
+    pub fn fit(mut self, depth: Depth) -> Theme {
+        if depth == Depth::TrueColor {
+            return self;
         }
+        let names: Vec<&str> = self.colors().iter().map(|(n, _)| *n).collect();
+        for name in names {
+            let c = self.get_mut(name);
+            *c = nearest(*c, depth);
+        }
+        self
     }
 
     /// Every item reset: what a file starts from before the default's colours are applied.
@@ -224,6 +247,81 @@ impl Theme {
     }
 }
 
+/// How many colours a terminal shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// 24-bit `#rrggbb`: COLORTERM says truecolor or 24bit.
+    TrueColor,
+    /// The 256-colour palette: TERM names a 256color terminal.
+    Palette256,
+    /// The 16 basic colours: any other terminal.
+    Basic,
+}
+
+impl Depth {
+    /// As the terminal's environment says, the way bat and other terminal tools read it:
+    /// 24-bit only when COLORTERM says so, since a terminal that cannot show it draws other
+    /// colours instead.
+    pub fn from_env(colorterm: Option<&str>, term: Option<&str>) -> Depth {
+        if matches!(colorterm, Some("truecolor" | "24bit")) {
+            Depth::TrueColor
+        } else if term.is_some_and(|t| t.contains("256color")) {
+            Depth::Palette256
+        } else {
+            Depth::Basic
+        }
+    }
+
+    pub fn of_terminal() -> Depth {
+        let var = |k: &str| std::env::var(k).ok();
+        Depth::from_env(var("COLORTERM").as_deref(), var("TERM").as_deref())
+    }
+}
+
+/// The colour nearest to `c` (by RGB distance) that a terminal of `depth` shows; colours that
+/// are not `#rrggbb` are left as they are.
+fn nearest(c: Color, depth: Depth) -> Color {
+    let Color::Rgb(r, g, b) = c else {
+        return c;
+    };
+    let distance = |(x, y, z): (u8, u8, u8)| {
+        let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).pow(2);
+        d(x, r) + d(y, g) + d(z, b)
+    };
+    match depth {
+        Depth::TrueColor => c,
+        // The colour cube and the grey ramp: the first 16 are the terminal's own and vary.
+        Depth::Palette256 => Color::Indexed(
+            (16..=255u8)
+                .min_by_key(|i| distance(indexed(*i)))
+                .expect("a palette"),
+        ),
+        Depth::Basic => BASIC
+            .into_iter()
+            .min_by_key(|b| distance(rgb(*b, (0, 0, 0))))
+            .expect("16 colours"),
+    }
+}
+
+const BASIC: [Color; 16] = [
+    Color::Black,
+    Color::Red,
+    Color::Green,
+    Color::Yellow,
+    Color::Blue,
+    Color::Magenta,
+    Color::Cyan,
+    Color::Gray,
+    Color::DarkGray,
+    Color::LightRed,
+    Color::LightGreen,
+    Color::LightYellow,
+    Color::LightBlue,
+    Color::LightMagenta,
+    Color::LightCyan,
+    Color::White,
+];
+
 /// A colour as a theme file writes it.
 pub fn color_name(c: Color) -> String {
     match c {
@@ -259,26 +357,8 @@ pub fn rgb(c: Color, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
 }
 
 fn indexed(i: u8) -> (u8, u8, u8) {
-    const BASE: [Color; 16] = [
-        Color::Black,
-        Color::Red,
-        Color::Green,
-        Color::Yellow,
-        Color::Blue,
-        Color::Magenta,
-        Color::Cyan,
-        Color::Gray,
-        Color::DarkGray,
-        Color::LightRed,
-        Color::LightGreen,
-        Color::LightYellow,
-        Color::LightBlue,
-        Color::LightMagenta,
-        Color::LightCyan,
-        Color::White,
-    ];
     match i {
-        0..=15 => rgb(BASE[i as usize], (0, 0, 0)),
+        0..=15 => rgb(BASIC[i as usize], (0, 0, 0)),
         16..=231 => {
             let i = i - 16;
             let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
@@ -294,6 +374,58 @@ fn indexed(i: u8) -> (u8, u8, u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_fit_the_terminals_depth() {
+        assert_eq!(
+            Depth::from_env(Some("truecolor"), Some("xterm")),
+            Depth::TrueColor
+        );
+        assert_eq!(Depth::from_env(Some("24bit"), None), Depth::TrueColor);
+        assert_eq!(
+            Depth::from_env(None, Some("tmux-256color")),
+            Depth::Palette256
+        );
+        assert_eq!(Depth::from_env(Some("yes"), Some("xterm")), Depth::Basic);
+        assert_eq!(Depth::from_env(None, None), Depth::Basic);
+        // Exact palette colours map to themselves; others to the nearest.
+        assert_eq!(
+            nearest(Color::Rgb(255, 0, 0), Depth::Palette256),
+            Color::Indexed(196)
+        );
+        assert_eq!(
+            nearest(Color::Rgb(0, 0, 0), Depth::Palette256),
+            Color::Indexed(16)
+        );
+        assert_eq!(
+            nearest(Color::Rgb(128, 128, 128), Depth::Palette256),
+            Color::Indexed(244)
+        );
+        assert_eq!(
+            nearest(Color::Rgb(0, 95, 135), Depth::Palette256),
+            Color::Indexed(24)
+        );
+        assert_eq!(
+            nearest(Color::Rgb(250, 60, 60), Depth::Basic),
+            Color::LightRed
+        );
+        assert_eq!(nearest(Color::Blue, Depth::Palette256), Color::Blue);
+        let dark = Theme::dark();
+        assert_eq!(dark.clone().fit(Depth::TrueColor), dark);
+        let fitted = dark.clone().fit(Depth::Palette256);
+        for ((item, before), (_, after)) in dark.colors().into_iter().zip(fitted.colors()) {
+            match before {
+                Color::Rgb(..) => assert!(matches!(after, Color::Indexed(16..=255)), "{item}"),
+                other => assert_eq!(after, other, "{item}"),
+            }
+        }
+        assert!(
+            dark.fit(Depth::Basic)
+                .colors()
+                .iter()
+                .all(|(_, c)| !matches!(c, Color::Rgb(..) | Color::Indexed(_)))
+        );
+    }
 
     #[test]
     fn builtin_themes_parse_and_differ() {
