@@ -48,15 +48,34 @@ fn a_run_prices_its_configuration_with_the_file_given_and_its_report_with_its_re
     )
     .unwrap();
     let out = dir.path().join("report.json");
+    let rec = dir.path().join("rec");
     let status = latlab()
         .args(["run", "demo", "--duration", "3s", "--format", "json", "-q"])
         .arg("--prices")
         .arg(&mine)
         .arg("-o")
         .arg(&out)
+        .arg("--record")
+        .arg(&rec)
         .status()
         .unwrap();
     assert!(status.success());
+    // The recording keeps the run's prices: its report and replay price it as it ran.
+    for args in [&["report"][..], &["replay", "--headless"]] {
+        let again = latlab()
+            .args(args)
+            .arg(&rec)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(again.status.success(), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert_eq!(
+            v["cost"]["label"], "list price, us-east-1, 2030-01-01",
+            "{args:?}"
+        );
+        assert_eq!(item(&v, "Kinesis", "shard-hours"), 1.0, "{args:?}");
+    }
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let cost = &run["cost"];

@@ -30,6 +30,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
     if let Some(dir) = &args.record {
         // Fail before the run, not after it.
         crate::run::record::Recorder::prepare(dir)?;
+        crate::run::record::Recorder::keep_prices(dir, args.prices.as_deref())?;
     }
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {

@@ -326,7 +326,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {
             compare::refuse_merged_report(&args.path)?;
-            let prices = load_prices(args.prices.as_deref())?;
+            // Priced as the run was: `--prices`, else the recording's copy of the run's.
+            let prices = match load_prices(args.prices.as_deref())? {
+                Some(p) => Some(p),
+                None => crate::run::record::recorded_prices(&args.path)?,
+            };
             let report = crate::run::record::read_report(&args.path)?.with_prices(prices);
             let text = report.render(args.format);
             match &args.output {
@@ -451,6 +455,7 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
     let log = init_log(args.log.as_deref())?;
     if let Some(dir) = &args.record {
         crate::run::record::Recorder::prepare(dir)?;
+        crate::run::record::Recorder::keep_prices(dir, args.prices.as_deref())?;
     }
     let report = crate::tui::run(crate::tui::TuiOptions {
         scenario,

@@ -13,7 +13,9 @@
 //! - `events.jsonl`: every fault that fired, throttle burst, status change and error (see
 //!   [`events`]), and (in the TUI) every key's command and the lab's answer, a JSON object a line,
 //!   with its time;
-//! - `report.json`: the run's report, written when it ends.
+//! - `report.json`: the run's report, written when it ends;
+//! - `prices.toml`: the price file the run was given with `--prices`, so that its report prices
+//!   the run as it was priced live (without it, the built-in file of the run's region).
 //!
 //! Every file grows by about the same number of bytes each second, however long the run.
 
@@ -82,6 +84,19 @@ pub fn slug(name: &str) -> String {
         .collect()
 }
 
+/// The copy of the run's `--prices` file in a recording.
+pub const PRICES_FILE: &str = "prices.toml";
+
+/// The prices a recording was priced with live: its `prices.toml`, when the run was given
+/// `--prices` (none for a report file or a recording priced with the built-in files).
+pub fn recorded_prices(path: &Path) -> anyhow::Result<Option<std::sync::Arc<crate::cost::Prices>>> {
+    let file = path.join(PRICES_FILE);
+    if !path.is_dir() || !file.exists() {
+        return Ok(None);
+    }
+    Ok(Some(std::sync::Arc::new(crate::cost::Prices::load(&file)?)))
+}
+
 impl Recorder {
     /// Makes the recording's directory, before anything runs: it must be new or empty.
     pub fn prepare(dir: &Path) -> anyhow::Result<()> {
@@ -98,6 +113,20 @@ impl Recorder {
         }
         std::fs::create_dir_all(dir.join("hlog"))
             .with_context(|| format!("--record {}: cannot create the directory", dir.display()))
+    }
+
+    /// Keeps the price file a run was given (`--prices`) in its recording, as `prices.toml`.
+    pub fn keep_prices(dir: &Path, prices: Option<&Path>) -> anyhow::Result<()> {
+        if let Some(p) = prices {
+            std::fs::copy(p, dir.join(PRICES_FILE)).with_context(|| {
+                format!(
+                    "--record {}: cannot keep a copy of --prices {}",
+                    dir.display(),
+                    p.display()
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Starts the recording in `dir` (made by [`Recorder::prepare`]) and writes what the run is.
