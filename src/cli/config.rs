@@ -85,11 +85,11 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
                 a.fps = fps;
             }
             set(&mut a.log, c.path(m, "log"));
-            set(&mut a.prices, c.path(m, "prices"));
+            set(&mut a.out.prices, c.path(m, "prices"));
             a.target.apply_config(c, m)?;
         }
         Command::Run(a) => {
-            set(&mut a.prices, c.path(m, "prices"));
+            set(&mut a.out.prices, c.path(m, "prices"));
             a.target.apply_config(c, m)?;
         }
         Command::Screenshot(a) => {

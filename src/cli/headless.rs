@@ -16,9 +16,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
     if let Some(k) = scenario.kinesis.as_mut() {
         k.producer.stop_after = Some(scenario.duration);
     }
-    // Bound before anything is written or started: a port in use stops here.
-    let prices = super::load_prices(args.prices.as_deref())?;
-    let metrics = crate::run::export::open(args.metrics_addr.as_deref())?;
+    let (prices, metrics) = args.out.open()?;
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.
         std::fs::OpenOptions::new()
@@ -27,17 +25,12 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             .open(out)
             .with_context(|| format!("cannot write --output {}", out.display()))?;
     }
-    if let Some(dir) = &args.record {
-        // Fail before the run, not after it.
-        crate::run::record::Recorder::prepare(dir)?;
-        crate::run::record::Recorder::keep_prices(dir, args.prices.as_deref())?;
-    }
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {
         let metrics = crate::run::export::Metrics::start(metrics)?;
         let lab = std::sync::Arc::new(Lab::start(scenario.clone(), &opts).await?);
         metrics.attach(&lab);
-        let mut recorder = match &args.record {
+        let mut recorder = match &args.out.record {
             Some(dir) => Some(crate::run::record::Recorder::create(
                 dir,
                 &lab,

@@ -19,7 +19,7 @@ mod scenarios;
 mod target;
 pub use replay::ReplayArgs;
 pub use scenarios::{ScenarioName, scenarios_listing};
-pub use target::{EmulatorArgs, TargetArgs};
+pub use target::{EmulatorArgs, OutputArgs, TargetArgs};
 
 use headless::{run_headless, shutdown_signal};
 pub use listing::{profile_listing, profile_markdown, profiles_listing};
@@ -147,18 +147,8 @@ pub struct TuiArgs {
     /// Log file (never the screen) [default: latlab.log in the temporary directory]
     #[arg(long, value_name = "FILE", env = "LATLAB_LOG_FILE")]
     pub log: Option<PathBuf>,
-    /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
-    /// (one interval a second), every key's command and answer, the faults that fired, the report
-    #[arg(long, value_name = "DIR")]
-    pub record: Option<PathBuf>,
-    /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
-    /// 127.0.0.1; port 0 takes a free one, printed on standard error)
-    #[arg(long, value_name = "ADDR")]
-    pub metrics_addr: Option<String>,
-    /// Price the configuration with this price file instead of the built-in file of the run's
-    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
-    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
-    pub prices: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -220,18 +210,8 @@ pub struct RunArgs {
     /// Run the scenario's scaled-down S3 matrix and fewer Redis tries (under a minute each)
     #[arg(long)]
     pub quick: bool,
-    /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
-    /// (one interval a second), the faults that fired, and the report
-    #[arg(long, value_name = "DIR")]
-    pub record: Option<PathBuf>,
-    /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
-    /// 127.0.0.1; port 0 takes a free one, printed on standard error)
-    #[arg(long, value_name = "ADDR")]
-    pub metrics_addr: Option<String>,
-    /// Price the configuration with this price file instead of the built-in file of the run's
-    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
-    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
-    pub prices: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -443,26 +423,20 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
     args.target.check()?;
     let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref(), dirs)?;
     let theme = Theme::for_terminal(args.theme.as_deref())?;
-    let prices = load_prices(args.prices.as_deref())?;
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         anyhow::bail!(
             "the live lab needs a terminal; for scripts use `latlab run {}`",
             scenario.name
         );
     }
-    // Bound before anything is written or started: a port in use stops here.
-    let metrics = crate::run::export::open(args.metrics_addr.as_deref())?;
+    let (prices, metrics) = args.out.open()?;
     let log = init_log(args.log.as_deref())?;
-    if let Some(dir) = &args.record {
-        crate::run::record::Recorder::prepare(dir)?;
-        crate::run::record::Recorder::keep_prices(dir, args.prices.as_deref())?;
-    }
     let report = crate::tui::run(crate::tui::TuiOptions {
         scenario,
         target: args.target.options(),
         theme,
         fps: args.fps,
-        record: args.record.clone(),
+        record: args.out.record.clone(),
         metrics,
         prices,
     })?;

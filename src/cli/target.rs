@@ -1,5 +1,6 @@
 //! Where a command measures (`TargetArgs`: the embedded emulator, an endpoint, real AWS, a Redis
-//! pair) and how the embedded emulator is shaped (`EmulatorArgs`).
+//! pair), how the embedded emulator is shaped (`EmulatorArgs`), and what a run keeps and serves
+//! besides its screen or tables (`OutputArgs`).
 
 use super::*;
 
@@ -118,5 +119,43 @@ impl EmulatorArgs {
             faults: self.faults.clone(),
             ..EmulatorConfig::default()
         })
+    }
+}
+
+/// What a live or headless run keeps and serves besides its screen or tables.
+#[derive(Args, Debug, Default)]
+pub struct OutputArgs {
+    /// Keep the run in DIR (new or empty): the scenario, an HdrHistogram interval log per series
+    /// (one interval a second), what the screen showed, every key's command and answer (live),
+    /// the faults that fired, and the report
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
+    /// 127.0.0.1; port 0 takes a free one, printed on standard error)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
+    /// Price the configuration with this price file instead of the built-in file of the run's
+    /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
+    #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
+    pub prices: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// Everything read and bound before the run starts, so that a bad price file, a port in use
+    /// or a recording directory that is not empty stops it here in one line: the prices, the
+    /// metrics listener, and the recording's directory made ready (with a copy of the prices).
+    pub(super) fn open(
+        &self,
+    ) -> anyhow::Result<(
+        Option<std::sync::Arc<crate::cost::Prices>>,
+        Option<crate::run::export::MetricsListener>,
+    )> {
+        let prices = load_prices(self.prices.as_deref())?;
+        let metrics = crate::run::export::open(self.metrics_addr.as_deref())?;
+        if let Some(dir) = &self.record {
+            crate::run::record::Recorder::prepare(dir)?;
+            crate::run::record::Recorder::keep_prices(dir, self.prices.as_deref())?;
+        }
+        Ok((prices, metrics))
     }
 }
