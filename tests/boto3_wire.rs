@@ -1,5 +1,7 @@
 //! Wire compatibility beyond our own SDK: boto3 against `latlab emulate`, the real binary.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
@@ -27,7 +29,7 @@ fn boto3_puts_gets_and_subscribes() {
         ),
         Ok(_) => {}
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let mut child = common::latlab()
         .args([
             "emulate",
             "--listen",

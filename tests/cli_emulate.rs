@@ -1,18 +1,8 @@
 //! `latlab emulate`'s flags: bad input gets one clear line naming what is wrong and what is valid.
 
-use std::process::Command;
+mod common;
 
-fn latlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_latlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::latlab_output as latlab;
 
 #[test]
 fn print_limits_shows_the_documented_defaults_and_overrides() {
@@ -217,7 +207,7 @@ fn listening_where_other_hosts_reach_it_needs_allow_remote_and_warns() {
 #[test]
 fn emulate_injects_the_faults_it_is_given_and_says_which() {
     use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let mut child = common::latlab()
         .args([
             "emulate",
             "--listen",

@@ -1,15 +1,13 @@
 //! `latlab run` and `latlab scenarios` as a user meets them: the binary, its output and its errors,
 //! against the embedded emulator and against another endpoint.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn latlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_latlab"));
-    c.env_remove("LATLAB_ENDPOINT_URL");
-    c
-}
+use common::latlab;
 
 fn output(c: &mut Command) -> (bool, String, String) {
     let out = c.output().unwrap();

@@ -4,26 +4,16 @@
 //!
 //! Three short runs of the demo scenario are made once, at the same time, and shared by the tests.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
-fn latlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_latlab"))
-        .env_remove("LATLAB_ENDPOINT_URL")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::latlab_output as latlab;
 
 fn ok(args: &[&str]) -> String {
     let (ok, out, err) = latlab(args);
@@ -57,7 +47,7 @@ fn runs() -> &'static Runs {
         let children: Vec<_> = [("zero", "zero"), ("zero2", "zero"), ("tokyo", "seed-tokyo")]
             .iter()
             .map(|(name, profile)| {
-                Command::new(env!("CARGO_BIN_EXE_latlab"))
+                common::latlab()
                     .env_remove("LATLAB_ENDPOINT_URL")
                     .args(["run", "demo", "--duration", "6s", "--quiet"])
                     .args(["--latency-profile", profile, "--record"])

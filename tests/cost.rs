@@ -1,13 +1,9 @@
 //! What a run costs, as a user meets it: the report's cost section from a headless run, the
 //! figures a price file of one's own gives, and a bad price file's one line.
 
-use std::process::Command;
+mod common;
 
-fn latlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_latlab"));
-    c.env_remove("LATLAB_ENDPOINT_URL");
-    c
-}
+use common::latlab;
 
 fn builtin_us_east_1() -> String {
     std::fs::read_to_string(concat!(

@@ -4,18 +4,14 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use latlab::faults::{FaultSpec, Kind};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn latlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_latlab"));
-    c.env_remove("LATLAB_ENDPOINT_URL");
-    c
-}
+use common::latlab;
 
 /// Runs `latlab run FILE --format json` and returns the report; fails (never hangs) after
 /// `limit`.

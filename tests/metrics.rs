@@ -5,6 +5,8 @@
 //! promtool and prometheus come from Debian's `prometheus` package (scripts/test and .ci/run
 //! install it); a missing one fails the test with a message saying so.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -14,11 +16,7 @@ use std::time::{Duration, Instant};
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0";
 const EFO_COUNT: &str = "latlab_kinesis_arrival_to_receive_seconds_count{consumer=\"SDK subscribe_to_shard\",kind=\"efo\"}";
 
-fn latlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_latlab"));
-    c.env_remove("LATLAB_ENDPOINT_URL");
-    c
-}
+use common::latlab;
 
 /// A child process killed when the test ends, however it ends.
 struct Guard(Child);

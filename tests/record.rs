@@ -2,23 +2,14 @@
 //! per series that the crate's own reader decodes to the report's counts, the faults that fired,
 //! and the report; and the directories it refuses.
 
+mod common;
+
 use std::process::Command;
 
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
-fn latlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_latlab"))
-        .env_remove("LATLAB_ENDPOINT_URL")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::latlab_output as latlab;
 
 #[test]
 fn a_recorded_run_keeps_every_value_in_its_interval_logs() {

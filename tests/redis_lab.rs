@@ -395,7 +395,7 @@ fn a_quick_seed_redis_run_prints_the_seed_table_in_every_format() {
 #[test]
 fn without_redis_server_the_other_labs_run_and_say_how_to_fix_it() {
     let empty = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let out = common::latlab()
         .args(["run", "tour", "--duration", "4s", "--quiet"])
         .env("PATH", empty.path())
         .env_remove("LATLAB_ENDPOINT_URL")
@@ -416,7 +416,7 @@ fn without_redis_server_the_other_labs_run_and_say_how_to_fix_it() {
     );
 
     // A scenario with only the Redis lab has nothing to run: a one-line error, not a panic.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let out = common::latlab()
         .args(["run", "seed-redis", "--quick", "--quiet"])
         .env("PATH", empty.path())
         .output()

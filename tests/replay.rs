@@ -2,21 +2,12 @@
 //! printed, `latlab report` and `latlab replay` read a recording cut short by a kill up to its
 //! last whole second, and each damaged or wrong input is one line naming the file.
 
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn latlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_latlab"))
-        .env_remove("LATLAB_ENDPOINT_URL")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::latlab_output as latlab;
 
 /// A short demo run recorded in `dir`; its printed tables (text) are returned.
 fn record(dir: &std::path::Path, extra: &[&str]) -> String {
@@ -125,7 +116,7 @@ fn a_replay_prints_the_tables_the_live_run_printed() {
 fn a_recording_cut_short_by_a_kill_is_read_to_its_last_whole_second() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("rec");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let mut child = common::latlab()
         .env_remove("LATLAB_ENDPOINT_URL")
         .args(["run", "demo", "--duration", "60s", "--quiet", "--record"])
         .arg(&dir)

@@ -1,7 +1,7 @@
 //! A reshard on a scenario's schedule in a headless run (`latlab run --format json`, the binary):
 //! the report shows the stream's shard counts and every consumer's accounting across them.
 
-use std::process::Command;
+mod common;
 
 const SCENARIO: &str = r#"
 name = "reshard-schedule"
@@ -44,7 +44,7 @@ fn a_scheduled_reshard_shows_in_the_json_report_with_every_record_accounted_for(
     let scenario = dir.path().join("reshard.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
     let out = dir.path().join("r.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let run = common::latlab()
         .env_remove("LATLAB_ENDPOINT_URL")
         .args([
             "run",

@@ -1,6 +1,8 @@
 //! The S3 lab: the seed's matrix (quick) on the embedded emulator, the live loop switching class
 //! and payload while it runs, and the S3 pane on screen.
 
+mod common;
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -17,7 +19,7 @@ use latlab::tui::view::View;
 fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s3.json");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let status = common::latlab()
         .args([
             "run",
             "seed-s3",

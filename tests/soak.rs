@@ -4,14 +4,12 @@
 
 mod common;
 
-use std::process::Command;
-
 #[test]
 fn a_minute_of_soak_counts_every_record_and_fires_every_fault_kind() {
     common::require_redis_server();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("soak.json");
-    let status = Command::new(env!("CARGO_BIN_EXE_latlab"))
+    let status = common::latlab()
         .env_remove("LATLAB_ENDPOINT_URL")
         .args([
             "run",

@@ -1,6 +1,36 @@
-//! Helpers shared by the integration tests: an emulator on an ephemeral port, SDK clients for it,
-//! a raw HTTP client for requests no SDK would send, and what a Redis server is asked (MONITOR).
+//! Helpers shared by the integration tests: the latlab binary with the tester's own defaults kept
+//! out, an emulator on an ephemeral port, SDK clients for it, a raw HTTP client for requests no
+//! SDK would send, and what a Redis server is asked (MONITOR).
 #![allow(dead_code)]
+
+/// The latlab binary, run as a user runs it but without the tester's own defaults: no config
+/// file (XDG_CONFIG_HOME names a directory that holds none) and no LATLAB_* variable that sets an
+/// option, so a developer's ~/.config/latlab/config.toml or LATLAB_ENDPOINT_URL cannot change
+/// what a test measures.
+pub fn latlab() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"));
+    c.env(
+        "XDG_CONFIG_HOME",
+        std::env::temp_dir().join("latlab-tests-no-config"),
+    );
+    for key in latlab::config::KEYS {
+        if let Some(env) = key.env.filter(|e| e.starts_with("LATLAB_")) {
+            c.env_remove(env);
+        }
+    }
+    c.env_remove(latlab::config::CONFIG_ENV);
+    c
+}
+
+/// `latlab ARGS`: whether it succeeded, its standard output and its standard error.
+pub fn latlab_output(args: &[&str]) -> (bool, String, String) {
+    let out = latlab().args(args).output().expect("latlab runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
