@@ -242,3 +242,61 @@ fn a_log_that_cannot_be_written_fails_the_live_lab() {
     assert!(d.has("live lab (TUI): cannot run (log)"), "{}", d.out);
     assert!(!log.exists());
 }
+
+/// A Redis pair of one's own (`--redis-primary`, `--redis-replica`): latlab's own real
+/// redis-server pair stands in for it. Both answer with their roles; the primary named as the
+/// replica is refused, naming its role; and a port with no server is named.
+#[test]
+fn a_given_redis_pair_is_checked_with_its_roles() {
+    common::require_redis_server();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let link = || latlab::labs::redis::local::LinkProfile::resolve("loopback").unwrap();
+    let pair = rt
+        .block_on(latlab::labs::redis::local::LocalRedis::start(
+            link(),
+            link(),
+        ))
+        .expect("latlab's redis-server pair starts");
+    let (primary, replica) = (pair.primary_url(), pair.replica_url());
+    let home = tempfile::tempdir().unwrap();
+    let given = |p: &str, r: &str| {
+        run(doctor(
+            home.path(),
+            &["--redis-primary", p, "--redis-replica", r],
+        ))
+    };
+
+    let d = given(&primary, &replica);
+    assert!(d.ok, "{}\n{}", d.out, d.err);
+    assert!(d.line("redis primary").starts_with("ok "), "{}", d.out);
+    assert!(d.line("redis primary").contains("a primary"), "{}", d.out);
+    let r = d.line("redis replica");
+    assert!(
+        r.starts_with("ok ") && r.contains("a replica of") && r.contains("link up"),
+        "{r}"
+    );
+    // The pair is given: redis-server on this machine is not needed, so not checked.
+    assert!(!d.out.contains("redis-server "), "{}", d.out);
+    assert!(d.has("redis lab: can run"), "{}", d.out);
+
+    let d = given(&primary, &primary);
+    assert!(!d.ok, "{}", d.out);
+    let r = d.line("redis replica");
+    assert!(
+        r.starts_with("FAIL ") && r.contains("not a replica (role:master)"),
+        "{r}"
+    );
+    assert!(d.has("redis lab: cannot run (redis replica)"), "{}", d.out);
+
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = gone.local_addr().unwrap().port();
+    drop(gone);
+    let d = given(&primary, &format!("redis://127.0.0.1:{port}"));
+    assert!(!d.ok, "{}", d.out);
+    let r = d.line("redis replica");
+    assert!(
+        r.starts_with("FAIL ") && r.contains(&format!("127.0.0.1:{port}")),
+        "{r}"
+    );
+    drop(pair);
+}
