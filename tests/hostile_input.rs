@@ -131,6 +131,25 @@ proptest! {
     }
 
     #[test]
+    fn config_files_parse_or_name_the_line_and_key(
+        text in texty(),
+        key in prop::sample::select(latlab::config::KEYS.iter().map(|k| k.name).collect::<Vec<_>>()),
+        value in any::<String>(),
+        number in any::<i64>(),
+    ) {
+        let path = std::path::Path::new("/nonexistent/latlab/config.toml");
+        let _ = latlab::config::Config::parse(&text, path);
+        // Each key with a value of every type: accepted, or an error naming its line and key.
+        for v in [format!("{value:?}"), number.to_string(), "true".into(), format!("[{value:?}]")] {
+            let text = format!("{key} = {v}\n");
+            if let Err(e) = latlab::config::Config::parse(&text, path) {
+                let e = format!("{e:#}");
+                prop_assert!(e.starts_with(&format!("line 1, key `{key}`: ")) || e.starts_with("line 1, column"), "{e}");
+            }
+        }
+    }
+
+    #[test]
     fn limits_files_and_overrides_parse_or_name_what_is_wrong(text in texty(), key in "[a-z_.]{0,40}", value in any::<String>()) {
         let _ = Limits::from_toml(&text);
         let _ = Limits::load(None, &[format!("{key}={value}")]);
