@@ -300,3 +300,29 @@ fn a_given_redis_pair_is_checked_with_its_roles() {
     );
     drop(pair);
 }
+
+/// `--aws` with no credentials anywhere (no keys in the environment, no AWS files, instance
+/// metadata off): the credentials line fails with its fix, and nothing is called on AWS.
+#[test]
+fn real_aws_without_credentials_says_so_and_calls_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = doctor(home.path(), &["--aws"]);
+    c.env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+        .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE");
+    let d = run(c);
+    assert!(!d.ok, "{}", d.out);
+    assert!(d.line("region").starts_with("ok "), "{}", d.out);
+    let creds = d.line("credentials");
+    assert!(creds.starts_with("FAIL "), "{creds}");
+    assert!(creds.contains("Fix: "), "{creds}");
+    assert!(
+        !d.out.contains("kinesis ops") && !d.out.contains("s3 ops"),
+        "no operation is probed without credentials: {}",
+        d.out
+    );
+    assert!(d.has("kinesis lab: cannot run (credentials)"), "{}", d.out);
+    assert!(d.has("s3 lab: cannot run (credentials)"), "{}", d.out);
+}
