@@ -268,6 +268,27 @@ fn flag_beats_environment_beats_config_file_beats_builtin() {
         "none: the embedded emulator (not set)"
     );
 
+    // The region's variable is the SDK's own, AWS_REGION: it beats the file as the others do.
+    let path = write_config(h, "region = \"ap-northeast-1\"\n");
+    let s = show(&mut cmd(&[]));
+    assert_eq!(
+        row(&s, "region"),
+        (
+            "ap-northeast-1".into(),
+            format!("config file {}, line 1", path.display())
+        )
+    );
+    let s = show(cmd(&[]).env("AWS_REGION", "eu-west-1"));
+    assert_eq!(
+        row(&s, "region"),
+        ("eu-west-1".into(), "environment AWS_REGION".into())
+    );
+    let s = show(cmd(&["--region", "us-west-2"]).env("AWS_REGION", "eu-west-1"));
+    assert_eq!(
+        row(&s, "region"),
+        ("us-west-2".into(), "flag --region".into())
+    );
+
     // --config names another file, and LATLAB_CONFIG does as --config does.
     let other = h.join("other.toml");
     std::fs::write(&other, "fps = 30\n").unwrap();

@@ -47,7 +47,10 @@ impl TargetArgs {
                 self.aws = true;
             }
         }
-        set(&mut self.region, c.text(m, "region"));
+        // AWS_REGION is the SDK's own (read by it, not by clap): it too beats the file.
+        if std::env::var_os("AWS_REGION").is_none_or(|v| v.is_empty()) {
+            set(&mut self.region, c.text(m, "region"));
+        }
         set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
         set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
         set(&mut self.redis_primary, c.text(m, "redis_primary"));
@@ -142,7 +145,12 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
         ("latency_profile", t.emulator.latency_profile.clone()),
         ("endpoint_url", t.endpoint_url.clone()),
         ("aws", t.aws.then(|| "true".to_string())),
-        ("region", t.region.clone()),
+        (
+            "region",
+            t.region
+                .clone()
+                .or_else(|| std::env::var("AWS_REGION").ok().filter(|r| !r.is_empty())),
+        ),
         ("s3_bucket", t.s3_bucket.clone()),
         ("s3_express_bucket", t.s3_express_bucket.clone()),
         ("redis_primary", t.redis_primary.clone()),

@@ -14,8 +14,8 @@ pub struct TargetArgs {
     /// Measure real AWS (the SDK's default endpoints, credentials and region)
     #[arg(long, conflicts_with = "endpoint_url", env = "LATLAB_AWS")]
     pub aws: bool,
-    /// Region for --endpoint-url or --aws (default: the SDK's, from the AWS profile)
-    #[arg(long, value_name = "REGION", env = "AWS_REGION")]
+    /// Region for --endpoint-url or --aws (default: the SDK's AWS_REGION, else the AWS profile's)
+    #[arg(long, value_name = "REGION")]
     pub region: Option<String>,
     /// Use this existing stream instead of creating one (it is never deleted)
     #[arg(long, value_name = "NAME")]

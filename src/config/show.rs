@@ -61,10 +61,10 @@ fn source(config: &Config, m: &ArgMatches, key: &super::Key) -> String {
         format!("flag --{}", key.arg.replace('_', "-"))
     } else if !key.arg.is_empty() && m.value_source(key.arg) == Some(ValueSource::EnvVariable) {
         format!("environment {}", key.env.unwrap_or("?"))
-    } else if key.arg.is_empty()
-        && let Some(env) = key.env
+    } else if let Some(env) = key.env
         && std::env::var_os(env).is_some_and(|v| !v.is_empty())
     {
+        // A variable the SDK reads itself (AWS_REGION), or one with no flag.
         format!("environment {env}")
     } else {
         config
