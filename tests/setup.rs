@@ -310,6 +310,62 @@ fn flag_beats_environment_beats_config_file_beats_builtin() {
 }
 
 #[test]
+fn the_example_config_file_is_valid_commented_and_uncommented() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let example = ok(latlab(h).args(["config", "example"]));
+    // As written, every key commented out: a file that sets nothing.
+    write_config(h, &example);
+    let s = ok(latlab(h).args(["config", "show"]));
+    assert!(s.contains("(read)"), "{s}");
+    assert!(s.lines().skip(4).all(|l| l.ends_with("built-in")), "{s}");
+    // Every key uncommented (but `aws`, which the endpoint excludes, and `prices`, which names a
+    // file that must exist): each is read, from its own line.
+    let text: String = example
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(kv)
+                if kv.contains(" = ") && !kv.starts_with("aws ") && !kv.starts_with("prices ") =>
+            {
+                kv.to_string()
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = write_config(h, &text);
+    let s = ok(latlab(h)
+        .env("LATLAB_REDIS_PASSWORD", "pw")
+        .args(["config", "show"]));
+    for key in [
+        "theme",
+        "fps",
+        "log",
+        "latency_profile",
+        "endpoint_url",
+        "region",
+        "s3_bucket",
+        "s3_express_bucket",
+        "redis_primary",
+        "redis_replica",
+        "redis_password_env",
+        "scenario_dirs",
+    ] {
+        let line = text
+            .lines()
+            .position(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap()
+            + 1;
+        assert!(
+            row(&s, key)
+                .1
+                .starts_with(&format!("config file {}, line {line}", path.display())),
+            "{key}: {s}"
+        );
+    }
+}
+
+#[test]
 fn config_file_values_reach_the_run_and_redis_passwords_stay_hidden() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();

@@ -10,6 +10,8 @@ pub enum ConfigCommand {
     /// Every option the config file may set, its effective value and where it came from (flag,
     /// environment, config file with its line, or built-in); passwords are shown as ***
     Show(ShowArgs),
+    /// Write a config file to start from: every key, commented out, with what it sets
+    Example,
 }
 
 /// `config show` takes the options the file sets, so a flag's or variable's precedence shows.
@@ -115,6 +117,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
             &mut a.emulator.latency_profile,
             c.text(m, "latency_profile"),
         ),
+        Command::Config(ConfigCommand::Example) => {}
         Command::Config(ConfigCommand::Show(a)) => {
             set(&mut a.theme, c.text(m, "theme"));
             set(&mut a.fps, c.number(m, "fps"));

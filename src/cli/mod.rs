@@ -342,6 +342,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Config(config::ConfigCommand::Example) => {
+            out!("{}", crate::config::example_file());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Config(config::ConfigCommand::Show(args)) => {
             let sub = sub.context("the matches of `config show`")?;
             out!("{}", config::show(&args, &config, &sub));

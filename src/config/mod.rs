@@ -11,7 +11,7 @@ mod keys;
 mod show;
 
 pub use keys::{KEYS, Key, Kind};
-pub use show::render_show;
+pub use show::{example_file, render_show};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -147,6 +147,18 @@ impl Config {
                 .check(value, &dir)
                 .map_err(|e| anyhow::anyhow!("line {line}, key `{name}`: {e:#}"))?;
             entries.insert(key.name, Entry { value, line });
+        }
+        if let (
+            Some(_),
+            Some(Entry {
+                value: Value::Bool(true),
+                line,
+            }),
+        ) = (entries.get("endpoint_url"), entries.get("aws"))
+        {
+            bail!(
+                "line {line}, key `aws`: aws = true and endpoint_url are two places to measure; keep one"
+            );
         }
         Ok(entries)
     }
@@ -379,6 +391,11 @@ mod tests {
         assert!(
             e.contains("line 1, key `redis_primary`: must be a redis:// or rediss:// URL"),
             "{e}"
+        );
+        let e = parse("endpoint_url = \"http://127.0.0.1:4566\"\naws = true\n").unwrap_err();
+        assert_eq!(
+            e,
+            "line 2, key `aws`: aws = true and endpoint_url are two places to measure; keep one"
         );
         let e = parse("fps = \n").unwrap_err();
         assert!(e.starts_with("line 1, column"), "{e}");

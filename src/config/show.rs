@@ -82,3 +82,83 @@ fn source(config: &Config, m: &ArgMatches, key: &super::Key) -> String {
         _ => from,
     }
 }
+
+/// What each key sets, and a value to show it with.
+fn about(key: &str) -> (&'static str, &'static str) {
+    match key {
+        "theme" => (
+            "Colour theme: dark, light, mono, or a theme file",
+            "\"light\"",
+        ),
+        "fps" => (
+            "Frames per second of the live lab when nothing happens (1 to 60)",
+            "10",
+        ),
+        "log" => ("The live lab's log file", "\"~/.cache/latlab/latlab.log\""),
+        "latency_profile" => (
+            "The embedded emulator's latency profile: zero, same-region, seed-tokyo, or a file (instead of the scenario's)",
+            "\"same-region\"",
+        ),
+        "endpoint_url" => (
+            "Measure this endpoint (LocalStack, `latlab emulate`) instead of the embedded emulator",
+            "\"http://127.0.0.1:4566\"",
+        ),
+        "aws" => (
+            "Measure real AWS (its endpoints, the SDK's credentials)",
+            "true",
+        ),
+        "region" => ("The region for endpoint_url or aws", "\"eu-west-1\""),
+        "s3_bucket" => (
+            "The S3 lab's Standard bucket on an endpoint or AWS (objects go under latlab/)",
+            "\"my-latlab-bucket\"",
+        ),
+        "s3_express_bucket" => (
+            "The S3 lab's Express One Zone directory bucket (NAME--AZID--x-s3)",
+            "\"my-latlab--euw1-az1--x-s3\"",
+        ),
+        "redis_primary" => (
+            "The Redis lab on your Redis: the primary",
+            "\"rediss://primary.example.internal:6379\"",
+        ),
+        "redis_replica" => (
+            "The Redis lab on your Redis: its replica",
+            "\"rediss://replica.example.internal:6379\"",
+        ),
+        "redis_password_env" => (
+            "The environment variable holding the Redis password (never written here)",
+            "\"LATLAB_REDIS_PASSWORD\"",
+        ),
+        "prices" => (
+            "A price file instead of the built-in one of the region",
+            "\"~/latlab-prices.toml\"",
+        ),
+        "scenario_dirs" => (
+            "Where `latlab run NAME` and `latlab scenarios` look for NAME.toml",
+            "[\"~/latlab-scenarios\"]",
+        ),
+        _ => ("", "\"\""),
+    }
+}
+
+/// `latlab config example`: every key, commented out, with what it sets, its environment
+/// variable and its built-in default; uncommented, each line is a valid value.
+pub fn example_file() -> String {
+    let mut out = String::from(
+        "# latlab's config file: $XDG_CONFIG_HOME/latlab/config.toml (~/.config/latlab/config.toml),\n\
+         # or the file --config or LATLAB_CONFIG names. Every key is optional. A flag beats its\n\
+         # environment variable, which beats this file, which beats the built-in default; paths are\n\
+         # relative to this file's directory. `latlab config show` prints what is in effect.\n",
+    );
+    for key in KEYS {
+        let (what, example) = about(key.name);
+        let env = key
+            .env
+            .map(|e| format!("; environment {e}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "\n# {what} (built-in: {}{env})\n# {} = {example}\n",
+            key.builtin, key.name
+        ));
+    }
+    out
+}
