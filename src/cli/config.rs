@@ -5,6 +5,8 @@ use super::*;
 use crate::config::Config;
 use clap::ArgMatches;
 
+// Parsed once per run: the size of a variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum ConfigCommand {
     /// Every option the config file may set, its effective value and where it came from (flag,
