@@ -344,6 +344,7 @@ fn the_example_config_file_is_valid_commented_and_uncommented() {
         "latency_profile",
         "endpoint_url",
         "region",
+        "stream",
         "s3_bucket",
         "s3_express_bucket",
         "redis_primary",
@@ -412,7 +413,7 @@ fn bad_config_files_name_the_file_the_line_and_the_key() {
     let cases: &[(&str, &str)] = &[
         (
             "theme = \"dark\"\nthemes = \"light\"\n",
-            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, scenario_dirs",
+            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, stream, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, scenario_dirs",
         ),
         (
             "\nfps = 0\n",

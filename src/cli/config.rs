@@ -55,6 +55,10 @@ impl TargetArgs {
         if std::env::var_os("AWS_REGION").is_none_or(|v| v.is_empty()) {
             set(&mut self.region, c.text(m, "region"));
         }
+        // A stream of one's own is on an endpoint or AWS; the embedded emulator starts empty.
+        if self.endpoint_url.is_some() || self.aws {
+            set(&mut self.stream, c.text(m, "stream"));
+        }
         set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
         set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
         set(&mut self.redis_primary, c.text(m, "redis_primary"));
@@ -156,6 +160,7 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
                 .clone()
                 .or_else(|| std::env::var("AWS_REGION").ok().filter(|r| !r.is_empty())),
         ),
+        ("stream", t.stream.clone()),
         ("s3_bucket", t.s3_bucket.clone()),
         ("s3_express_bucket", t.s3_express_bucket.clone()),
         ("redis_primary", t.redis_primary.clone()),

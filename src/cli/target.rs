@@ -18,7 +18,7 @@ pub struct TargetArgs {
     #[arg(long, value_name = "REGION")]
     pub region: Option<String>,
     /// Use this existing stream instead of creating one (it is never deleted)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", env = "LATLAB_STREAM")]
     pub stream: Option<String>,
     /// S3 lab on another endpoint: the S3 Standard bucket (objects go under latlab/)
     #[arg(long, value_name = "NAME", env = "LATLAB_S3_BUCKET")]

@@ -96,6 +96,12 @@ pub const KEYS: &[Key] = &[
         Kind::Word,
         "the SDK's (the AWS profile's region)",
     ),
+    key(
+        "stream",
+        Some("LATLAB_STREAM"),
+        Kind::Word,
+        "none: each run makes its own",
+    ),
     key("s3_bucket", Some("LATLAB_S3_BUCKET"), Kind::Word, "none"),
     key(
         "s3_express_bucket",

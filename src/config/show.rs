@@ -108,6 +108,10 @@ fn about(key: &str) -> (&'static str, &'static str) {
             "true",
         ),
         "region" => ("The region for endpoint_url or aws", "\"eu-west-1\""),
+        "stream" => (
+            "An existing stream for the Kinesis lab on endpoint_url or aws (never deleted; not used with the embedded emulator)",
+            "\"my-latlab-stream\"",
+        ),
         "s3_bucket" => (
             "The S3 lab's Standard bucket on an endpoint or AWS (objects go under latlab/)",
             "\"my-latlab-bucket\"",
