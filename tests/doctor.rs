@@ -46,6 +46,7 @@ fn doctor(home: &Path, args: &[&str]) -> Command {
         .env_remove("AWS_SESSION_TOKEN")
         .env_remove("AWS_DEFAULT_REGION")
         .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
         .env("AWS_CONFIG_FILE", home.join("aws-config"))
         .env("AWS_SHARED_CREDENTIALS_FILE", home.join("aws-credentials"))
         .env("AWS_EC2_METADATA_DISABLED", "true")
@@ -94,6 +95,13 @@ fn against_the_embedded_emulator_every_lab_can_run() {
         assert!(l.starts_with("ok ") && all_answer(l), "{l}");
     }
     assert!(d.line("credentials").contains("not needed"), "{}", d.out);
+    let config = d.line("config");
+    assert!(
+        config.starts_with("ok ")
+            && config.contains("none at ")
+            && config.contains("latlab config example"),
+        "{config}"
+    );
     let log_line = d.line("log");
     assert!(
         log_line.starts_with("ok ") && log_line.contains(log.to_str().unwrap()),
@@ -325,4 +333,33 @@ fn real_aws_without_credentials_says_so_and_calls_nothing() {
     );
     assert!(d.has("kinesis lab: cannot run (credentials)"), "{}", d.out);
     assert!(d.has("s3 lab: cannot run (credentials)"), "{}", d.out);
+}
+
+/// The config file's endpoint is the one doctor probes, and its line names the file.
+#[test]
+fn the_config_files_endpoint_is_the_one_probed() {
+    let home = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = home.path().join("config").join("latlab");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!("endpoint_url = \"http://127.0.0.1:{port}\"\n"),
+    )
+    .unwrap();
+    let d = run(doctor(home.path(), &[]));
+    assert!(!d.ok, "{}", d.out);
+    let config = d.line("config");
+    assert!(
+        config.starts_with("ok ") && config.contains("config.toml read, 1 key set"),
+        "{config}"
+    );
+    let endpoint = d.line("endpoint");
+    assert!(
+        endpoint.starts_with("FAIL ") && endpoint.contains(&format!("http://127.0.0.1:{port}")),
+        "{endpoint}"
+    );
 }

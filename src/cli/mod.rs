@@ -321,7 +321,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay(args) => replay::replay(args),
-        Command::Doctor(args) => doctor::doctor(args),
+        Command::Doctor(args) => doctor::doctor(args, &config),
         Command::Faults => {
             out!("{}", listing::faults_listing());
             Ok(ExitCode::SUCCESS)

@@ -163,6 +163,15 @@ impl Config {
         Ok(entries)
     }
 
+    /// How many keys the file sets.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         self.entries.get(key)
     }

@@ -219,13 +219,15 @@ fn say(text: &str) {
 
 /// Runs every check, prints a line each and the labs' summary; exit status 1 when a lab cannot
 /// run. `log` is the log file the live lab would write.
-pub async fn run(target: TargetOptions, log: PathBuf) -> anyhow::Result<ExitCode> {
+/// Runs every check; `config` is the config file's line, made by the command line that read it.
+pub async fn run(target: TargetOptions, log: PathBuf, config: Check) -> anyhow::Result<ExitCode> {
     let env = local::TermEnv::from_env();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut checks = Checks {
         list: Vec::new(),
         colour: tty && !env.no_color(),
     };
+    checks.push(config);
     probe::target_checks(&target, &mut checks).await?;
     for c in local::redis(&target).await {
         checks.push(c);
