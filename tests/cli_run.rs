@@ -128,14 +128,7 @@ fn a_run_writes_json_that_follows_the_schema() {
     assert!(stdout.is_empty(), "the report went to the file");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v
-        .iter_errors(&json)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    common::assert_follows_report_schema(&json);
     assert_eq!(json["scenario"]["name"], "demo");
     assert_eq!(json["snapshot"]["backend"]["kind"], "emulator");
     assert!(

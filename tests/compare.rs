@@ -48,7 +48,6 @@ fn runs() -> &'static Runs {
             .iter()
             .map(|(name, profile)| {
                 common::latlab()
-                    .env_remove("LATLAB_ENDPOINT_URL")
                     .args(["run", "demo", "--duration", "6s", "--quiet"])
                     .args(["--latency-profile", profile, "--record"])
                     .arg(dir(name))

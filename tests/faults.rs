@@ -72,25 +72,7 @@ fn assert_each_fired_and_recovered(report: &Value, kinds: &[&str]) {
     }
 }
 
-/// Every consumer's records add up, none is lost, and (with faults that make the producer's SDK
-/// re-send a stored record) copies are counted as duplicates.
-fn assert_every_record_counted(report: &Value, acknowledged: u64) {
-    let k = &report["snapshot"]["kinesis"];
-    assert_eq!(k["producer"]["acked"].as_u64().unwrap(), acknowledged);
-    for c in k["consumers"].as_array().unwrap() {
-        let n = &c["counts"];
-        let get = |f: &str| n[f].as_u64().unwrap();
-        assert_eq!(
-            get("received") + get("lost") + get("unread"),
-            get("acknowledged"),
-            "{}: {n}",
-            c["name"]
-        );
-        assert_eq!(get("acknowledged"), acknowledged, "{}: {n}", c["name"]);
-        assert_eq!(get("lost"), 0, "{}: {n}", c["name"]);
-        assert_eq!(get("unread"), 0, "{}: {n}", c["name"]);
-    }
-}
+use common::assert_every_record_counted;
 
 const KINESIS: &str = r#"
 name = "kinesis-faults"

@@ -1,6 +1,8 @@
 //! The Kinesis lab end to end on the embedded emulator: measured figures against injected ground
 //! truth, record accounting, throttling on pollers and none on fan-out, and the report formats.
 
+mod common;
+
 use std::time::Duration;
 
 use latlab::emulator::stats::Api;
@@ -277,18 +279,9 @@ async fn reports_render_in_every_format() {
     );
     let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
     assert_eq!(json["schema"], "latlab-run-report/2");
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the JSON report follows its schema: {errors:?}"
-    );
+    common::assert_follows_report_schema(&json);
     // The schema is strict: a missing or unknown field fails it.
+    let validator = common::report_schema();
     let mut broken = json.clone();
     broken["snapshot"]["kinesis"]["consumers"][0]
         .as_object_mut()

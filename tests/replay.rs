@@ -117,7 +117,6 @@ fn a_recording_cut_short_by_a_kill_is_read_to_its_last_whole_second() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("rec");
     let mut child = common::latlab()
-        .env_remove("LATLAB_ENDPOINT_URL")
         .args(["run", "demo", "--duration", "60s", "--quiet", "--record"])
         .arg(&dir)
         .stdout(Stdio::null())

@@ -35,14 +35,7 @@ fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
     assert!(status.success());
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/run-report.schema.json")).unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v
-        .iter_errors(&report)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    common::assert_follows_report_schema(&report);
     let rows = report["snapshot"]["s3"]["matrix"].as_array().unwrap();
     assert_eq!(rows.len(), 3, "three sets");
     for r in rows {

@@ -10,7 +10,6 @@ fn a_minute_of_soak_counts_every_record_and_fires_every_fault_kind() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("soak.json");
     let status = common::latlab()
-        .env_remove("LATLAB_ENDPOINT_URL")
         .args([
             "run",
             "soak",

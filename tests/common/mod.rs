@@ -32,6 +32,46 @@ pub fn latlab_output(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// schemas/run-report.schema.json, ready to validate reports.
+pub fn report_schema() -> jsonschema::Validator {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schemas/run-report.schema.json")).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// Fails, listing each violation with where it is, when a JSON run report does not follow
+/// schemas/run-report.schema.json.
+pub fn assert_follows_report_schema(report: &serde_json::Value) {
+    let errors: Vec<String> = report_schema()
+        .iter_errors(report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the JSON report follows its schema: {errors:?}"
+    );
+}
+
+/// Every Kinesis consumer of a JSON report accounts for every acknowledged record (received +
+/// lost + unread = acknowledged), loses none and leaves none unread.
+pub fn assert_every_record_counted(report: &serde_json::Value, acknowledged: u64) {
+    let k = &report["snapshot"]["kinesis"];
+    assert_eq!(k["producer"]["acked"].as_u64().unwrap(), acknowledged);
+    for c in k["consumers"].as_array().unwrap() {
+        let n = &c["counts"];
+        let get = |f: &str| n[f].as_u64().unwrap();
+        assert_eq!(
+            get("received") + get("lost") + get("unread"),
+            get("acknowledged"),
+            "{}: {n}",
+            c["name"]
+        );
+        assert_eq!(get("acknowledged"), acknowledged, "{}: {n}", c["name"]);
+        assert_eq!(get("lost"), 0, "{}: {n}", c["name"]);
+        assert_eq!(get("unread"), 0, "{}: {n}", c["name"]);
+    }
+}
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
