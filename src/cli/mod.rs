@@ -47,7 +47,8 @@ use std::io::Write as _;
     version = env!("LATLAB_LONG_VERSION"),
     about = "A terminal lab for cloud latency",
     long_about = "A terminal lab for cloud latency. With no command it opens the live lab on the `demo` \
-                  scenario against the embedded emulator."
+                  scenario against the embedded emulator. `latlab doctor` checks what each lab needs; \
+                  `latlab config show` shows the defaults in effect and where each came from."
 )]
 pub struct Cli {
     /// Read defaults from this config file instead of $XDG_CONFIG_HOME/latlab/config.toml
@@ -85,7 +86,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Merge recordings of one scenario (e.g. from several hosts) into one recording
     Merge(compare::MergeArgs),
-    /// The config file's defaults: `show` the effective value of every option and its source
+    /// The config file's defaults: `show` each option's value and its source, `example` a file to
+    /// start from
     #[command(subcommand)]
     Config(config::ConfigCommand),
     /// Write a shell completion script to standard output
