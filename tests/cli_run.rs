@@ -314,7 +314,12 @@ fn endpoint_errors_are_one_clear_line() {
     ]));
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("latlab: error: stream nope not found: ResourceNotFoundException: Stream nope under account"), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "latlab: error: stream nope not found at {url}: ResourceNotFoundException: Stream nope under account"
+        )),
+        "{err}"
+    );
 
     let (ok, _, err) = output(with_credentials(&mut latlab()).args([
         "run",

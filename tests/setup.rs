@@ -406,6 +406,40 @@ fn config_file_values_reach_the_run_and_redis_passwords_stay_hidden() {
     assert!(report.contains("latency profile same-region"), "{report}");
 }
 
+/// One file serves runs of both kinds: its latency profile shapes the embedded emulator only,
+/// and its stream and buckets are used on an endpoint or AWS only.
+#[test]
+fn a_config_file_for_aws_still_runs_on_the_embedded_emulator() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    write_config(
+        h,
+        "latency_profile = \"zero\"\nstream = \"orders\"\ns3_bucket = \"my-bucket\"\ns3_express_bucket = \"my--use1-az4--x-s3\"\n",
+    );
+    let report = ok(latlab(h).args(["run", "demo", "--duration", "1s", "-q"]));
+    assert!(
+        report.contains("backend  embedded emulator, latency profile zero"),
+        "{report}"
+    );
+    assert!(report.contains("stream   latlab-demo"), "{report}");
+    // With an endpoint (a port with nothing there), the profile is left out rather than refused:
+    // the run fails on the endpoint itself.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let e = fails(
+        latlab(h)
+            .env("AWS_ACCESS_KEY_ID", "x")
+            .env("AWS_SECRET_ACCESS_KEY", "y")
+            .env("AWS_REGION", "us-east-1")
+            .args(["run", "demo", "--duration", "1s", "-q"])
+            .args(["--endpoint-url", &format!("http://127.0.0.1:{port}")]),
+    );
+    assert!(!e.contains("--latency-profile"), "{e}");
+    assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+}
+
 #[test]
 fn bad_config_files_name_the_file_the_line_and_the_key() {
     let home = tempfile::tempdir().unwrap();

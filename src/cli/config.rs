@@ -36,8 +36,8 @@ pub struct ShowArgs {
 }
 
 impl TargetArgs {
-    /// The file's endpoint, region, buckets, Redis URLs and latency profile where no flag or
-    /// variable gave them; then the Redis password from the variable the file names.
+    /// The file's endpoint, region, stream, buckets, Redis URLs and latency profile where no flag
+    /// or variable gave them; then the Redis password from the variable the file names.
     pub(super) fn apply_config(&mut self, c: &Config, m: &ArgMatches) -> anyhow::Result<()> {
         // The endpoint and --aws are one choice: one given by a flag or variable beats the
         // file's other.
@@ -55,18 +55,21 @@ impl TargetArgs {
         if std::env::var_os("AWS_REGION").is_none_or(|v| v.is_empty()) {
             set(&mut self.region, c.text(m, "region"));
         }
-        // A stream of one's own is on an endpoint or AWS; the embedded emulator starts empty.
+        // The file's stream and buckets are one's own on an endpoint or AWS (the embedded
+        // emulator starts empty), and its latency profile shapes the embedded emulator only: each
+        // applies where it can, so one file serves runs of both kinds.
         if self.endpoint_url.is_some() || self.aws {
             set(&mut self.stream, c.text(m, "stream"));
+            set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
+            set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
+        } else {
+            set(
+                &mut self.emulator.latency_profile,
+                c.text(m, "latency_profile"),
+            );
         }
-        set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
-        set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
         set(&mut self.redis_primary, c.text(m, "redis_primary"));
         set(&mut self.redis_replica, c.text(m, "redis_replica"));
-        set(
-            &mut self.emulator.latency_profile,
-            c.text(m, "latency_profile"),
-        );
         if (self.redis_primary.is_some() || self.redis_replica.is_some())
             && let Some((password, _)) = c.redis_password()?
         {
@@ -147,11 +150,22 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
     let t = &a.target;
     let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let dirs = c.scenario_dirs();
+    // A value the file gives that this command's target does not use, said so.
+    let unused = |key: &str, why: &str| {
+        c.entry(key)
+            .map(|e| format!("{} ({why})", e.value.display()))
+    };
     let values: Vec<(&str, Option<String>)> = vec![
         ("theme", a.theme.clone()),
         ("fps", a.fps.map(|f| f.to_string())),
         ("log", path(&a.log)),
-        ("latency_profile", t.emulator.latency_profile.clone()),
+        (
+            "latency_profile",
+            t.emulator
+                .latency_profile
+                .clone()
+                .or_else(|| unused("latency_profile", "not used with an endpoint or aws")),
+        ),
         ("endpoint_url", t.endpoint_url.clone()),
         ("aws", t.aws.then(|| "true".to_string())),
         (
@@ -160,9 +174,24 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
                 .clone()
                 .or_else(|| std::env::var("AWS_REGION").ok().filter(|r| !r.is_empty())),
         ),
-        ("stream", t.stream.clone()),
-        ("s3_bucket", t.s3_bucket.clone()),
-        ("s3_express_bucket", t.s3_express_bucket.clone()),
+        (
+            "stream",
+            t.stream
+                .clone()
+                .or_else(|| unused("stream", "used with an endpoint or aws only")),
+        ),
+        (
+            "s3_bucket",
+            t.s3_bucket
+                .clone()
+                .or_else(|| unused("s3_bucket", "used with an endpoint or aws only")),
+        ),
+        (
+            "s3_express_bucket",
+            t.s3_express_bucket
+                .clone()
+                .or_else(|| unused("s3_express_bucket", "used with an endpoint or aws only")),
+        ),
         ("redis_primary", t.redis_primary.clone()),
         ("redis_replica", t.redis_replica.clone()),
         (

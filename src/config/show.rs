@@ -42,12 +42,7 @@ pub fn render_show(config: &Config, m: &ArgMatches, values: &[(&str, Option<Stri
         })
         .collect();
     let w0 = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
-    let w1 = rows
-        .iter()
-        .map(|r| r[1].chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(48);
+    let w1 = rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
     out.push_str(&format!("{:w0$}  {:w1$}  from\n", "key", "value"));
     for [k, v, s] in rows {
         out.push_str(&format!("{k:w0$}  {v:w1$}  {s}\n"));
@@ -96,7 +91,7 @@ fn about(key: &str) -> (&'static str, &'static str) {
         ),
         "log" => ("The live lab's log file", "\"~/.cache/latlab/latlab.log\""),
         "latency_profile" => (
-            "The embedded emulator's latency profile: zero, same-region, seed-tokyo, or a file (instead of the scenario's)",
+            "The embedded emulator's latency profile: zero, same-region, seed-tokyo, or a file (instead of the scenario's; not used with endpoint_url or aws)",
             "\"same-region\"",
         ),
         "endpoint_url" => (
@@ -113,11 +108,11 @@ fn about(key: &str) -> (&'static str, &'static str) {
             "\"my-latlab-stream\"",
         ),
         "s3_bucket" => (
-            "The S3 lab's Standard bucket on an endpoint or AWS (objects go under latlab/)",
+            "The S3 lab's Standard bucket on endpoint_url or aws (objects go under latlab/; not used with the embedded emulator)",
             "\"my-latlab-bucket\"",
         ),
         "s3_express_bucket" => (
-            "The S3 lab's Express One Zone directory bucket (NAME--AZID--x-s3)",
+            "The S3 lab's Express One Zone directory bucket (NAME--AZID--x-s3) on endpoint_url or aws",
             "\"my-latlab--euw1-az1--x-s3\"",
         ),
         "redis_primary" => (

@@ -224,7 +224,7 @@ impl KinesisLab {
                 scenario.shards
             ));
         }
-        let arn = wait_active(&admin, &stream).await?;
+        let arn = wait_active(&admin, &stream, &clients.endpoint()).await?;
         let listed = list_shards(&admin, &stream).await?;
         shared.shards.listed(&listed);
         let open = listed.iter().filter(|s| !s.closed).count();

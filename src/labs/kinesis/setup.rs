@@ -69,7 +69,11 @@ pub(super) fn describe(spec: &ConsumerSpec) -> String {
 }
 
 /// Waits until the stream is ACTIVE; returns its ARN. A missing stream is one clear error.
-pub(super) async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<String> {
+pub(super) async fn wait_active(
+    admin: &Client,
+    stream: &str,
+    endpoint: &str,
+) -> anyhow::Result<String> {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let out = admin
@@ -81,9 +85,15 @@ pub(super) async fn wait_active(admin: &Client, stream: &str) -> anyhow::Result<
                 if e.as_service_error()
                     .is_some_and(|s| s.is_resource_not_found_exception())
                 {
-                    anyhow::anyhow!("stream {stream} not found: {}", error_line(&e))
+                    anyhow::anyhow!(
+                        "stream {stream} not found at {endpoint}: {}",
+                        error_line(&e)
+                    )
                 } else {
-                    anyhow::anyhow!("cannot describe stream {stream}: {}", error_line(&e))
+                    anyhow::anyhow!(
+                        "cannot describe stream {stream} at {endpoint}: {}",
+                        error_line(&e)
+                    )
                 }
             })?;
         let s = out
