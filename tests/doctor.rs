@@ -240,7 +240,10 @@ fn an_endpoint_lacking_subscribe_to_shard_is_named() {
 #[test]
 fn a_log_that_cannot_be_written_fails_the_live_lab() {
     let home = tempfile::tempdir().unwrap();
-    let log = home.path().join("no-such-dir").join("latlab.log");
+    // Under a file no directory can be made, whatever the user's permissions.
+    let file = home.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let log = file.join("latlab.log");
     let d = run(doctor(home.path(), &["--log", log.to_str().unwrap()]));
     assert!(!d.ok, "exit status 0:\n{}", d.out);
     let line = d.line("log");

@@ -410,10 +410,7 @@ fn default_log_path() -> PathBuf {
 /// Logs go to a file: the terminal belongs to the screen.
 fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
     let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
+    let file = crate::run::process::open_log(&path)
         .with_context(|| format!("cannot open log file {}", path.display()))?;
     let filter = tracing_subscriber::EnvFilter::try_from_env("LATLAB_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

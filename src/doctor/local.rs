@@ -315,14 +315,10 @@ pub fn colours(env: &TermEnv) -> Check {
     }
 }
 
-/// The log file opens for appending (created if absent, never truncated), as the live lab
-/// opens it: without it the live lab does not start.
+/// The log file opens for appending (created if absent, with its directory; never truncated),
+/// as the live lab opens it: without it the live lab does not start.
 pub(super) fn log(path: &Path) -> Check {
-    match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
+    match crate::run::process::open_log(path) {
         Ok(_) => Check::ok("log", format!("{} is writable", path.display())),
         Err(e) => Check::fail(
             "log",
@@ -399,11 +395,18 @@ mod tests {
     }
 
     #[test]
-    fn a_log_in_a_missing_directory_fails_the_live_lab_only() {
+    fn a_log_that_cannot_be_made_fails_the_live_lab_only() {
         let dir = tempfile::tempdir().unwrap();
         let ok = log(&dir.path().join("latlab.log"));
         assert_eq!(ok.status, Status::Ok);
-        let bad = log(&dir.path().join("no-such-dir").join("latlab.log"));
+        // A directory not made yet is made, as the live lab makes it.
+        let new = dir.path().join("new-dir").join("latlab.log");
+        assert_eq!(log(&new).status, Status::Ok);
+        assert!(new.exists());
+        // Under a file, no directory can be made (whatever the user's permissions).
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let bad = log(&file.join("latlab.log"));
         assert_eq!(bad.status, Status::Fail);
         assert_eq!(bad.labs, vec![Lab::Live]);
     }

@@ -124,6 +124,18 @@ fn open_fds() -> Option<u64> {
     Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64)
 }
 
+/// Opens the live lab's log for appending: created if absent (its directory too, so that a
+/// configured `~/.cache/latlab/latlab.log` works on a fresh machine), never truncated.
+pub fn open_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
