@@ -142,3 +142,53 @@ fn a_bad_price_file_stops_the_run_before_it_starts_in_one_line() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// `latlab prices`: the built-in files, every price of one with whether AWS's own text states it
+/// and where it comes from, a price file of one's own, and a region latlab has no file for.
+#[test]
+fn prices_are_listed_with_what_verifies_each() {
+    let (ok, out, err) = common::latlab_output(&["prices"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("us-east-1        taken 2026-12-01  5 of 15 prices verified in AWS's own text\nap-northeast-1   taken 2026-12-01  0 of 15 prices verified"),
+        "{out}"
+    );
+    let (ok, out, _) = common::latlab_output(&["prices", "ap-northeast-1"]);
+    assert!(ok);
+    assert!(
+        out.contains(
+            "kinesis.shard_hour                        $0.0195  unverified  per shard-hour"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("To price with figures you have checked"),
+        "{out}"
+    );
+    // A file of one's own, with a price moved out of its unverified table, says so.
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine.toml");
+    std::fs::write(
+        &mine,
+        // Checked: its entry leaves the kinesis `unverified` table.
+        builtin_us_east_1().replace(
+            "\nshard_hour = \"infracost",
+            "\n# checked: shard_hour = \"infracost",
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = common::latlab_output(&["prices", mine.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("6 of 15 verified"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("kinesis.shard_hour ") && l.contains(" verified ")),
+        "{out}"
+    );
+    let (ok, _, err) = common::latlab_output(&["prices", "eu-west-9"]);
+    assert!(!ok);
+    assert_eq!(
+        err,
+        "latlab: error: no built-in price file for 'eu-west-9': latlab has us-east-1, ap-northeast-1; or name a price file\n"
+    );
+}

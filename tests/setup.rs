@@ -81,6 +81,7 @@ const SUBCOMMANDS: &[&str] = &[
     "completions",
     "man",
     "doctor",
+    "prices",
 ];
 
 #[test]

@@ -90,6 +90,13 @@ pub enum Command {
     /// start from
     #[command(subcommand)]
     Config(config::ConfigCommand),
+    /// The list prices cost figures use: the built-in files, or every price of one (a region or
+    /// a price file) with whether AWS's own text states it and where it comes from
+    Prices {
+        /// A region with a built-in price file, or a price file
+        #[arg(value_name = "REGION|FILE")]
+        region: Option<String>,
+    },
     /// Write a shell completion script to standard output
     Completions(install::CompletionsArgs),
     /// Write the man page (roff) to standard output
@@ -351,6 +358,30 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Config(config::ConfigCommand::Show(args)) => {
             let sub = sub.context("the matches of `config show`")?;
             out!("{}", config::show(&args, &config, &sub));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Prices { region: None } => {
+            out!("{}", crate::cost::listing::regions_listing());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Prices {
+            region: Some(region),
+        } => {
+            let prices = match crate::cost::Prices::builtin(&region) {
+                Some(p) => p,
+                None if std::path::Path::new(&region).exists() || region.ends_with(".toml") => {
+                    std::sync::Arc::new(crate::cost::Prices::load(std::path::Path::new(&region))?)
+                }
+                None => anyhow::bail!(
+                    "no built-in price file for '{region}': latlab has {}; or name a price file",
+                    crate::cost::prices::BUILTIN
+                        .iter()
+                        .map(|(r, _)| *r)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            out!("{}", prices.listing());
             Ok(ExitCode::SUCCESS)
         }
         Command::Completions(args) => {

@@ -8,6 +8,7 @@
 //! bytes, as the S3 FAQ's worked examples divide by 1,048,576 KB.
 
 mod kinesis;
+pub mod listing;
 pub mod prices;
 mod redis;
 mod s3;
