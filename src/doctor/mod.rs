@@ -90,13 +90,7 @@ impl Check {
         fix: impl Into<String>,
         labs: &[Lab],
     ) -> Check {
-        Check {
-            status: Status::Warn,
-            name,
-            found: found.into(),
-            fix: Some(fix.into()),
-            labs: labs.to_vec(),
-        }
+        Check::with_fix(Status::Warn, name, found.into(), fix.into(), labs)
     }
 
     pub fn fail(
@@ -105,11 +99,21 @@ impl Check {
         fix: impl Into<String>,
         labs: &[Lab],
     ) -> Check {
+        Check::with_fix(Status::Fail, name, found.into(), fix.into(), labs)
+    }
+
+    fn with_fix(
+        status: Status,
+        name: &'static str,
+        found: String,
+        fix: String,
+        labs: &[Lab],
+    ) -> Check {
         Check {
-            status: Status::Fail,
+            status,
             name,
-            found: found.into(),
-            fix: Some(fix.into()),
+            found,
+            fix: Some(fix),
             labs: labs.to_vec(),
         }
     }
