@@ -54,11 +54,8 @@ async fn measure(label: &str, mode: &str, seconds: u64) -> f64 {
         p.achieved_rate,
         cores_used * 100.0,
         per_core,
-        if p.shortfall().is_empty() {
-            String::new()
-        } else {
-            format!("  short: {}", p.shortfall().join("; "))
-        }
+        p.shortfall()
+            .map_or(String::new(), |s| format!("  {}", s.describe(usize::MAX)))
     );
     p.achieved_rate
 }

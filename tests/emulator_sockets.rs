@@ -5,6 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+mod common;
+
+use latlab::emulator::profile::LatencyProfile;
 use latlab::emulator::{Emulator, EmulatorConfig, STATS_PATH};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -156,6 +159,154 @@ async fn a_half_closed_connection_still_gets_its_answer() {
     assert!(closed, "and then the server closes its side");
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(emu.connections().0, 0, "no connection is left open");
+}
+
+/// A profile that delays every Kinesis request and every S3 first byte by 300 ms, so an answer is
+/// still on its way when the client half-closes.
+fn delaying_profile() -> LatencyProfile {
+    LatencyProfile::from_toml(
+        "name = \"slow\"\n\
+         [kinesis]\nrequest = { fixed_ms = 300 }\n\
+         [s3.standard]\nput_first_byte = { fixed_ms = 300 }\nget_first_byte = { fixed_ms = 300 }\n",
+    )
+    .unwrap()
+}
+
+async fn delaying_emulator(limits: &[&str]) -> Emulator {
+    common::emulator_with(limits, delaying_profile()).await
+}
+
+/// Sends `request` whole, half-closes (SHUT_WR), and reads until the server closes its side.
+/// Returns the answer, whether the server closed, and how long the answer took.
+async fn half_closed(emu: &Emulator, request: &[u8]) -> (String, bool, Duration) {
+    let mut s = TcpStream::connect(emu.addr()).await.unwrap();
+    s.write_all(request).await.unwrap();
+    let sent = Instant::now();
+    s.shutdown().await.unwrap();
+    let (out, closed) = read_all(&mut s, Duration::from_secs(10)).await;
+    (
+        String::from_utf8_lossy(&out).into_owned(),
+        closed,
+        sent.elapsed(),
+    )
+}
+
+fn kinesis_post(op: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/x-amz-json-1.1\r\n\
+         x-amz-target: Kinesis_20131202.{op}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn a_half_closed_kinesis_request_is_answered_after_the_profiles_delay() {
+    let emu = delaying_emulator(&[]).await;
+    let (text, closed, took) = half_closed(&emu, &kinesis_post("ListStreams", "{}")).await;
+    assert!(text.starts_with("HTTP/1.1 200"), "no answer: {text:?}");
+    assert!(text.contains("\"StreamNames\""), "{text}");
+    assert!(
+        took >= Duration::from_millis(290),
+        "the delay applied: {took:?}"
+    );
+    assert!(closed, "and then the server closes its side");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(emu.connections().0, 0, "no connection is left open");
+}
+
+#[tokio::test]
+async fn a_half_closed_s3_put_and_get_are_answered_after_the_profiles_delay() {
+    let emu = delaying_emulator(&[]).await;
+    let (status, body) = common::raw(&emu, "PUT", "/halfclosed", &[], b"").await;
+    assert_eq!(status, 200, "bucket: {body}");
+    let payload = "x".repeat(1000);
+    let put = format!(
+        "PUT /halfclosed/k?x-id=PutObject HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: {}\r\n\r\n{payload}",
+        payload.len()
+    );
+    let (text, closed, took) = half_closed(&emu, put.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 200"), "PUT unanswered: {text:?}");
+    assert!(
+        took >= Duration::from_millis(290),
+        "PUT's delay applied: {took:?}"
+    );
+    assert!(closed, "the server closes after the PUT's answer");
+    let get = "GET /halfclosed/k?x-id=GetObject HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+    let (text, closed, took) = half_closed(&emu, get.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 200"), "GET unanswered: {text:?}");
+    assert!(text.ends_with(&payload), "the object whole: {text}");
+    assert!(
+        took >= Duration::from_millis(290),
+        "GET's delay applied: {took:?}"
+    );
+    assert!(closed, "the server closes after the GET's answer");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(emu.connections().0, 0, "no connection is left open");
+}
+
+#[tokio::test]
+async fn a_half_closed_subscription_streams_until_the_subscription_ends() {
+    let emu = delaying_emulator(&["kinesis.subscription_duration=5s"]).await;
+    let c = common::client(&emu);
+    common::create_stream(&c, "half", 1).await;
+    let stream_arn = c
+        .describe_stream_summary()
+        .stream_name("half")
+        .send()
+        .await
+        .unwrap()
+        .stream_description_summary()
+        .unwrap()
+        .stream_arn()
+        .to_string();
+    let consumer = common::register_active(&c, &stream_arn, "half-closer").await;
+    let body = format!(
+        r#"{{"ConsumerARN":"{consumer}","ShardId":"shardId-000000000000","StartingPosition":{{"Type":"LATEST"}}}}"#
+    );
+    let mut s = TcpStream::connect(emu.addr()).await.unwrap();
+    s.write_all(&kinesis_post("SubscribeToShard", &body))
+        .await
+        .unwrap();
+    let subscribed = Instant::now();
+    s.shutdown().await.unwrap();
+    // Records put while the subscription runs, after the client's write side has closed (each
+    // put is delayed 300 ms too: five are stored within about 2.5 s).
+    let producer = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            for i in 0..5u8 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                c.put_record()
+                    .stream_name("half")
+                    .partition_key("k")
+                    .data(aws_smithy_types::Blob::new(vec![i; 100]))
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let (out, closed) = read_all(&mut s, Duration::from_secs(10)).await;
+    let lasted = subscribed.elapsed();
+    producer.await.unwrap();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("initial-response"), "{text}");
+    let records = text.matches("\"SequenceNumber\"").count();
+    assert_eq!(
+        records, 5,
+        "every record put after the half-close is pushed: {text}"
+    );
+    assert!(
+        text.ends_with("0\r\n\r\n"),
+        "the body ends as a finished subscription's does"
+    );
+    assert!(closed, "then the server closes its side");
+    assert!(
+        lasted >= Duration::from_millis(4900),
+        "the stream went on until the 5 s subscription ended: {lasted:?}"
+    );
 }
 
 #[tokio::test]

@@ -42,6 +42,93 @@ fn the_help_overlay() {
     insta::assert_snapshot!("help_120x40", screen(&app, (120, 40)));
 }
 
+/// The help of a run of the view's labs, as `?` opens it.
+fn help_of(view: &latlab::tui::view::View) -> String {
+    let mut app = App::new(Theme::dark());
+    app.sync_labs(&view.snapshot.labs());
+    app.help = true;
+    text(&render(&app, view, (120, 44)))
+}
+
+/// The keys' column of the help: the 16 characters after each line's left edge of the popup.
+fn help_keys(screen: &str) -> Vec<String> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let (top, left) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| {
+            let s: String = l.iter().collect();
+            s.find("┌ latlab keys")
+                .map(|byte| (y, s[..byte].chars().count()))
+        })
+        .expect("the help is open");
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) == Some(&'│'))
+        .map(|l| l.iter().skip(left + 3).take(16).collect::<String>())
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with("any key") && !k.contains("keys left"))
+        .collect()
+}
+
+#[test]
+fn the_help_lists_the_keys_of_the_runs_labs_only() {
+    let shared = ["f", "p", "r", "z / Z", "t", "?", "q, Esc, Ctrl-C"];
+    let kinesis = ["+ / -", "< / >", "e / E", "x / X", "b", "i", "a / o"];
+    let cases = [
+        ("demo", fixture(), "S3 and Redis keys left out"),
+        (
+            "s3-demo",
+            latlab::tui::fixture::sample_s3_view(),
+            "Kinesis and Redis keys left out",
+        ),
+        (
+            "redis-demo",
+            latlab::tui::fixture::sample_redis_view(),
+            "Kinesis and S3 keys left out",
+        ),
+        ("tour", latlab::tui::fixture::sample_tour_view(), ""),
+    ];
+    for (name, view, left_out) in cases {
+        let s = help_of(&view);
+        insta::assert_snapshot!(format!("help_{name}"), s);
+        let keys = help_keys(&s);
+        let has = |k: &str| keys.iter().any(|x| x == k);
+        for k in shared {
+            assert!(has(k), "{name}: the shared key {k} is listed: {keys:?}");
+        }
+        let labs = view.snapshot.labs();
+        for k in kinesis {
+            assert_eq!(
+                has(k),
+                labs.contains(&LabKind::Kinesis),
+                "{name}: {k}: {keys:?}"
+            );
+        }
+        assert_eq!(has("s"), labs.contains(&LabKind::S3), "{name}: s: {keys:?}");
+        assert_eq!(has("C"), labs.contains(&LabKind::S3), "{name}: C: {keys:?}");
+        assert_eq!(
+            has("v / c / m"),
+            labs.contains(&LabKind::Redis),
+            "{name}: {keys:?}"
+        );
+        assert_eq!(
+            has("L"),
+            labs.contains(&LabKind::Redis),
+            "{name}: L: {keys:?}"
+        );
+        assert_eq!(has("Tab, 0 - 3"), labs.len() > 1, "{name}: tabs: {keys:?}");
+        let emulator_lab = labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::S3);
+        assert_eq!(has("l"), emulator_lab, "{name}: l: {keys:?}");
+        assert_eq!(has("[ / ]"), emulator_lab, "{name}: [ / ]: {keys:?}");
+        if left_out.is_empty() {
+            assert!(!s.contains("left out"), "{name}: every lab is in the run");
+        } else {
+            assert!(s.contains(left_out), "{name}: says what it left out: {s}");
+        }
+    }
+}
+
 #[test]
 fn a_small_terminal_says_so() {
     let app = App::new(Theme::dark());

@@ -275,7 +275,8 @@ impl Drop for Emulator {
 
 /// Accepts connections, at most as many at once as `connections` has permits (the rest wait in the listen backlog),
 /// and serves each over HTTP/1.1. A client that has not sent a request's headers within
-/// `header_timeout` is disconnected.
+/// `header_timeout` is disconnected; one that half-closes after its request still gets the
+/// answer.
 async fn serve(
     listener: TcpListener,
     app: Arc<App>,
@@ -318,6 +319,12 @@ async fn serve(
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
                 .keep_alive(true)
+                // A client may shut its write side once its request is sent (HTTP/1.1 allows
+                // it; curl, proxies and load balancers do it): every request read whole is
+                // answered, an event stream until it ends, then the connection closes. Without
+                // this, hyper drops the connection at the read side's end while an answer is
+                // still delayed by the latency profile.
+                .half_close(true)
                 .serve_connection(TokioIo::new(socket), service)
                 .await
             {

@@ -265,6 +265,10 @@ pub struct Kinesis {
 pub struct Producer {
     pub asked_rate: f64,
     pub achieved_rate: f64,
+    /// The seconds `achieved_rate` was measured over; absent from reports written before it
+    /// was kept.
+    #[serde(default)]
+    pub achieved_over_secs: Option<f64>,
     pub mode: String,
     pub max_in_flight: u32,
     pub payload_bytes: u64,
@@ -581,6 +585,7 @@ fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
         producer: Producer {
             asked_rate: p.asked_rate,
             achieved_rate: p.achieved_rate,
+            achieved_over_secs: Some(p.achieved_over_secs),
             mode: p.mode.clone(),
             max_in_flight: p.max_in_flight,
             payload_bytes: p.payload_bytes,
@@ -886,6 +891,13 @@ impl Kinesis {
             producer: k::ProducerSnapshot {
                 asked_rate: p.asked_rate,
                 achieved_rate: p.achieved_rate,
+                // A report without it measured its rate over the producing time, which
+                // acknowledged / achieved gives back.
+                achieved_over_secs: p.achieved_over_secs.unwrap_or(if p.achieved_rate > 0.0 {
+                    p.acked as f64 / p.achieved_rate
+                } else {
+                    0.0
+                }),
                 mode: p.mode,
                 max_in_flight: p.max_in_flight,
                 payload_bytes: p.payload_bytes,

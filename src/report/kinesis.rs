@@ -251,11 +251,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         p.mode,
         rate_text(p.asked_rate),
         p.achieved_rate,
-        if shortfall.is_empty() {
-            String::new()
-        } else {
-            format!(" (short: {})", shortfall.join("; "))
-        },
+        shortfall.map_or(String::new(), |s| format!(" ({})", s.describe(usize::MAX))),
         thousands(p.sent),
         thousands(p.acked),
         thousands(p.sdk.counters.retries),

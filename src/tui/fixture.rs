@@ -214,6 +214,7 @@ pub fn sample_view() -> View {
                 producer: ProducerSnapshot {
                     asked_rate: 5.0,
                     achieved_rate: 5.0,
+                    achieved_over_secs: 10.0,
                     mode: "PutRecord per record".into(),
                     max_in_flight: 64,
                     payload_bytes: 128,

@@ -13,9 +13,9 @@ pub enum Footer {
     Lead(&'static [(&'static str, &'static str)]),
     /// First, after the leading keys, when the scenario has tabs.
     Tabs(&'static [(&'static str, &'static str)]),
-    /// On the tabs of `labs`; on the overview, `overview` for the labs the scenario runs.
+    /// On the tabs of the key's labs; on the overview, `overview` when the scenario runs one
+    /// of them.
     Lab {
-        labs: &'static [LabKind],
         tab: &'static [(&'static str, &'static str)],
         overview: &'static [(&'static str, &'static str)],
     },
@@ -35,6 +35,9 @@ pub struct Key {
     pub footer: Footer,
     /// Whether the key works live, in a replay, or in both.
     pub when: When,
+    /// The labs whose experiment it changes: the help lists it only in a run with one of them
+    /// (empty: every run).
+    pub labs: &'static [LabKind],
 }
 
 /// When a key is answered: in the live lab, in a replay (`latlab replay`), or both.
@@ -54,33 +57,33 @@ pub const KEYS: &[Key] = &[
         what: "add / remove a GetRecords poller",
         press: "+-",
         footer: Footer::Lab {
-            labs: &[LabKind::Kinesis],
             tab: &[("+/-", "pollers")],
             overview: &[("+/-", "pollers")],
         },
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "< / >",
         what: "producer rate down / up (1, 2, 5, 10, 20, 50, ... records/s)",
         press: "<>",
         footer: Footer::Lab {
-            labs: &[LabKind::Kinesis],
             tab: &[("</>", "rate")],
             overview: &[],
         },
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "e / E",
         what: "add / remove an enhanced fan-out consumer (registered, subscribed; deregistered)",
         press: "eE",
         footer: Footer::Lab {
-            labs: &[LabKind::Kinesis],
             tab: &[("e/E", "fan-out")],
             overview: &[],
         },
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "x / X",
@@ -88,6 +91,7 @@ pub const KEYS: &[Key] = &[
         press: "xX",
         footer: Footer::Hidden,
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "b",
@@ -95,6 +99,7 @@ pub const KEYS: &[Key] = &[
         press: "b",
         footer: Footer::Hidden,
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "i",
@@ -102,6 +107,7 @@ pub const KEYS: &[Key] = &[
         press: "i",
         footer: Footer::Hidden,
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "a / o",
@@ -109,61 +115,62 @@ pub const KEYS: &[Key] = &[
         press: "ao",
         footer: Footer::Hidden,
         when: When::Live,
+        labs: &[LabKind::Kinesis],
     },
     Key {
         keys: "[ / ]",
         what: "payload size down / up (of the tab shown)",
         press: "[]",
         footer: Footer::Lab {
-            labs: &[LabKind::Kinesis, LabKind::S3],
             tab: &[("[/]", "payload")],
             overview: &[],
         },
         when: When::Live,
+        labs: &[LabKind::Kinesis, LabKind::S3],
     },
     Key {
         keys: "s",
         what: "toggle the S3 storage class: Express One Zone / Standard",
         press: "s",
         footer: Footer::Lab {
-            labs: &[LabKind::S3],
             tab: &[("s", "class")],
             overview: &[("s", "S3 class")],
         },
         when: When::Live,
+        labs: &[LabKind::S3],
     },
     Key {
         keys: "v / c / m",
         what: "Redis: value size / CPU load / memory full",
         press: "vcm",
         footer: Footer::Lab {
-            labs: &[LabKind::Redis],
             tab: &[("v", "value"), ("c", "CPU load"), ("m", "memory")],
             overview: &[("v", "Redis value")],
         },
         when: When::Live,
+        labs: &[LabKind::Redis],
     },
     Key {
         keys: "C",
         what: "S3: requests in flight at once: 1, 4, 16, 64",
         press: "C",
         footer: Footer::Lab {
-            labs: &[LabKind::S3],
             tab: &[("C", "in flight")],
             overview: &[],
         },
         when: When::Live,
+        labs: &[LabKind::S3],
     },
     Key {
         keys: "L",
         what: "Redis: replication link: loopback, same-az, cross-az, t3-micro",
         press: "L",
         footer: Footer::Lab {
-            labs: &[LabKind::Redis],
             tab: &[("L", "link")],
             overview: &[],
         },
         when: When::Live,
+        labs: &[LabKind::Redis],
     },
     Key {
         keys: "l",
@@ -171,6 +178,7 @@ pub const KEYS: &[Key] = &[
         press: "l",
         footer: Footer::Hidden,
         when: When::Live,
+        labs: &[LabKind::Kinesis, LabKind::S3],
     },
     Key {
         keys: "Tab, 0 - 3",
@@ -178,6 +186,7 @@ pub const KEYS: &[Key] = &[
         press: "0123",
         footer: Footer::Tabs(&[("Tab", "labs")]),
         when: When::Always,
+        labs: &[],
     },
     Key {
         keys: "f",
@@ -185,6 +194,7 @@ pub const KEYS: &[Key] = &[
         press: "f",
         footer: Footer::Trail(&[("f", "fault")]),
         when: When::Live,
+        labs: &[],
     },
     Key {
         keys: "p",
@@ -192,6 +202,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Trail(&[("p", "pause")]),
         when: When::Live,
+        labs: &[],
     },
     Key {
         keys: "r",
@@ -199,6 +210,7 @@ pub const KEYS: &[Key] = &[
         press: "r",
         footer: Footer::Trail(&[("r", "reset")]),
         when: When::Live,
+        labs: &[],
     },
     Key {
         keys: "z / Z",
@@ -206,6 +218,7 @@ pub const KEYS: &[Key] = &[
         press: "zZ",
         footer: Footer::Trail(&[("z/Z", "zoom")]),
         when: When::Always,
+        labs: &[],
     },
     Key {
         keys: "t",
@@ -213,6 +226,7 @@ pub const KEYS: &[Key] = &[
         press: "t",
         footer: Footer::Trail(&[("t", "theme")]),
         when: When::Always,
+        labs: &[],
     },
     Key {
         keys: "?",
@@ -220,6 +234,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Lead(&[("?", "help")]),
         when: When::Always,
+        labs: &[],
     },
     Key {
         keys: "q, Esc, Ctrl-C",
@@ -227,6 +242,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Lead(&[("q", "quit")]),
         when: When::Always,
+        labs: &[],
     },
     Key {
         keys: "Space, p",
@@ -234,6 +250,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Replay(&[("Space", "play/pause")]),
         when: When::Replay,
+        labs: &[],
     },
     Key {
         keys: "← / →",
@@ -241,6 +258,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Replay(&[("←/→", "step")]),
         when: When::Replay,
+        labs: &[],
     },
     Key {
         keys: "n / N",
@@ -248,6 +266,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Replay(&[("n/N", "event")]),
         when: When::Replay,
+        labs: &[],
     },
     Key {
         keys: "< / >",
@@ -255,6 +274,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Replay(&[("</>", "speed")]),
         when: When::Replay,
+        labs: &[],
     },
     Key {
         keys: "Home / End",
@@ -262,6 +282,7 @@ pub const KEYS: &[Key] = &[
         press: "",
         footer: Footer::Hidden,
         when: When::Replay,
+        labs: &[],
     },
 ];
 
@@ -291,19 +312,18 @@ pub fn footer(
         }
     }
     let mut shared_keys = Vec::new();
-    for k in help_keys(replay) {
+    for k in help_keys(replay, labs) {
         match k.footer {
             Footer::Tabs(items) if tabs => tab_keys.extend_from_slice(items),
             Footer::Replay(items) => lab_keys.extend_from_slice(items),
             // On a lab's tab its own keys come first, then those it shares with other labs.
             Footer::Lab {
-                labs: of,
                 tab: on_tab,
                 overview,
             } => match tab {
-                Some(t) if of == [t] => lab_keys.extend_from_slice(on_tab),
-                Some(t) if of.contains(&t) => shared_keys.extend_from_slice(on_tab),
-                None if of.iter().any(|l| labs.contains(l)) => lab_keys.extend_from_slice(overview),
+                Some(t) if k.labs == [t] => lab_keys.extend_from_slice(on_tab),
+                Some(t) if k.labs.contains(&t) => shared_keys.extend_from_slice(on_tab),
+                None => lab_keys.extend_from_slice(overview),
                 _ => {}
             },
             Footer::Trail(items) => trail.extend_from_slice(items),
@@ -318,12 +338,29 @@ pub fn footer(
         .collect()
 }
 
-/// The keys the help lists: in a replay, those that work there.
-pub fn help_keys(replay: bool) -> impl Iterator<Item = &'static Key> {
-    KEYS.iter().filter(move |k| k.works(replay))
+/// The keys the help lists for a run of `labs`: those of its labs and those every run has (the
+/// tab keys only when it has several labs); in a replay, those that work there.
+pub fn help_keys(replay: bool, labs: &[LabKind]) -> impl Iterator<Item = &'static Key> {
+    KEYS.iter().filter(move |k| {
+        let tabs = !matches!(k.footer, Footer::Tabs(_)) || labs.len() > 1;
+        k.works(replay) && k.in_run(labs) && tabs
+    })
+}
+
+/// The labs whose keys the help leaves out: those the run does not have.
+pub fn absent_labs(labs: &[LabKind]) -> Vec<LabKind> {
+    LabKind::ALL
+        .into_iter()
+        .filter(|l| !labs.contains(l))
+        .collect()
 }
 
 impl Key {
+    /// Whether it belongs to a run of `labs`: a key of no lab belongs to every run.
+    pub fn in_run(&self, labs: &[LabKind]) -> bool {
+        self.labs.is_empty() || self.labs.iter().any(|l| labs.contains(l))
+    }
+
     /// Whether the key is answered live (`replay` false) or in a replay.
     pub fn works(&self, replay: bool) -> bool {
         match self.when {

@@ -64,7 +64,7 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
     draw_status(f, theme, app, view, status);
     draw_footer(f, theme, app, footer);
     if app.help {
-        draw_help(f, theme, area, app.replay.is_some(), app.help_scroll);
+        draw_help(f, theme, area, app);
     }
     if app.fault_menu {
         draw_fault_menu(f, theme, app, area);
@@ -280,17 +280,27 @@ fn draw_footer(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool, scroll: u16) {
-    let widest = super::keys::help_keys(replay)
+fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, app: &App) {
+    let (replay, labs) = (app.replay.is_some(), &app.labs);
+    let widest = super::keys::help_keys(replay, labs)
         .map(|k| 2 + 16 + k.what.chars().count())
         .max()
         .unwrap_or(40) as u16;
     let mut lines = vec![Line::from("")];
-    for k in super::keys::help_keys(replay) {
+    for k in super::keys::help_keys(replay, labs) {
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<16}", k.keys), theme.strong(theme.accent)),
             Span::styled(k.what.to_string(), theme.fg(theme.text)),
         ]));
+    }
+    let absent = super::keys::absent_labs(labs);
+    if !absent.is_empty() {
+        let names: Vec<&str> = absent.iter().map(|l| l.name()).collect();
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(
+            format!("  {} keys left out: not in this run", names.join(" and ")),
+            theme.fg(theme.dim),
+        )));
     }
     lines.push(Line::from(""));
     // Taller than the screen: it scrolls, and says so.
@@ -301,7 +311,7 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, replay: bool, scroll: u16
         theme.fg(theme.dim),
     )));
     lines.push(Line::from(""));
-    let skip = (scroll as usize).min(overflow);
+    let skip = (app.help_scroll as usize).min(overflow);
     let lines: Vec<Line> = lines.into_iter().skip(skip).collect();
     let title = if overflow > 0 {
         " latlab keys · ↑/↓ PgUp/PgDn scroll "

@@ -24,6 +24,7 @@ impl KinesisLab {
             s.rate = crate::labs::step(RATE_STEPS, now, up) as f64;
             s.rate
         };
+        *self.ctx.shared.rate_set_at.lock() = self.ctx.shared.elapsed();
         let line = format!("producer asks {rate} records/s");
         self.ctx.shared.log(&line);
         line

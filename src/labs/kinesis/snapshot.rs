@@ -50,9 +50,12 @@ pub struct ConsumerSnapshot {
 pub struct ProducerSnapshot {
     /// Records per second asked for.
     pub asked_rate: f64,
-    /// Records per second acknowledged: over the producing time once the run is complete, over
-    /// the last 10 seconds while it runs.
+    /// Records per second acknowledged: over the producing time once the run is complete; while
+    /// it runs, over the last whole seconds (at most 10) since the producer's first put or the
+    /// asked rate's last change.
     pub achieved_rate: f64,
+    /// The seconds `achieved_rate` was measured over (0: not a whole second yet).
+    pub achieved_over_secs: f64,
     /// `PutRecord per record` or the PutRecords batching.
     pub mode: String,
     pub max_in_flight: u32,
@@ -82,24 +85,71 @@ pub struct ProducerSnapshot {
     pub unsupported: Option<String>,
 }
 
-impl ProducerSnapshot {
-    /// Why the achieved rate is below the asked one, in a few words each; empty when it is not
-    /// (within 5%).
-    pub fn shortfall(&self) -> Vec<String> {
-        if self.asked_rate <= 0.0 || self.achieved_rate >= self.asked_rate * 0.95 {
-            return Vec::new();
+/// The achieved rate below the asked one by more than the measurement can tell: how much, and
+/// the measured causes (none: the cause was not measured).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shortfall {
+    /// Records per second short of the asked rate.
+    pub by: f64,
+    pub causes: Vec<String>,
+}
+
+impl Shortfall {
+    /// `0.8/s short: CAUSE; CAUSE` or `0.8/s short, cause not measured`.
+    pub fn describe(&self, causes: usize) -> String {
+        let by = format!("{}/s short", crate::units::fmt_rate(self.by));
+        if self.causes.is_empty() {
+            format!("{by}, cause not measured")
+        } else {
+            let shown: Vec<&str> = self
+                .causes
+                .iter()
+                .take(causes)
+                .map(String::as_str)
+                .collect();
+            format!("{by}: {}", shown.join("; "))
         }
-        let mut why = Vec::new();
+    }
+}
+
+/// The tolerance under which the achieved rate is taken as the asked one whatever the
+/// measurement's resolution: 5% of the asked rate.
+const RATE_TOLERANCE: f64 = 0.05;
+
+impl ProducerSnapshot {
+    /// The finest difference the achieved rate can show: one record over the time it was
+    /// measured over (a paced producer's record can fall either side of a second's edge).
+    /// None before a whole second was measured.
+    pub fn rate_resolution(&self) -> Option<f64> {
+        (self.achieved_over_secs >= 1.0).then(|| 1.0 / self.achieved_over_secs)
+    }
+
+    /// The achieved rate short of the asked one, when it is short by more than both the
+    /// measurement's resolution and 5%; with the measured causes.
+    /// A producer stopped because the endpoint lacks the put operation is short whatever was
+    /// measured.
+    pub fn shortfall(&self) -> Option<Shortfall> {
+        let by = self.asked_rate - self.achieved_rate;
+        if self.asked_rate <= 0.0 || by <= 0.0 {
+            return None;
+        }
+        if self.unsupported.is_none() {
+            let resolution = self.rate_resolution()?;
+            if by <= resolution.max(self.asked_rate * RATE_TOLERANCE) {
+                return None;
+            }
+        }
+        let mut causes = Vec::new();
         if self.unsupported.is_some() {
-            why.push("the endpoint lacks the put operation".into());
+            causes.push("the endpoint lacks the put operation".into());
         } else if self.failed > 0 {
-            why.push(format!(
+            causes.push(format!(
                 "{} records failed twice and were never stored",
                 self.failed
             ));
         }
         if self.in_flight_full >= 0.01 {
-            why.push(format!(
+            causes.push(format!(
                 "in-flight cap ({}) full {:.0}% of the time",
                 self.max_in_flight,
                 self.in_flight_full * 100.0
@@ -107,21 +157,16 @@ impl ProducerSnapshot {
         }
         let throttled = self.sdk.counters.throttles + self.records_refused;
         if throttled > 0 {
-            why.push(format!("{throttled} writes throttled by the shards"));
+            causes.push(format!("{throttled} writes throttled by the shards"));
         }
         if self.cpu >= 0.8 * self.cores as f64 {
-            why.push(format!(
+            causes.push(format!(
                 "CPU: latlab used {:.0}% of {} cores",
                 self.cpu * 100.0 / self.cores as f64,
                 self.cores
             ));
         }
-        if why.is_empty() {
-            why.push(
-                "none of the measured causes (in-flight cap, throttles, failed puts, CPU)".into(),
-            );
-        }
-        why
+        Some(Shortfall { by, causes })
     }
 }
 
@@ -260,6 +305,9 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
     }
 }
 
+/// The most whole seconds the live achieved rate is measured over.
+const ACHIEVED_WINDOW_SECS: u64 = 10;
+
 pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> ProducerSnapshot {
     let p = &shared.producer;
     let settings = shared.settings.lock().clone();
@@ -267,19 +315,32 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
     let sdk = shared.producer_sdk.snapshot();
     let producing = shared.producing_for().as_secs_f64();
     let acked = p.acked.load(Ordering::Relaxed);
-    let achieved_rate = if complete {
+    let (achieved_rate, achieved_over_secs) = if complete {
         if producing > 0.0 {
-            acked as f64 / producing
+            (acked as f64 / producing, producing)
         } else {
-            0.0
+            (0.0, 0.0)
         }
     } else {
-        // The last whole seconds, at most ten.
-        let secs = (producing.floor() as u64).clamp(1, 10);
+        // Whole seconds only, from the first that began after the producer's first put (or
+        // the asked rate's last change) to the last one that ended, at most ten: a partial
+        // first second would make every start look short.
+        let from = shared
+            .producing
+            .lock()
+            .0
+            .map(|first_put| first_put.max(*shared.rate_set_at.lock()));
         let now = shared.second();
-        let series = p.put_latency.lock();
-        let points = series.points(now.saturating_sub(1), secs as usize);
-        points.iter().map(|pt| u64::from(pt.count)).sum::<u64>() as f64 / secs as f64
+        match from.map(|d| d.as_secs_f64().ceil() as u64) {
+            Some(first) if now > first => {
+                let secs = (now - first).min(ACHIEVED_WINDOW_SECS);
+                let series = p.put_latency.lock();
+                let points = series.points(now - 1, secs as usize);
+                let acked: u64 = points.iter().map(|pt| u64::from(pt.count)).sum();
+                (acked as f64 / secs as f64, secs as f64)
+            }
+            _ => (0.0, 0.0),
+        }
     };
     let in_flight_full = if producing > 0.0 {
         (p.cap_wait_us.load(Ordering::Relaxed) as f64 / 1e6 / producing).min(1.0)
@@ -289,6 +350,7 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
     ProducerSnapshot {
         asked_rate: settings.rate,
         achieved_rate,
+        achieved_over_secs,
         mode: settings.mode.describe(),
         max_in_flight: spec.max_in_flight,
         payload_bytes: settings.payload,
@@ -334,4 +396,124 @@ pub fn read_rate(shared: &Shared, shards: usize, second: u64, n: usize) -> Vec<f
         .into_iter()
         .map(|k| f64::from(k) / shards.max(1) as f64)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::super::config::ProducerMode;
+    use super::super::state::LiveSettings;
+    use super::*;
+
+    fn spec() -> ProducerSpec {
+        ProducerSpec {
+            rate: 5.0,
+            payload: 128,
+            max_in_flight: 64,
+            mode: ProducerMode::PutRecord,
+            stop_after: None,
+        }
+    }
+
+    /// A lab `elapsed` into its run, asked for 5 records/s, whose producer's first put was at
+    /// `first_put`, with `acks[i]` records acknowledged in run second `i`.
+    fn lab(elapsed: Duration, first_put: Duration, acks: &[u32]) -> Arc<Shared> {
+        let mut shared = Shared::new(LiveSettings::of(None));
+        Arc::get_mut(&mut shared).unwrap().start = Instant::now().checked_sub(elapsed).unwrap();
+        shared.settings.lock().rate = 5.0;
+        *shared.producing.lock() = (Some(first_put), None);
+        {
+            let mut series = shared.producer.put_latency.lock();
+            for (second, n) in acks.iter().enumerate() {
+                for _ in 0..*n {
+                    series.record(70_000, second as u64);
+                }
+            }
+        }
+        shared
+            .producer
+            .acked
+            .store(acks.iter().map(|n| u64::from(*n)).sum(), Ordering::Relaxed);
+        shared
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_producer_on_pace_is_not_short_in_its_first_seconds() {
+        // The demo at 0:00:09: the first put at 2.4 s, so second 2 held only 3 acknowledgements.
+        let shared = lab(ms(9_500), ms(2_400), &[0, 0, 3, 5, 5, 5, 5, 5, 5, 2]);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!(p.achieved_rate, 5.0, "seconds 3 to 8, whole");
+        assert_eq!(p.achieved_over_secs, 6.0);
+        assert_eq!(p.shortfall(), None);
+    }
+
+    #[test]
+    fn a_real_shortfall_without_a_measured_cause_says_so_plainly() {
+        let shared = lab(ms(9_500), ms(2_400), &[0, 0, 3, 4, 4, 4, 4, 4, 4, 2]);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!(p.achieved_rate, 4.0);
+        let short = p
+            .shortfall()
+            .expect("1/s short over 6 s is past the resolution");
+        assert_eq!(short.describe(1), "1/s short, cause not measured");
+    }
+
+    #[test]
+    fn a_shortfall_within_the_resolution_is_not_claimed() {
+        // One whole second measured: one record either side of its edges is all it can tell.
+        let shared = lab(ms(4_500), ms(2_400), &[0, 0, 3, 4, 2]);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!((p.achieved_rate, p.achieved_over_secs), (4.0, 1.0));
+        assert_eq!(p.rate_resolution(), Some(1.0));
+        assert_eq!(p.shortfall(), None);
+        // Before the first whole second nothing is measured, so nothing is claimed.
+        let shared = lab(ms(3_500), ms(2_400), &[0, 0, 3, 2]);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!(p.rate_resolution(), None);
+        assert_eq!(p.shortfall(), None);
+    }
+
+    #[test]
+    fn the_window_starts_again_when_the_asked_rate_changes() {
+        // 5/s until 8.3 s, then asked for 10/s: seconds 9 and 10 are the new rate's.
+        let shared = lab(
+            ms(11_500),
+            ms(2_400),
+            &[0, 0, 3, 5, 5, 5, 5, 5, 6, 10, 10, 4],
+        );
+        shared.settings.lock().rate = 10.0;
+        *shared.rate_set_at.lock() = ms(8_300);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!((p.achieved_rate, p.achieved_over_secs), (10.0, 2.0));
+        assert_eq!(p.shortfall(), None);
+    }
+
+    #[test]
+    fn a_finished_run_is_judged_by_the_same_rule() {
+        // 14 records over 2.9 s: 4.8/s, short by less than one record over the time measured.
+        let shared = lab(ms(3_500), ms(100), &[5, 5, 4]);
+        *shared.producing.lock() = (Some(ms(100)), Some(ms(3_000)));
+        let p = producer(&shared, &spec(), true);
+        assert!((p.achieved_over_secs - 2.9).abs() < 1e-9);
+        assert_eq!(p.shortfall(), None);
+        // 10 records over 2.9 s is short by far more, and the in-flight cap says why.
+        let shared = lab(ms(3_500), ms(100), &[4, 3, 3]);
+        *shared.producing.lock() = (Some(ms(100)), Some(ms(3_000)));
+        shared
+            .producer
+            .cap_wait_us
+            .store(1_450_000, Ordering::Relaxed);
+        let p = producer(&shared, &spec(), true);
+        let short = p.shortfall().unwrap();
+        assert_eq!(
+            short.describe(usize::MAX),
+            "1.6/s short: in-flight cap (64) full 50% of the time"
+        );
+    }
 }

@@ -278,6 +278,8 @@ pub struct Shared {
     pub reset_count: AtomicU64,
     /// When the producer started and stopped, since `start`.
     pub producing: Mutex<(Option<Duration>, Option<Duration>)>,
+    /// When the asked rate last changed live, since `start` (zero: never).
+    pub rate_set_at: Mutex<Duration>,
     /// The process's CPU seconds when the producer started and stopped.
     pub producing_cpu: Mutex<(Option<f64>, Option<f64>)>,
 }
@@ -299,6 +301,7 @@ impl Shared {
             log: Mutex::new(VecDeque::new()),
             reset_count: AtomicU64::new(0),
             producing: Mutex::new((None, None)),
+            rate_set_at: Mutex::new(Duration::ZERO),
             producing_cpu: Mutex::new((None, None)),
         })
     }

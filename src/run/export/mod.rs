@@ -245,6 +245,8 @@ async fn serve(listener: tokio::net::TcpListener, source: Arc<Source>) {
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
                 .keep_alive(true)
+                // A scraper that half-closes after its request still gets the answer.
+                .half_close(true)
                 .serve_connection(TokioIo::new(socket), service);
             match tokio::time::timeout(CONNECTION_LIFETIME, conn).await {
                 Ok(Err(e)) => tracing::debug!("metrics: connection from {peer} ended: {e}"),

@@ -454,7 +454,7 @@ pub fn min_rows(k: &KinesisSnapshot) -> u16 {
 
 /// The lab's parts of the header: the stream and its shards, and the producer's rate asked
 /// against achieved (with the first cause of a shortfall).
-pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(String, Style, u8)> {
+pub fn header(k: &KinesisSnapshot, style: Style) -> Vec<(String, Style, u8)> {
     let mut parts = Vec::new();
     // While a reshard is under way the stream says so (the shard count is the open one).
     parts.push((
@@ -473,22 +473,21 @@ pub fn header(k: &KinesisSnapshot, producing_secs: f64, style: Style) -> Vec<(St
         3,
     ));
     let p = &k.producer;
-    // Asked against achieved; a shortfall says its first cause (a second of production
-    // before judging).
-    let short = producing_secs >= 2.0 && !p.shortfall().is_empty();
+    // Asked against achieved, over whole seconds; a shortfall the measurement can tell says
+    // by how much and its first measured cause.
+    let short = p.shortfall();
+    let achieved = match &short {
+        Some(s) => format!("{} achieved, {}", fmt_rate(p.achieved_rate), s.describe(1)),
+        None if p.rate_resolution().is_none() => "achieved: measuring".to_string(),
+        None => format!("{} achieved", fmt_rate(p.achieved_rate)),
+    };
     parts.push((
         format!(
-            "{} rec/s asked · {} achieved{} · {}",
+            "{} rec/s asked · {achieved} · {}",
             fmt_rate(p.asked_rate),
-            fmt_rate(p.achieved_rate),
-            if short {
-                format!(" ({})", p.shortfall()[0])
-            } else {
-                String::new()
-            },
             crate::units::format_bytes(p.payload_bytes)
         ),
-        if short {
+        if short.is_some() {
             style.add_modifier(Modifier::BOLD)
         } else {
             style

@@ -45,7 +45,7 @@ pub fn header(lab: LabKind, snap: &Snapshot, style: Style) -> Vec<(String, Style
         LabKind::Kinesis => snap
             .kinesis
             .as_ref()
-            .map_or_else(Vec::new, |k| kinesis::header(k, snap.producing_secs, style)),
+            .map_or_else(Vec::new, |k| kinesis::header(k, style)),
         LabKind::S3 | LabKind::Redis => Vec::new(),
     }
 }
