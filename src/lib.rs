@@ -19,6 +19,7 @@ pub mod provenance;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod services;
 pub mod shaping;
 pub mod tui;
 pub mod units;

@@ -47,7 +47,8 @@ fn lower_layers_import_nothing_above_them() {
     let mut base = rust_files(&src.join("emulator"));
     base.extend(rust_files(&src.join("metrics")));
     base.extend(rust_files(&src.join("faults")));
-    base.extend(["shaping.rs", "units.rs", "provenance.rs", "clock.rs"].map(|f| src.join(f)));
+    base.extend(rust_files(&src.join("shaping")));
+    base.extend(["units.rs", "provenance.rs", "clock.rs"].map(|f| src.join(f)));
     let upward = imports_of(
         &base,
         &["labs", "run", "tui", "report", "scenario", "cli", "aws"],
@@ -66,6 +67,35 @@ fn lower_layers_import_nothing_above_them() {
     );
     let report = imports_of(&rust_files(&src.join("report")), &["tui", "cli"]);
     assert!(report.is_empty(), "reports import the screen: {report:#?}");
+}
+
+/// The labs also run against real AWS, where no emulator exists: what they, the screen, the
+/// reports, the cost and the faults share with the emulator is the services' vocabulary
+/// (`src/services/`), which the emulator imports too, never the other way round.
+#[test]
+fn only_the_run_and_the_commands_reach_the_emulator() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for dir in ["labs", "tui", "report", "cost", "faults"] {
+        let found = imports_of(&rust_files(&src.join(dir)), &["emulator"]);
+        assert!(found.is_empty(), "{dir}/ imports the emulator: {found:#?}");
+    }
+    let services = rust_files(&src.join("services"));
+    assert!(
+        !services.is_empty(),
+        "src/services/ holds the services' vocabulary"
+    );
+    let modules: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+        .filter(|m| m != "services" && m != "lib" && m != "main")
+        .collect();
+    let modules: Vec<&str> = modules.iter().map(String::as_str).collect();
+    let found = imports_of(&services, &modules);
+    assert!(
+        found.is_empty(),
+        "the services' vocabulary imports latlab's own modules: {found:#?}"
+    );
 }
 
 #[test]

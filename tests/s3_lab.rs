@@ -6,10 +6,10 @@ mod common;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::emulator::s3::Class;
 use latlab::labs::s3;
 use latlab::run::{Command, Lab, TargetOptions};
 use latlab::scenario::Scenario;
+use latlab::services::s3::Class;
 use latlab::tui::app::{Action, App, Tab};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;

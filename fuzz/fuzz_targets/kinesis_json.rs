@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock};
 
 use arbitrary::Arbitrary;
 use latlab::emulator::kinesis::json::Req;
-use latlab::emulator::kinesis::{Kinesis, OPERATIONS, TARGET_PREFIX};
+use latlab::emulator::kinesis::Kinesis;
 use latlab::emulator::limits::KinesisLimits;
 use latlab::emulator::profile::KinesisProfile;
+use latlab::services::kinesis::{Op, TARGET_PREFIX};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -74,7 +75,7 @@ fuzz_target!(|input: Input| {
         }
         let _ = req.keys();
     }
-    let target = match OPERATIONS.get(input.operation as usize) {
+    let target = match Op::NAMES.get(input.operation as usize) {
         Some(op) => format!("{TARGET_PREFIX}{op}"),
         None => input.raw_target,
     };

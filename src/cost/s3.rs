@@ -4,10 +4,10 @@
 //! file says they apply to.
 
 use super::{GB, HOURS_PER_MONTH, LabCost, Prices, item, usd};
-use crate::emulator::s3::Class;
 use crate::labs::LabKind;
 use crate::labs::s3::LIVE_KEYS_PER_LOOP;
 use crate::labs::s3::snapshot::S3Snapshot;
+use crate::services::s3::Class;
 use crate::units::format_bytes;
 
 fn prices_of(p: &Prices, class: Class) -> (&super::prices::S3Prices, &'static str) {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::prices::{Chosen, Prices};
 use super::*;
-use crate::emulator::s3::Class;
 use crate::labs::kinesis::config::ConsumerKind;
+use crate::services::s3::Class;
 use crate::tui::fixture;
 
 fn us_east_1() -> Chosen {

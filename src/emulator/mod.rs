@@ -139,19 +139,18 @@ impl Emulator {
         let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
         let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
         for op in &config.lacking {
-            if !kinesis::OPERATIONS.contains(&op.as_str()) && !s3::OPERATIONS.contains(&op.as_str())
-            {
+            if kinesis::Op::parse(op).is_none() && s3::Op::parse(op).is_none() {
                 anyhow::bail!(
                     "--lacking {op}: not a Kinesis operation the emulator answers; valid: {}; or an S3 operation: {}",
-                    kinesis::OPERATIONS.join(", "),
-                    s3::OPERATIONS.join(", ")
+                    kinesis::Op::NAMES.join(", "),
+                    s3::Op::NAMES.join(", ")
                 );
             }
         }
         *s3.lacking.write() = config
             .lacking
             .iter()
-            .filter(|op| s3::OPERATIONS.contains(&op.as_str()))
+            .filter(|op| s3::Op::parse(op).is_some())
             .cloned()
             .collect();
         let expire = {

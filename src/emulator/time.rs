@@ -61,11 +61,11 @@ impl ServiceClock {
         if self.frozen.lock().is_some() {
             // A frozen clock's wait takes as long in real time as it has left on the clock.
             let left = deadline.saturating_duration_since(self.now());
-            super::profile::sleep_until(Instant::now() + left).await;
+            crate::shaping::sleep_until(Instant::now() + left).await;
             return;
         }
         let real = deadline.checked_sub(self.offset()).unwrap_or(deadline);
-        super::profile::sleep_until(real).await;
+        crate::shaping::sleep_until(real).await;
     }
 }
 

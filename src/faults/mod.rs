@@ -353,8 +353,8 @@ impl FaultSpec {
         let service = kind.service();
         if let Some(op) = &self.operation {
             let valid: &[&str] = match service {
-                Service::Kinesis => crate::emulator::kinesis::OPERATIONS,
-                Service::S3 => crate::emulator::s3::OPERATIONS,
+                Service::Kinesis => crate::services::kinesis::Op::NAMES,
+                Service::S3 => crate::services::s3::Op::NAMES,
                 Service::Redis => &[],
             };
             if !valid.contains(&op.as_str()) {
@@ -373,7 +373,7 @@ impl FaultSpec {
                 return Err(format!("{kind} hits SubscribeToShard's event streams only"));
             }
             if kind == Kind::S3BodyReset
-                && !["PutObject", "UploadPart", "GetObject"].contains(&op.as_str())
+                && !crate::services::s3::Op::parse(op).is_some_and(|o| o.carries_object_body())
             {
                 return Err(format!(
                     "{kind} cuts a body: operation PutObject, UploadPart or GetObject"

@@ -111,8 +111,8 @@ pub fn write(r: &Report, out: &mut String, md: bool) {
         );
         let mut t = Table::new(&["class", "op", "p50", "p99", "$/M requests", "$/GB"]).labels(2);
         // A class the endpoint cannot serve is not beside the other: nothing of it was measured.
-        let measured = |c: crate::emulator::s3::Class| {
-            !(c == crate::emulator::s3::Class::ExpressOneZone && s.express_unsupported.is_some())
+        let measured = |c: crate::services::s3::Class| {
+            !(c == crate::services::s3::Class::ExpressOneZone && s.express_unsupported.is_some())
         };
         for u in cost::class_units(s, &p)
             .into_iter()

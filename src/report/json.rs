@@ -657,10 +657,10 @@ fn kinesis(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
     }
 }
 
-fn class(c: crate::emulator::s3::Class) -> Class {
+fn class(c: crate::services::s3::Class) -> Class {
     match c {
-        crate::emulator::s3::Class::Standard => Class::Standard,
-        crate::emulator::s3::Class::ExpressOneZone => Class::ExpressOneZone,
+        crate::services::s3::Class::Standard => Class::Standard,
+        crate::services::s3::Class::ExpressOneZone => Class::ExpressOneZone,
     }
 }
 
@@ -972,10 +972,10 @@ impl Kinesis {
 }
 
 impl Class {
-    fn into_class(self) -> crate::emulator::s3::Class {
+    fn into_class(self) -> crate::services::s3::Class {
         match self {
-            Class::Standard => crate::emulator::s3::Class::Standard,
-            Class::ExpressOneZone => crate::emulator::s3::Class::ExpressOneZone,
+            Class::Standard => crate::services::s3::Class::Standard,
+            Class::ExpressOneZone => crate::services::s3::Class::ExpressOneZone,
         }
     }
 }

@@ -309,7 +309,7 @@ pub struct History {
     pub kinesis: Option<kinesis::KinesisHistory>,
     /// Per (class, PUT/GET): the total time.
     pub s3: Vec<(
-        crate::emulator::s3::Class,
+        crate::services::s3::Class,
         String,
         Vec<crate::metrics::Point>,
     )>,

@@ -253,9 +253,9 @@ pub fn sample_view() -> View {
 
 /// A fixed view of the S3 lab: Standard now active, after a stretch on Express.
 pub fn sample_s3_view() -> View {
-    use crate::emulator::s3::Class;
     use crate::labs::s3::OpSnapshot;
     use crate::labs::s3::snapshot::S3Snapshot;
+    use crate::services::s3::Class;
     let op = |class: Class, op: &str, fb: f64, total: f64, mbs: f64| OpSnapshot {
         class,
         op: op.into(),

@@ -13,7 +13,7 @@ pub struct View {
     /// GetRecords attempts per second per shard, one value per second, oldest first.
     pub read_rate: Vec<f64>,
     /// S3: per (class, PUT/GET), the total time's points, oldest first.
-    pub s3_sparks: Vec<(crate::emulator::s3::Class, String, Vec<Point>)>,
+    pub s3_sparks: Vec<(crate::services::s3::Class, String, Vec<Point>)>,
     /// Redis: per method, the lag's points, oldest first.
     pub redis_sparks: Vec<(crate::labs::redis::Method, Vec<Point>)>,
 }

@@ -70,9 +70,6 @@ impl Target {
     }
 }
 
-/// The S3 operations that carry a body one can cut.
-const BODY_OPERATIONS: &[&str] = &["PutObject", "UploadPart", "GetObject"];
-
 struct Armed {
     spec: FaultSpec,
     /// Hits left to hand out (per-request kinds and stream faults).
@@ -92,7 +89,11 @@ impl Armed {
         {
             return false;
         }
-        if s.kind == Kind::S3BodyReset && !BODY_OPERATIONS.contains(&t.operation.as_str()) {
+        // Only a request or answer that carries an object's body has one to cut.
+        if s.kind == Kind::S3BodyReset
+            && !crate::services::s3::Op::parse(&t.operation)
+                .is_some_and(|op| op.carries_object_body())
+        {
             return false;
         }
         if let Some(want) = &s.shard {

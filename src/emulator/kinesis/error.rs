@@ -38,7 +38,7 @@ impl ApiError {
             "UnknownOperationException",
             format!(
                 "Unknown operation '{target}': this endpoint serves Kinesis_20131202.<Operation> for {}",
-                super::OPERATIONS.join(", ")
+                super::Op::NAMES.join(", ")
             ),
         )
     }

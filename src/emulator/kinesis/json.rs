@@ -154,26 +154,17 @@ pub fn preview(s: &str) -> String {
     }
 }
 
-/// Stream and consumer names: 1-128 of `[a-zA-Z0-9_.-]`.
+/// Stream and consumer names: 1-128 of `[a-zA-Z0-9_.-]`
+/// ([`crate::services::kinesis::name_problem`]), refused as the service's validation does.
 pub fn check_name(field: &str, name: &str) -> ApiResult<()> {
-    if name.is_empty() || name.len() > 128 {
-        return Err(ApiError::validation(
+    match crate::services::kinesis::name_problem(name) {
+        Some(problem) => Err(ApiError::validation(
             field,
             &format!("'{}'", preview(name)),
-            "Member must have length between 1 and 128, inclusive",
-        ));
+            problem,
+        )),
+        None => Ok(()),
     }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-    {
-        return Err(ApiError::validation(
-            field,
-            &format!("'{}'", preview(name)),
-            "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
-        ));
-    }
-    Ok(())
 }
 
 impl Req {

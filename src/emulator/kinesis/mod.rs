@@ -25,40 +25,15 @@ use bytes::Bytes;
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use super::Body;
 use super::limits::KinesisLimits;
 use super::profile::KinesisProfile;
 use super::stats::Stats;
-use super::{Body, profile};
 use error::{ApiError, ApiResult};
 use json::Req;
 use store::{ACCOUNT, Stream};
 
-/// The `x-amz-target` prefix of every Kinesis operation.
-pub const TARGET_PREFIX: &str = "Kinesis_20131202.";
-
-/// Every operation the emulator answers.
-pub const OPERATIONS: &[&str] = &[
-    "CreateStream",
-    "DeleteStream",
-    "DescribeStream",
-    "DescribeStreamSummary",
-    "ListStreams",
-    "ListShards",
-    "AddTagsToStream",
-    "ListTagsForStream",
-    "PutRecord",
-    "PutRecords",
-    "GetShardIterator",
-    "GetRecords",
-    "RegisterStreamConsumer",
-    "DescribeStreamConsumer",
-    "ListStreamConsumers",
-    "DeregisterStreamConsumer",
-    "SubscribeToShard",
-    "UpdateShardCount",
-    "SplitShard",
-    "MergeShards",
-];
+pub use crate::services::kinesis::{Op, TARGET_PREFIX};
 
 /// What an operation answers: a JSON document, or (SubscribeToShard) an event stream.
 pub enum Reply {
@@ -117,41 +92,37 @@ impl Kinesis {
         body: &[u8],
         region: &str,
     ) -> ApiResult<Reply> {
-        let op = target
-            .strip_prefix(TARGET_PREFIX)
-            .filter(|op| OPERATIONS.contains(op))
-            .ok_or_else(|| ApiError::unknown_operation(target))?;
+        let op = Op::of_target(target).ok_or_else(|| ApiError::unknown_operation(target))?;
         let req = Req::parse(body)?;
         let p = self.profile();
-        profile::delay(&p.request).await;
+        crate::shaping::delay(&p.request).await;
         let reply = self.dispatch(op, req, region).await;
-        profile::delay(&p.response).await;
+        crate::shaping::delay(&p.response).await;
         reply
     }
 
-    async fn dispatch(self: &Arc<Self>, op: &str, req: Req, region: &str) -> ApiResult<Reply> {
+    async fn dispatch(self: &Arc<Self>, op: Op, req: Req, region: &str) -> ApiResult<Reply> {
         let json = match op {
-            "CreateStream" => self.create_stream(&req, region)?,
-            "DeleteStream" => self.delete_stream(&req)?,
-            "DescribeStream" => self.describe_stream(&req)?,
-            "DescribeStreamSummary" => self.describe_stream_summary(&req)?,
-            "ListStreams" => self.list_streams(&req)?,
-            "ListShards" => self.list_shards(&req)?,
-            "AddTagsToStream" => self.add_tags(&req)?,
-            "ListTagsForStream" => self.list_tags(&req)?,
-            "PutRecord" => self.put_record(&req).await?,
-            "PutRecords" => self.put_records(&req).await?,
-            "GetShardIterator" => self.get_shard_iterator(&req)?,
-            "GetRecords" => self.get_records(&req)?,
-            "RegisterStreamConsumer" => self.register_consumer(&req)?,
-            "DescribeStreamConsumer" => self.describe_consumer(&req)?,
-            "ListStreamConsumers" => self.list_consumers(&req)?,
-            "DeregisterStreamConsumer" => self.deregister_consumer(&req)?,
-            "SubscribeToShard" => return self.subscribe_to_shard(&req).map(Reply::EventStream),
-            "UpdateShardCount" => self.update_shard_count(&req)?,
-            "SplitShard" => self.split_shard(&req)?,
-            "MergeShards" => self.merge_shards(&req)?,
-            other => return Err(ApiError::unknown_operation(other)),
+            Op::CreateStream => self.create_stream(&req, region)?,
+            Op::DeleteStream => self.delete_stream(&req)?,
+            Op::DescribeStream => self.describe_stream(&req)?,
+            Op::DescribeStreamSummary => self.describe_stream_summary(&req)?,
+            Op::ListStreams => self.list_streams(&req)?,
+            Op::ListShards => self.list_shards(&req)?,
+            Op::AddTagsToStream => self.add_tags(&req)?,
+            Op::ListTagsForStream => self.list_tags(&req)?,
+            Op::PutRecord => self.put_record(&req).await?,
+            Op::PutRecords => self.put_records(&req).await?,
+            Op::GetShardIterator => self.get_shard_iterator(&req)?,
+            Op::GetRecords => self.get_records(&req)?,
+            Op::RegisterStreamConsumer => self.register_consumer(&req)?,
+            Op::DescribeStreamConsumer => self.describe_consumer(&req)?,
+            Op::ListStreamConsumers => self.list_consumers(&req)?,
+            Op::DeregisterStreamConsumer => self.deregister_consumer(&req)?,
+            Op::SubscribeToShard => return self.subscribe_to_shard(&req).map(Reply::EventStream),
+            Op::UpdateShardCount => self.update_shard_count(&req)?,
+            Op::SplitShard => self.split_shard(&req)?,
+            Op::MergeShards => self.merge_shards(&req)?,
         };
         Ok(Reply::Json(json))
     }

@@ -13,7 +13,6 @@ use super::store::{
     self, ACCOUNT, Iterator, Record, Shard, Stream, parse_sequence_number, sequence_number,
 };
 use super::{Kinesis, decode_data, epoch_secs};
-use crate::emulator::profile;
 use crate::emulator::stats::{Api, Outcome};
 
 /// A record of a put request, validated. Its shard is found when it is stored: a reshard may
@@ -133,7 +132,7 @@ impl Kinesis {
         let entry = self.entry(req, "")?;
         let size = (entry.data.len() + entry.key.len()) as u64;
         let p = self.profile();
-        profile::delay(&p.put_commit).await;
+        crate::shaping::delay(&p.put_commit).await;
         let (shard, result) = self.store(&stream, entry, p.read_visibility.sample());
         let outcome = if result.is_ok() {
             Outcome::delivered(1, size)
@@ -179,7 +178,7 @@ impl Kinesis {
             )));
         }
         let p = self.profile();
-        profile::delay(&p.put_commit).await;
+        crate::shaping::delay(&p.put_commit).await;
         let mut failed = 0u64;
         let mut per_shard: std::collections::BTreeMap<u32, (u64, u64, u64)> = Default::default();
         let mut results = Vec::with_capacity(entries.len());

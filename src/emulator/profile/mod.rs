@@ -5,8 +5,6 @@
 //! service does. Every built-in profile's parameters and their sources are documented in
 //! `docs/latency-profiles.md`; user profiles are TOML files of the same shape.
 
-use std::time::Duration;
-
 use anyhow::{Context, bail};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -14,10 +12,9 @@ use std::collections::BTreeMap;
 use crate::provenance::{Param, Provenance, Source};
 
 mod builtin;
-mod dist;
 
-use dist::DistSpec;
-pub use dist::{Dist, unit_random};
+use crate::shaping::dist::Dist;
+use crate::shaping::dist::DistSpec;
 
 /// A megabyte (10^6 bytes), the unit profiles write bandwidths in.
 const MB: f64 = 1_000_000.0;
@@ -369,29 +366,10 @@ impl LatencyProfile {
     }
 }
 
-/// Sleeps for one sample of `dist`, skipping the timer entirely for a zero delay.
-pub async fn delay(dist: &Dist) {
-    if !dist.is_zero() {
-        sleep_until(std::time::Instant::now() + dist.sample()).await;
-    }
-}
-
-/// Sleeps until `deadline` to well under a millisecond. tokio's timer wakes on whole-millisecond
-/// ticks, which would add half a millisecond on average to every modelled delay; the last
-/// millisecond is spent yielding instead (a delay of 0 never sleeps at all).
-pub async fn sleep_until(deadline: std::time::Instant) {
-    const TICK: Duration = Duration::from_millis(1);
-    let now = std::time::Instant::now();
-    if deadline > now + TICK {
-        tokio::time::sleep_until((deadline - TICK).into()).await;
-    }
-    while std::time::Instant::now() < deadline {
-        tokio::task::yield_now().await;
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn percentile(mut v: Vec<f64>, q: f64) -> f64 {

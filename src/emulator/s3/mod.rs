@@ -23,55 +23,7 @@ use crate::emulator::limits::{RateWindow, S3Limits};
 use crate::shaping::{Bucket as RateBucket, CallRate};
 use store::{Storage, Stored};
 
-/// Every operation the S3 emulator answers.
-pub const OPERATIONS: &[&str] = &[
-    "ListBuckets",
-    "CreateBucket",
-    "HeadBucket",
-    "DeleteBucket",
-    "CreateSession",
-    "ListMultipartUploads",
-    "ListObjectsV2",
-    "DeleteObjects",
-    "UploadPart",
-    "PutObject",
-    "ListParts",
-    "GetObject",
-    "HeadObject",
-    "AbortMultipartUpload",
-    "DeleteObject",
-    "CreateMultipartUpload",
-    "CompleteMultipartUpload",
-];
-
-/// The storage class of a bucket, decided by its kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Class {
-    Standard,
-    ExpressOneZone,
-}
-
-impl Class {
-    pub fn of_bucket(name: &str) -> Class {
-        if is_directory_bucket(name) {
-            Class::ExpressOneZone
-        } else {
-            Class::Standard
-        }
-    }
-
-    pub fn storage_class(self) -> &'static str {
-        match self {
-            Class::Standard => "STANDARD",
-            Class::ExpressOneZone => "EXPRESS_ONEZONE",
-        }
-    }
-}
-
-/// `name--azid--x-s3`.
-pub fn is_directory_bucket(name: &str) -> bool {
-    name.ends_with("--x-s3") && name.matches("--").count() >= 2
-}
+pub use crate::services::s3::{Class, Op, is_directory_bucket};
 
 /// One object: its parts in order (one for a plain PUT).
 pub struct Object {

@@ -296,13 +296,12 @@ struct ConsumerFile {
 pub const MIN_PAYLOAD: u64 = 96;
 
 pub(crate) fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
-    crate::emulator::kinesis::json::check_name("kinesis.stream", &k.stream).map_err(|e| {
-        anyhow::anyhow!(
-            "kinesis.stream '{}' is not a stream name: {}",
-            k.stream,
-            e.message
-        )
-    })?;
+    if let Some(problem) = crate::services::kinesis::name_problem(&k.stream) {
+        bail!(
+            "kinesis.stream '{}' is not a stream name: {problem}",
+            k.stream
+        );
+    }
     if k.shards == 0 || k.shards > 500 {
         bail!("kinesis.shards must be between 1 and 500, got {}", k.shards);
     }

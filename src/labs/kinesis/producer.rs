@@ -150,7 +150,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
         }
         tokio::select! {
             _ = cancel.cancelled() => {}
-            _ = crate::emulator::profile::sleep_until(wake) => {}
+            _ = crate::shaping::sleep_until(wake) => {}
         }
     }
     shared.producing.lock().1 = Some(shared.elapsed());

@@ -13,7 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use super::local::LinkProfile;
-use crate::emulator::profile::Dist;
+use crate::shaping::Dist;
 use crate::shaping::pacing_bucket;
 
 /// Bytes each way the shaper carried, and its current settings.
@@ -82,7 +82,7 @@ impl Shaper {
         loop {
             let until = *self.partitioned_until.lock();
             match until {
-                Some(t) if t > Instant::now() => crate::emulator::profile::sleep_until(t).await,
+                Some(t) if t > Instant::now() => crate::shaping::sleep_until(t).await,
                 _ => return,
             }
         }
@@ -131,7 +131,7 @@ impl Shaper {
         let this = self.clone();
         let writer = tokio::spawn(async move {
             while let Some((due, chunk)) = rx.recv().await {
-                crate::emulator::profile::sleep_until(due).await;
+                crate::shaping::sleep_until(due).await;
                 this.wait_partition().await;
                 if to.write_all(&chunk).await.is_err() {
                     return;

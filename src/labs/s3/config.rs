@@ -29,7 +29,7 @@ pub struct S3SeedRow {
 /// The S3 lab: a live PUT/GET loop, and the seed's matrix for headless runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct S3Scenario {
-    pub class: crate::emulator::s3::Class,
+    pub class: crate::services::s3::Class,
     pub payload: u64,
     pub concurrency: usize,
     pub transfer: Transfer,
@@ -76,7 +76,7 @@ struct CaseFile {
 }
 
 pub(crate) fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
-    use crate::emulator::s3::Class;
+    use crate::services::s3::Class;
     let default = Transfer::default();
     let transfer = match f.transfer {
         Some(t) => Transfer {

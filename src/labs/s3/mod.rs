@@ -29,8 +29,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::aws::error_code;
-use crate::emulator::s3::Class;
 use crate::metrics::{SdkStats, Series, Summary};
+use crate::services::s3::Class;
 
 /// Every object latlab writes is under this prefix, then the run's id.
 pub const PREFIX: &str = "latlab/";

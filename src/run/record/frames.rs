@@ -81,7 +81,7 @@ pub struct Frame {
 }
 
 /// An S3 series' key in [`Points::s3`]: `EXPRESS_ONEZONE PUT`.
-pub fn s3_key(class: crate::emulator::s3::Class, op: &str) -> String {
+pub fn s3_key(class: crate::services::s3::Class, op: &str) -> String {
     format!("{} {op}", class.storage_class())
 }
 

@@ -19,7 +19,7 @@ pub fn draw(
     s3: &crate::labs::s3::snapshot::S3Snapshot,
     area: Rect,
 ) {
-    use crate::emulator::s3::Class;
+    use crate::services::s3::Class;
     let [put, get, info] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Fill(1),
@@ -209,7 +209,7 @@ pub fn brief(theme: &Theme, s3: &crate::labs::s3::snapshot::S3Snapshot) -> Vec<V
     let note = |text: String, bad: bool| brief_note(theme, text, bad);
     let mut rows: Vec<Vec<Cell<'static>>> = Vec::new();
     for o in &s3.ops {
-        let color = if o.class == crate::emulator::s3::Class::ExpressOneZone {
+        let color = if o.class == crate::services::s3::Class::ExpressOneZone {
             theme.s3_express
         } else {
             theme.s3_standard

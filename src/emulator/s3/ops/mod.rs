@@ -21,14 +21,14 @@ use tokio::sync::mpsc;
 
 use super::error::{S3Error, S3Result};
 use super::xml::{all, doc, el, text};
-use super::{BucketState, Class, Object, Part, S3, Session, Upload, is_directory_bucket};
+use super::{BucketState, Class, Object, Op, Part, S3, Session, Upload, is_directory_bucket};
 use crate::clock::{http_date_ms, rfc3339_ms};
 use crate::emulator::Body;
 use crate::emulator::faults::{Action, ConnReset, Faulty, Injector, Target};
-use crate::emulator::profile::delay;
 use crate::emulator::s3::body::{ALGORITHMS, Checksum, Chunked, algorithm_name};
 use crate::emulator::s3::store::{Reader, Writer};
 use crate::faults::Service;
+use crate::shaping::delay;
 
 /// An S3 request, parsed.
 struct Call {
@@ -160,103 +160,41 @@ fn error_response(e: &S3Error, head: bool) -> Response<Body> {
     r
 }
 
-/// An S3 operation, resolved once from the method, the path and the query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Op {
-    ListBuckets,
-    CreateBucket,
-    HeadBucket,
-    DeleteBucket,
-    CreateSession,
-    ListMultipartUploads,
-    ListObjectsV2,
-    DeleteObjects,
-    UploadPart,
-    PutObject,
-    ListParts,
-    GetObject,
-    HeadObject,
-    AbortMultipartUpload,
-    DeleteObject,
-    CreateMultipartUpload,
-    CompleteMultipartUpload,
-}
-
 /// The name counted for a request that names no operation (answered 405 MethodNotAllowed).
 const UNROUTED: &str = "Unknown";
 
-impl Op {
-    /// The operation a call names, if any.
-    fn route(c: &Call) -> Option<Op> {
-        let q = |k: &str| c.query.contains_key(k);
-        Some(match (&c.method, c.bucket.is_empty(), c.key.is_empty()) {
-            (&Method::GET, true, _) => Op::ListBuckets,
-            (&Method::PUT, false, true) => Op::CreateBucket,
-            (&Method::HEAD, false, true) => Op::HeadBucket,
-            (&Method::DELETE, false, true) => Op::DeleteBucket,
-            (&Method::GET, false, true) if q("session") => Op::CreateSession,
-            (&Method::GET, false, true) if q("uploads") => Op::ListMultipartUploads,
-            (&Method::GET, false, true) => Op::ListObjectsV2,
-            (&Method::POST, false, true) if q("delete") => Op::DeleteObjects,
-            (&Method::PUT, false, false) if q("uploadId") => Op::UploadPart,
-            (&Method::PUT, false, false) => Op::PutObject,
-            (&Method::GET, false, false) if q("uploadId") => Op::ListParts,
-            (&Method::GET, false, false) => Op::GetObject,
-            (&Method::HEAD, false, false) => Op::HeadObject,
-            (&Method::DELETE, false, false) if q("uploadId") => Op::AbortMultipartUpload,
-            (&Method::DELETE, false, false) => Op::DeleteObject,
-            (&Method::POST, false, false) if q("uploads") => Op::CreateMultipartUpload,
-            (&Method::POST, false, false) if q("uploadId") => Op::CompleteMultipartUpload,
-            _ => return None,
-        })
-    }
+/// The operation a call names, if any: resolved once from the method, the path and the query.
+fn route(c: &Call) -> Option<Op> {
+    let q = |k: &str| c.query.contains_key(k);
+    Some(match (&c.method, c.bucket.is_empty(), c.key.is_empty()) {
+        (&Method::GET, true, _) => Op::ListBuckets,
+        (&Method::PUT, false, true) => Op::CreateBucket,
+        (&Method::HEAD, false, true) => Op::HeadBucket,
+        (&Method::DELETE, false, true) => Op::DeleteBucket,
+        (&Method::GET, false, true) if q("session") => Op::CreateSession,
+        (&Method::GET, false, true) if q("uploads") => Op::ListMultipartUploads,
+        (&Method::GET, false, true) => Op::ListObjectsV2,
+        (&Method::POST, false, true) if q("delete") => Op::DeleteObjects,
+        (&Method::PUT, false, false) if q("uploadId") => Op::UploadPart,
+        (&Method::PUT, false, false) => Op::PutObject,
+        (&Method::GET, false, false) if q("uploadId") => Op::ListParts,
+        (&Method::GET, false, false) => Op::GetObject,
+        (&Method::HEAD, false, false) => Op::HeadObject,
+        (&Method::DELETE, false, false) if q("uploadId") => Op::AbortMultipartUpload,
+        (&Method::DELETE, false, false) => Op::DeleteObject,
+        (&Method::POST, false, false) if q("uploads") => Op::CreateMultipartUpload,
+        (&Method::POST, false, false) if q("uploadId") => Op::CompleteMultipartUpload,
+        _ => return None,
+    })
+}
 
-    /// The operation's name in S3's API, for counting and errors.
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Op::ListBuckets => "ListBuckets",
-            Op::CreateBucket => "CreateBucket",
-            Op::HeadBucket => "HeadBucket",
-            Op::DeleteBucket => "DeleteBucket",
-            Op::CreateSession => "CreateSession",
-            Op::ListMultipartUploads => "ListMultipartUploads",
-            Op::ListObjectsV2 => "ListObjectsV2",
-            Op::DeleteObjects => "DeleteObjects",
-            Op::UploadPart => "UploadPart",
-            Op::PutObject => "PutObject",
-            Op::ListParts => "ListParts",
-            Op::GetObject => "GetObject",
-            Op::HeadObject => "HeadObject",
-            Op::AbortMultipartUpload => "AbortMultipartUpload",
-            Op::DeleteObject => "DeleteObject",
-            Op::CreateMultipartUpload => "CreateMultipartUpload",
-            Op::CompleteMultipartUpload => "CompleteMultipartUpload",
-        }
-    }
-
-    /// Counts against the write request rate (else the read rate).
-    fn is_write(self) -> bool {
-        !matches!(
-            self,
-            Op::GetObject
-                | Op::HeadObject
-                | Op::HeadBucket
-                | Op::ListObjectsV2
-                | Op::ListParts
-                | Op::ListBuckets
-                | Op::CreateSession
-                | Op::ListMultipartUploads
-        )
-    }
-
-    /// Carries a body whose transfer pays the first-byte latency itself (else it is paid before
-    /// the answer).
-    fn pays_first_byte_with_body(self) -> bool {
-        matches!(
-            self,
-            Op::PutObject | Op::UploadPart | Op::GetObject | Op::HeadObject
-        )
-    }
+/// Carries a body whose transfer pays the first-byte latency itself (else it is paid before
+/// the answer).
+fn pays_first_byte_with_body(op: Op) -> bool {
+    matches!(
+        op,
+        Op::PutObject | Op::UploadPart | Op::GetObject | Op::HeadObject
+    )
 }
 
 impl S3 {
@@ -269,7 +207,7 @@ impl S3 {
         conn: &Arc<ConnReset>,
     ) -> Response<Body> {
         let call = parse(&req);
-        let op = Op::route(&call);
+        let op = route(&call);
         let name = op.map_or(UNROUTED, Op::name);
         let head = call.method == Method::HEAD;
         let class = Class::of_bucket(&call.bucket);
@@ -401,7 +339,7 @@ impl S3 {
         }
         // Requests without a body of their own pay the class's first-byte latency here (PUT,
         // UploadPart and GET pay it after receiving, or before sending, their bodies).
-        if !op.pays_first_byte_with_body() {
+        if !pays_first_byte_with_body(op) {
             let p = self.class_profile(bucket.class);
             delay(if op.is_write() {
                 &p.put_first_byte

@@ -1,10 +1,9 @@
-//! Delay distributions: how a profile's numbers become a delay per request, and how they are
-//! written in a profile file.
+//! Delay distributions: how a latency profile's numbers (the emulator's, a Redis link's) become a
+//! delay per request, and how they are written in a profile file.
 
 use std::time::Duration;
 
 use anyhow::bail;
-use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use serde::Deserialize;
 
@@ -128,16 +127,11 @@ impl Dist {
     }
 }
 
-/// A random value in `[0, 1)`, for jitter decisions made by the emulator.
-pub fn unit_random() -> f64 {
-    rand::rng().random::<f64>()
-}
-
 /// How a distribution is written in a profile file: `{ fixed_ms = 50 }` or
 /// `{ median_ms = 20, p99_ms = 60, min_ms = 5 }`.
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DistSpec {
+pub(crate) struct DistSpec {
     fixed_ms: Option<f64>,
     min_ms: Option<f64>,
     median_ms: Option<f64>,
@@ -147,7 +141,7 @@ pub(super) struct DistSpec {
 }
 
 impl DistSpec {
-    pub(super) fn build(&self, field: &str) -> anyhow::Result<Dist> {
+    pub(crate) fn build(&self, field: &str) -> anyhow::Result<Dist> {
         let check = |name: &str, v: f64| -> anyhow::Result<f64> {
             if !v.is_finite() || v < 0.0 {
                 bail!("{field}.{name} must be a finite number of milliseconds >= 0, got {v}");

@@ -1,7 +1,12 @@
-//! Rate and shaping primitives shared by the emulator (per-shard limits, S3 bandwidth) and the
-//! Redis lab's link shaper: a call-rate window, a token bucket, and a pacing bucket. All take
-//! `now` from the caller so that one clock reading decides a whole request, and so tests can
-//! drive them with synthetic instants.
+//! Rate and shaping primitives shared by the emulator (per-shard limits, S3 bandwidth), the
+//! Kinesis producer and the Redis lab's link shaper: a call-rate window, a token bucket, and a
+//! pacing bucket (all take `now` from the caller so that one clock reading decides a whole
+//! request, and so tests can drive them with synthetic instants); delay distributions (`dist`)
+//! and a sleep precise to well under a millisecond.
+
+pub mod dist;
+
+pub use dist::Dist;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -185,6 +190,27 @@ impl Bucket {
 pub fn pacing_bucket(rate: f64) -> Bucket {
     let capacity = (rate * 0.005).clamp(1.0, 256.0 * 1024.0);
     Bucket::with_capacity(rate as u64, capacity as u64, true)
+}
+
+/// Sleeps for one sample of `dist`, skipping the timer entirely for a zero delay.
+pub async fn delay(dist: &Dist) {
+    if !dist.is_zero() {
+        sleep_until(std::time::Instant::now() + dist.sample()).await;
+    }
+}
+
+/// Sleeps until `deadline` to well under a millisecond. tokio's timer wakes on whole-millisecond
+/// ticks, which would add half a millisecond on average to every modelled delay; the last
+/// millisecond is spent yielding instead (a delay of 0 never sleeps at all).
+pub async fn sleep_until(deadline: std::time::Instant) {
+    const TICK: Duration = Duration::from_millis(1);
+    let now = std::time::Instant::now();
+    if deadline > now + TICK {
+        tokio::time::sleep_until((deadline - TICK).into()).await;
+    }
+    while std::time::Instant::now() < deadline {
+        tokio::task::yield_now().await;
+    }
 }
 
 #[cfg(test)]

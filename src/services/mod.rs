@@ -1,0 +1,68 @@
+//! The services' own vocabulary, below both the emulator and the labs: what Kinesis and S3 call
+//! their operations, S3's storage classes and its directory-bucket naming rule, Kinesis's name
+//! rule. The labs also run against real AWS, where no emulator exists, so none of this belongs to
+//! the emulator; it imports nothing of latlab's.
+
+pub mod kinesis;
+pub mod s3;
+
+/// Declares a service's operations as an enum with their API names: `ALL`, `NAMES`, `name` and
+/// `parse`, so the emulator can dispatch on them exhaustively and `--lacking`, faults and doctor
+/// read the same list.
+macro_rules! operations {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$op_meta:meta])* $op:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        $vis enum $name {
+            $($(#[$op_meta])* $op),+
+        }
+
+        impl $name {
+            /// Every operation, in the order declared.
+            pub const ALL: &'static [$name] = &[$($name::$op),+];
+            /// Every operation's API name, in the order of [`Self::ALL`].
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($op)),+];
+
+            /// The operation's name in the service's API.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$op => stringify!($op)),+
+                }
+            }
+
+            /// The operation an API name names, exactly as the API spells it.
+            pub fn parse(name: &str) -> Option<$name> {
+                match name {
+                    $(stringify!($op) => Some($name::$op),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+pub(crate) use operations;
+
+#[cfg(test)]
+mod tests {
+    use super::{kinesis, s3};
+
+    #[test]
+    fn every_operation_parses_back_from_its_name() {
+        for op in kinesis::Op::ALL {
+            assert_eq!(kinesis::Op::parse(op.name()), Some(*op));
+        }
+        for op in s3::Op::ALL {
+            assert_eq!(s3::Op::parse(op.name()), Some(*op));
+        }
+        assert_eq!(kinesis::Op::NAMES.len(), kinesis::Op::ALL.len());
+        assert_eq!(s3::Op::NAMES.len(), s3::Op::ALL.len());
+        assert_eq!(kinesis::Op::parse("putrecord"), None, "names are exact");
+        assert_eq!(s3::Op::parse(""), None);
+    }
+}
