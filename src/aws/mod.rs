@@ -1,0 +1,406 @@
+//! SDK client construction: endpoint, credentials, region, retry settings and retry partitions.
+//! Every client latlab builds goes through [`Clients`], so the Kinesis and S3 clients cannot
+//! drift apart; each gets the interceptor of `observer.rs`, which records every attempt the SDK
+//! makes. `errors.rs` says an SDK error in one line.
+//!
+//! Against the embedded emulator, clients get static credentials and a fixed region, so nothing is
+//! read from the environment. Against any other endpoint (or real AWS) the SDK's own chain applies:
+//! `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_PROFILE`, the credential chain.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::ProvideCredentials;
+use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
+use aws_smithy_types::retry::RetryConfig;
+use parking_lot::Mutex;
+use serde::Deserialize;
+
+use crate::metrics::sdk::SdkStats;
+use crate::units::Dur;
+
+mod errors;
+mod observer;
+
+pub use errors::{error_chain, error_code, error_line, unsupported};
+use observer::Observer;
+
+/// The region used against the emulator when none is given.
+pub const EMULATOR_REGION: &str = "us-east-1";
+
+/// The SDK's default retry quota: tokens per partition.
+pub const QUOTA_CAPACITY: u64 = 500;
+
+/// Static credentials for the emulator (it does not verify signatures, but the SDK must sign).
+pub fn emulator_credentials() -> Credentials {
+    Credentials::new(
+        "LATLABEMULATOR",
+        "latlab-emulator-secret",
+        None,
+        None,
+        "latlab-emulator",
+    )
+}
+
+/// A Kinesis client for an emulator endpoint with the given retry settings (tests and benches).
+pub fn emulator_kinesis_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_kinesis::Client {
+    let config = aws_sdk_kinesis::Config::builder()
+        .behavior_version(aws_sdk_kinesis::config::BehaviorVersion::latest())
+        .region(Region::new(EMULATOR_REGION))
+        .credentials_provider(emulator_credentials())
+        .endpoint_url(endpoint_url)
+        .retry_config(retry)
+        .build();
+    aws_sdk_kinesis::Client::from_conf(config)
+}
+
+/// An S3 client for an emulator endpoint (path-style; directory buckets use CreateSession as on
+/// AWS).
+pub fn emulator_s3_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_s3::Client {
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
+        .region(Region::new(EMULATOR_REGION))
+        .credentials_provider(emulator_credentials())
+        .endpoint_url(endpoint_url)
+        .force_path_style(true)
+        .retry_config(retry)
+        .build();
+    aws_sdk_s3::Client::from_conf(config)
+}
+
+/// The SDK's retry settings, as a scenario writes them. Defaults are the SDK's standard mode.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RetrySettings {
+    /// `standard` (the SDK's default) or `adaptive` (standard plus a client-side rate limiter
+    /// that slows the client down after throttling errors).
+    pub mode: RetryMode,
+    /// Attempts per call, the first included (the SDK's default is 3; the seed used 4).
+    pub max_attempts: u32,
+    pub initial_backoff: Dur,
+    pub max_backoff: Dur,
+}
+
+impl Default for RetrySettings {
+    fn default() -> Self {
+        RetrySettings {
+            mode: RetryMode::Standard,
+            max_attempts: 3,
+            initial_backoff: Dur(Duration::from_secs(1)),
+            max_backoff: Dur(Duration::from_secs(20)),
+        }
+    }
+}
+
+impl RetrySettings {
+    pub fn config(&self) -> RetryConfig {
+        if self.max_attempts <= 1 {
+            return RetryConfig::disabled();
+        }
+        let base = match self.mode {
+            RetryMode::Standard => RetryConfig::standard(),
+            RetryMode::Adaptive => RetryConfig::adaptive(),
+        };
+        base.with_max_attempts(self.max_attempts)
+            .with_initial_backoff(self.initial_backoff.0)
+            .with_max_backoff(self.max_backoff.0)
+    }
+
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.max_attempts == 0 || self.max_attempts > 20 {
+            bail!(
+                "retry.max_attempts must be between 1 and 20, got {}",
+                self.max_attempts
+            );
+        }
+        if self.initial_backoff.0 > self.max_backoff.0 {
+            bail!("retry.initial_backoff must not exceed retry.max_backoff");
+        }
+        Ok(())
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} retries: {} attempts, back-off {} .. {} full jitter",
+            self.mode.name(),
+            self.max_attempts,
+            crate::units::format_duration(self.initial_backoff.0),
+            crate::units::format_duration(self.max_backoff.0)
+        )
+    }
+}
+
+/// The SDK's retry modes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetryMode {
+    #[default]
+    Standard,
+    /// Standard retries plus the client-side rate limiter (`RetryConfig::adaptive()`).
+    Adaptive,
+}
+
+impl RetryMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            RetryMode::Standard => "standard",
+            RetryMode::Adaptive => "adaptive",
+        }
+    }
+
+    pub fn other(self) -> RetryMode {
+        match self {
+            RetryMode::Standard => RetryMode::Adaptive,
+            RetryMode::Adaptive => RetryMode::Standard,
+        }
+    }
+}
+
+/// A retry quota shared by the clients given it: like one process of the SDK (whose clients share a
+/// partition per service and region). Each client of its own is like a separate process.
+#[derive(Clone, Debug)]
+pub struct QuotaPartition {
+    name: String,
+    partition: RetryPartition,
+    bucket: TokenBucket,
+    mirror: Arc<Mutex<u64>>,
+    unlimited: bool,
+}
+
+impl QuotaPartition {
+    pub fn new(name: &str) -> QuotaPartition {
+        QuotaPartition::with_bucket(name, TokenBucket::new(QUOTA_CAPACITY as usize), false)
+    }
+
+    /// No retry quota at all: for clients that stand for AWS's own pollers (Lambda's event
+    /// source mapping), which do not run the SDK's token bucket.
+    pub fn unlimited(name: &str) -> QuotaPartition {
+        QuotaPartition::with_bucket(name, TokenBucket::unlimited(), true)
+    }
+
+    fn with_bucket(name: &str, bucket: TokenBucket, unlimited: bool) -> QuotaPartition {
+        let partition = RetryPartition::custom(name.to_string())
+            .token_bucket(bucket.clone())
+            .build();
+        QuotaPartition {
+            name: name.into(),
+            partition,
+            bucket,
+            mirror: Arc::new(Mutex::new(QUOTA_CAPACITY)),
+            unlimited,
+        }
+    }
+
+    pub fn is_unlimited(&self) -> bool {
+        self.unlimited
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Tokens left, counted by the SDK's rules from the attempts the interceptor saw.
+    pub fn tokens_left(&self) -> u64 {
+        *self.mirror.lock()
+    }
+
+    /// The SDK's own verdict: is its bucket empty?
+    pub fn sdk_bucket_is_empty(&self) -> bool {
+        self.bucket.is_empty()
+    }
+}
+
+/// Where the clients go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// latlab's emulator at this URL (static credentials, fixed region).
+    Emulator { url: String },
+    /// Any other endpoint, or real AWS when `endpoint_url` is None; the SDK's environment applies.
+    Aws {
+        endpoint_url: Option<String>,
+        region: Option<String>,
+    },
+}
+
+/// A loaded SDK configuration that makes clients.
+#[derive(Clone)]
+pub struct Clients {
+    config: SdkConfig,
+    target: Target,
+    clock: Instant,
+}
+
+impl Clients {
+    /// Loads the configuration for a target and, for real endpoints, checks that credentials and a
+    /// region resolve, so a missing one is one clear error before anything runs.
+    pub async fn connect(target: &Target, clock: Instant) -> anyhow::Result<Clients> {
+        let config = match target {
+            Target::Emulator { url } => SdkConfig::builder()
+                .behavior_version(BehaviorVersion::latest())
+                .region(Region::new(EMULATOR_REGION))
+                .credentials_provider(
+                    aws_credential_types::provider::SharedCredentialsProvider::new(
+                        emulator_credentials(),
+                    ),
+                )
+                .endpoint_url(url)
+                .build(),
+            Target::Aws {
+                endpoint_url,
+                region,
+            } => {
+                if let Some(url) = endpoint_url {
+                    check_endpoint_url(url)?;
+                }
+                let mut loader = aws_config::defaults(BehaviorVersion::latest());
+                if let Some(r) = region {
+                    loader = loader.region(Region::new(r.clone()));
+                }
+                if let Some(u) = endpoint_url {
+                    loader = loader.endpoint_url(u);
+                }
+                let config = loader.load().await;
+                let region = config.region().map(|r| r.to_string());
+                match region.as_deref() {
+                    None => bail!(
+                        "no AWS region: pass --region or set AWS_REGION (or a region in your AWS profile)"
+                    ),
+                    Some(r) if !valid_region(r) => bail!(
+                        "'{r}' is not a region name: regions look like us-east-1 or ap-northeast-1"
+                    ),
+                    Some(_) => {}
+                }
+                let provider = config.credentials_provider().context(
+                    "no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+                )?;
+                let creds =
+                    tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials())
+                        .await;
+                match creds {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => {
+                        tracing::debug!(
+                            "credentials: {}",
+                            aws_smithy_types::error::display::DisplayErrorContext(&e)
+                        );
+                        bail!(
+                            "no AWS credentials found ({}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+                            error_chain(&e)
+                        )
+                    }
+                    Err(_) => bail!(
+                        "AWS credentials did not resolve within 10 s: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+                    ),
+                }
+                config
+            }
+        };
+        Ok(Clients {
+            config,
+            target: target.clone(),
+            clock,
+        })
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The same clients with every call given up after `timeout`, connecting included: for a
+    /// short probe of an endpoint (`latlab doctor`), where a silent endpoint must not stall.
+    pub fn probing(&self, timeout: Duration) -> Clients {
+        let timeouts = aws_smithy_types::timeout::TimeoutConfig::builder()
+            .connect_timeout(timeout)
+            .operation_timeout(timeout)
+            .build();
+        Clients {
+            config: self.config.to_builder().timeout_config(timeouts).build(),
+            target: self.target.clone(),
+            clock: self.clock,
+        }
+    }
+
+    /// Where the clients send requests, for messages: the endpoint URL, or AWS's in a region.
+    pub fn endpoint(&self) -> String {
+        match &self.target {
+            Target::Emulator { url } => url.clone(),
+            Target::Aws {
+                endpoint_url: Some(url),
+                ..
+            } => url.clone(),
+            Target::Aws {
+                endpoint_url: None, ..
+            } => format!("AWS ({})", self.region()),
+        }
+    }
+
+    pub fn region(&self) -> String {
+        self.config
+            .region()
+            .map_or_else(|| EMULATOR_REGION.into(), |r| r.to_string())
+    }
+
+    /// An S3 client: path-style addressing against an endpoint URL (directory buckets then need an
+    /// IP-literal host), the SDK's defaults against AWS.
+    pub fn s3(
+        &self,
+        retry: &RetrySettings,
+        quota: &QuotaPartition,
+        stats: Arc<SdkStats>,
+    ) -> aws_sdk_s3::Client {
+        let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
+        let path_style = match &self.target {
+            Target::Emulator { .. } => true,
+            Target::Aws { endpoint_url, .. } => endpoint_url.is_some(),
+        };
+        let config = aws_sdk_s3::config::Builder::from(&self.config)
+            .force_path_style(path_style)
+            .retry_config(retry.config())
+            .retry_partition(quota.partition.clone())
+            .interceptor(observer)
+            .build();
+        aws_sdk_s3::Client::from_conf(config)
+    }
+
+    /// A Kinesis client with its own retry settings and quota partition, whose attempts are
+    /// recorded in `stats`.
+    pub fn kinesis(
+        &self,
+        retry: &RetrySettings,
+        quota: &QuotaPartition,
+        stats: Arc<SdkStats>,
+    ) -> aws_sdk_kinesis::Client {
+        let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
+        let config = aws_sdk_kinesis::config::Builder::from(&self.config)
+            .retry_config(retry.config())
+            .retry_partition(quota.partition.clone())
+            .interceptor(observer)
+            .build();
+        aws_sdk_kinesis::Client::from_conf(config)
+    }
+}
+
+/// Whether `r` looks like a region name (us-east-1).
+pub fn valid_region(r: &str) -> bool {
+    !r.is_empty()
+        && r.len() <= 32
+        && r.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && r.contains('-')
+}
+
+/// An endpoint URL must be http(s)://host[:port][/path].
+pub fn check_endpoint_url(url: &str) -> anyhow::Result<()> {
+    let parsed: http::Uri = url.parse().with_context(|| {
+        format!("--endpoint-url '{url}' is not a URL; write e.g. http://127.0.0.1:4567")
+    })?;
+    match (parsed.scheme_str(), parsed.host()) {
+        (Some("http" | "https"), Some(_)) => Ok(()),
+        _ => bail!(
+            "--endpoint-url '{url}' must start with http:// or https:// and name a host, e.g. http://127.0.0.1:4567"
+        ),
+    }
+}
