@@ -1,0 +1,378 @@
+//! The JSON report's public form, `latlab-run-report/2` (`schemas/run-report.schema.json`),
+//! written out field by field and converted from the run's snapshot. The snapshot is the TUI's
+//! and the reports' internal view and may change freely; renaming one of its fields changes
+//! nothing here unless this file changes too, and a test below validates what this file writes
+//! against the schema for every lab. A report read back (`RunReport` -> `Report`) renders the same
+//! tables as the run that wrote it.
+//!
+//! The schema's types stand beside their conversions both ways, so that a field added to the
+//! schema is added once, beside both of them: the run's own parts here, each lab's part in a file
+//! of its own (`kinesis.rs`, `s3.rs`, `redis.rs`), and what they share in `common.rs`.
+
+use serde::{Deserialize, Serialize};
+
+use super::compare::{Cell, Tally};
+use super::{Ending, Report, ScenarioInfo};
+use crate::provenance::Param;
+use crate::scenario::Seed;
+
+mod common;
+mod kinesis;
+mod redis;
+mod s3;
+
+pub use common::{BytesSummary, OpCounts, Sdk, Summary};
+pub use kinesis::{BatchSize, Consumer, ConsumerKind, Counts, Kinesis, Producer, ShardCount};
+pub use redis::{Condition, Link, Method, Redis, RedisCondition, RedisMethod};
+pub use s3::{Case, Class, MatrixRow, S3, S3Op};
+
+#[derive(Serialize, Deserialize)]
+pub struct RunReport {
+    pub schema: String,
+    pub latlab_version: String,
+    pub scenario: ScenarioInfo,
+    pub ending: Ending,
+    pub snapshot: Snapshot,
+    pub seed: Option<Seed>,
+    pub cells: Vec<Cell>,
+    pub tally: Tally,
+    pub problems: Vec<String>,
+    /// What the configuration at the end costs at list price (`super::cost::Cost`); absent in
+    /// reports from before it existed. Figured from the snapshot, so it is not read back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::cost::Cost>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct Snapshot {
+    pub scenario: String,
+    pub backend: Backend,
+    pub elapsed_secs: f64,
+    pub producing_secs: f64,
+    pub complete: bool,
+    pub kinesis: Option<Kinesis>,
+    pub s3: Option<S3>,
+    pub redis: Option<Redis>,
+    /// Absent in reports from before faults existed.
+    #[serde(default)]
+    pub faults: Faults,
+    /// Absent in reports from before it existed.
+    #[serde(default)]
+    pub process: Process,
+}
+
+#[derive(Serialize, Deserialize, Default, Clone, Copy)]
+pub struct ProcessSample {
+    pub at_secs: f64,
+    pub rss_bytes: Option<u64>,
+    pub open_fds: Option<u64>,
+    pub tasks: u64,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub struct Process {
+    pub start: ProcessSample,
+    pub at_10_min: Option<ProcessSample>,
+    pub last: ProcessSample,
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl From<crate::run::process::ProcessSample> for ProcessSample {
+    fn from(s: crate::run::process::ProcessSample) -> Self {
+        ProcessSample {
+            at_secs: s.at_secs,
+            rss_bytes: s.rss_bytes,
+            open_fds: s.open_fds,
+            tasks: s.tasks,
+        }
+    }
+}
+
+impl From<ProcessSample> for crate::run::process::ProcessSample {
+    fn from(s: ProcessSample) -> Self {
+        crate::run::process::ProcessSample {
+            at_secs: s.at_secs,
+            rss_bytes: s.rss_bytes,
+            open_fds: s.open_fds,
+            tasks: s.tasks,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub struct Faults {
+    pub set: Vec<String>,
+    pub events: Vec<FaultEvent>,
+    pub counts: Vec<FaultCount>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct FaultEvent {
+    pub at_secs: f64,
+    pub kind: String,
+    pub target: String,
+    pub recovered_secs: Option<f64>,
+    pub failed: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct FaultCount {
+    pub kind: String,
+    pub fired: u64,
+    pub recovered: u64,
+    pub failed: u64,
+}
+
+impl From<&crate::run::snapshot::FaultsSnapshot> for Faults {
+    fn from(f: &crate::run::snapshot::FaultsSnapshot) -> Faults {
+        Faults {
+            set: f.set.clone(),
+            events: f
+                .events
+                .iter()
+                .map(|e| FaultEvent {
+                    at_secs: e.at_secs,
+                    kind: e.kind.name().into(),
+                    target: e.target.clone(),
+                    recovered_secs: e.recovered_secs,
+                    failed: e.failed.clone(),
+                })
+                .collect(),
+            counts: f
+                .counts
+                .iter()
+                .map(|(k, c)| FaultCount {
+                    kind: k.name().into(),
+                    fired: c.fired,
+                    recovered: c.recovered,
+                    failed: c.failed,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Faults {
+    /// Back into the snapshot's form; kinds this version does not know are left out.
+    fn into_snapshot(self) -> crate::run::snapshot::FaultsSnapshot {
+        use crate::faults::{Kind, KindCounts};
+        crate::run::snapshot::FaultsSnapshot {
+            set: self.set,
+            events: self
+                .events
+                .into_iter()
+                .filter_map(|e| {
+                    Some(crate::run::snapshot::FaultRow {
+                        at_secs: e.at_secs,
+                        kind: Kind::parse(&e.kind).ok()?,
+                        target: e.target,
+                        recovered_secs: e.recovered_secs,
+                        failed: e.failed,
+                    })
+                })
+                .collect(),
+            counts: self
+                .counts
+                .into_iter()
+                .filter_map(|c| {
+                    Some((
+                        Kind::parse(&c.kind).ok()?,
+                        KindCounts {
+                            fired: c.fired,
+                            recovered: c.recovered,
+                            failed: c.failed,
+                        },
+                    ))
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct Backend {
+    pub kind: String,
+    pub label: String,
+    pub latency_profile: Option<String>,
+    pub endpoint: Option<String>,
+    pub region: String,
+    pub model: Vec<Param>,
+}
+
+impl From<&Report> for RunReport {
+    fn from(r: &Report) -> RunReport {
+        RunReport {
+            schema: r.schema.clone(),
+            latlab_version: r.latlab_version.clone(),
+            scenario: r.scenario.clone(),
+            ending: r.ending,
+            snapshot: Snapshot::from(&r.snapshot),
+            seed: r.seed.clone(),
+            cells: r.cells.clone(),
+            tally: r.tally.clone(),
+            problems: r.problems.clone(),
+            cost: super::cost::json(r),
+        }
+    }
+}
+
+impl From<&crate::run::snapshot::Snapshot> for Snapshot {
+    fn from(s: &crate::run::snapshot::Snapshot) -> Snapshot {
+        let b = &s.backend;
+        Snapshot {
+            scenario: s.scenario.clone(),
+            backend: Backend {
+                kind: b.kind.clone(),
+                label: b.label.clone(),
+                latency_profile: b.latency_profile.clone(),
+                endpoint: b.endpoint.clone(),
+                region: b.region.clone(),
+                model: b.model.clone(),
+            },
+            elapsed_secs: s.elapsed_secs,
+            producing_secs: s.producing_secs,
+            complete: s.complete,
+            kinesis: s.kinesis.as_ref().map(Kinesis::from),
+            s3: s.s3.as_ref().map(S3::from),
+            redis: s.redis.as_ref().map(Redis::from),
+            faults: Faults::from(&s.faults),
+            process: Process {
+                start: s.process.start.into(),
+                at_10_min: s.process.at_10_min.map(Into::into),
+                last: s.process.last.into(),
+                peak_rss_bytes: s.process.peak_rss_bytes,
+            },
+        }
+    }
+}
+
+impl From<RunReport> for Report {
+    fn from(r: RunReport) -> Report {
+        Report {
+            schema: r.schema,
+            latlab_version: r.latlab_version,
+            scenario: r.scenario,
+            ending: r.ending,
+            snapshot: r.snapshot.into(),
+            seed: r.seed,
+            cells: r.cells,
+            tally: r.tally,
+            problems: r.problems,
+            prices: None,
+        }
+    }
+}
+
+impl From<Snapshot> for crate::run::snapshot::Snapshot {
+    fn from(s: Snapshot) -> Self {
+        let b = s.backend;
+        crate::run::snapshot::Snapshot {
+            scenario: s.scenario,
+            backend: crate::run::snapshot::Backend {
+                kind: b.kind,
+                label: b.label,
+                latency_profile: b.latency_profile,
+                endpoint: b.endpoint,
+                region: b.region,
+                model: b.model,
+            },
+            elapsed_secs: s.elapsed_secs,
+            producing_secs: s.producing_secs,
+            complete: s.complete,
+            kinesis: s.kinesis.map(Kinesis::into_snapshot),
+            s3: s.s3.map(S3::into_snapshot),
+            redis: s.redis.map(Redis::into_snapshot),
+            faults: s.faults.into_snapshot(),
+            process: crate::run::process::ProcessSnapshot {
+                start: s.process.start.into(),
+                at_10_min: s.process.at_10_min.map(Into::into),
+                last: s.process.last.into(),
+                peak_rss_bytes: s.process.peak_rss_bytes,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Format;
+    use crate::scenario::Scenario;
+
+    fn validator() -> jsonschema::Validator {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/run-report.schema.json")).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    }
+
+    /// Every lab's part, as this file writes it, follows the schema; and the schema pins it: a
+    /// field this file dropped or added would fail.
+    #[test]
+    fn the_public_form_follows_the_schema_for_every_lab() {
+        let validator = validator();
+        let mut view = crate::tui::fixture::sample_tour_view();
+        // A headless Redis run's conditions, and an S3 matrix, so every part is filled.
+        let redis = view.snapshot.redis.as_mut().unwrap();
+        redis.conditions = vec![crate::labs::redis::ConditionResult {
+            condition: crate::labs::redis::Condition {
+                name: "1 KB".into(),
+                value_bytes: 1000,
+                cpu_load: false,
+                memory_full: false,
+            },
+            methods: redis.methods.clone(),
+            skipped: None,
+        }];
+        view.snapshot.s3.as_mut().unwrap().matrix = Some(vec![crate::labs::s3::MatrixRow {
+            case: crate::labs::s3::Case {
+                objects: 1,
+                size: 1_000_000_000,
+            },
+            upload_express_s: 10.0,
+            upload_standard_s: 20.0,
+            download_express_s: 5.0,
+            download_standard_s: 9.0,
+            repetitions: 1,
+        }]);
+        let scenario = Scenario::resolve("tour").unwrap();
+        let report = Report::new(&scenario, view.snapshot, Ending::Completed, Vec::new());
+        let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        // Read back, it is the same report: every format renders the same.
+        let back: Report = serde_json::from_value::<RunReport>(json.clone())
+            .unwrap()
+            .into();
+        assert_eq!(back, report);
+        for (path, field) in [
+            ("/snapshot/kinesis/consumers/0", "counts"),
+            ("/snapshot/s3/ops/0", "first_byte"),
+            ("/snapshot/s3/matrix/0", "case"),
+            ("/snapshot/redis/methods/0", "lag"),
+            ("/snapshot/redis/conditions/0", "condition"),
+            ("/snapshot/backend", "model"),
+            ("/cost", "label"),
+            ("/cost/labs/0", "items"),
+            ("/cost/kinesis_consumers/0", "usd_per_million_records"),
+            ("/cost/s3_classes/0", "usd_per_gb"),
+        ] {
+            let mut broken = json.clone();
+            broken
+                .pointer_mut(path)
+                .and_then(|v| v.as_object_mut())
+                .unwrap_or_else(|| panic!("{path} is in the report"))
+                .remove(field);
+            assert!(!validator.is_valid(&broken), "{path}/{field} is required");
+            let mut extra = json.clone();
+            extra
+                .pointer_mut(path)
+                .and_then(|v| v.as_object_mut())
+                .unwrap()
+                .insert("surprise".into(), 1.into());
+            assert!(!validator.is_valid(&extra), "{path} takes no other field");
+        }
+    }
+}
