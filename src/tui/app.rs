@@ -1,4 +1,4 @@
-//! The TUI's state and what each key does (the keys themselves are listed once, in
+//! The TUI's state and what a key's [`Does`] does (each key is bound once, in its row of
 //! [`super::keys::KEYS`]). Keys never touch probes directly: they become a
 //! [`crate::run::Command`] for the supervisor, or change only what is displayed.
 
@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
+use super::keys::Does;
 use super::theme::Theme;
 use super::view::View;
-use crate::labs::{LabKind, kinesis, redis, s3};
+use crate::labs::LabKind;
 use crate::run::Command;
 
 /// Sparkline time windows the zoom keys step through, in seconds.
@@ -217,148 +218,97 @@ impl App {
         if self.fault_menu {
             return self.fault_menu_key(key);
         }
-        if self.replay.is_some() {
-            return self.replay_key(key, live);
+        match super::keys::binding(&key, self.replay.is_some()) {
+            Some((does, true)) => self.act(does, live),
+            Some((does, false)) => self.refuse_in_replay(does),
+            None => Action::None,
         }
-        self.live_key(key, live)
     }
 
-    /// A key in a replay: the cursor's keys, the display's; a key that would change the
-    /// experiment is refused (a recording shows what was measured).
-    fn replay_key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
-        let cursor = self.replay.as_mut().expect("a replay");
-        let said = match key.code {
-            KeyCode::Char(' ') | KeyCode::Char('p') => Some(cursor.toggle()),
-            KeyCode::Right => {
-                cursor.step(1.0);
-                None
+    /// A key of the live lab pressed in a replay: refused, saying why (a recording plays back
+    /// what was measured).
+    fn refuse_in_replay(&mut self, does: Does) -> Action {
+        let text = match self.command(does) {
+            Some(cmd) => format!(
+                "replay: {} would change the experiment; a recording plays back what was measured (run `latlab tui` to change it live)",
+                cmd.what()
+            ),
+            None if does == Does::FaultMenu => {
+                "replay: faults cannot be injected into a recording (run `latlab tui` to inject them live)".to_string()
             }
-            KeyCode::Left => {
-                cursor.step(-1.0);
-                None
-            }
-            // The event jumped to is shown on the status line by the replay's loop.
-            KeyCode::Char('n') => cursor
-                .next_event()
-                .is_none()
-                .then(|| "no event after this point of the recording".to_string()),
-            KeyCode::Char('N') => cursor
-                .previous_event()
-                .is_none()
-                .then(|| "no event before this point of the recording".to_string()),
-            KeyCode::Char('>') | KeyCode::Char('.') => Some(format!("{}x", cursor.faster())),
-            KeyCode::Char('<') | KeyCode::Char(',') => Some(format!("{}x", cursor.slower())),
-            KeyCode::Home => {
-                cursor.start();
-                None
-            }
-            KeyCode::End => {
-                cursor.end();
-                None
-            }
-            _ => {
-                return match self.live_key(key, live) {
-                    Action::Lab(cmd) => {
-                        self.say(
-                            format!(
-                                "replay: {} would change the experiment; a recording plays back what was measured (run `latlab tui` to change it live)",
-                                cmd.what()
-                            ),
-                            true,
-                        );
-                        Action::Redraw
-                    }
-                    other => {
-                        if self.fault_menu {
-                            self.fault_menu = false;
-                            self.say(
-                                "replay: faults cannot be injected into a recording (run `latlab tui` to inject them live)",
-                                true,
-                            );
-                        }
-                        other
-                    }
-                };
-            }
+            None => return Action::None,
         };
-        if let Some(text) = said {
-            self.say(text, false);
-        }
+        self.say(text, true);
         Action::Redraw
     }
 
-    /// A key in the live lab (and, for the display's keys, in a replay).
-    fn live_key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
-        match (key.code, key.modifiers) {
-            (KeyCode::Char('c'), m) if m.contains(KeyModifiers::CONTROL) => Action::Quit,
-            (KeyCode::Char('q'), _) | (KeyCode::Esc, _) => Action::Quit,
-            (KeyCode::Char('+'), _) | (KeyCode::Char('='), _) => {
-                Action::Lab(Command::Kinesis(kinesis::Command::AddPoller))
+    /// The command a key sends, on the tab shown.
+    fn command(&self, does: Does) -> Option<Command> {
+        match does {
+            Does::Lab(cmd) | Does::Send(cmd) => Some(cmd),
+            Does::OfTab(tab, on, off) => Some(if self.tab == tab { on } else { off }),
+            _ => None,
+        }
+    }
+
+    /// What a key does, as its row in [`super::keys::KEYS`] binds it.
+    fn act(&mut self, does: Does, live: impl FnOnce() -> View) -> Action {
+        if let Some(cmd) = self.command(does) {
+            return match does {
+                Does::Lab(_) => self.lab_key(cmd),
+                _ => Action::Lab(cmd),
+            };
+        }
+        if let Some(cursor) = self.replay.as_mut() {
+            let said = match does {
+                Does::PlayPause => Some(cursor.toggle()),
+                Does::Back => {
+                    cursor.step(-1.0);
+                    None
+                }
+                Does::On => {
+                    cursor.step(1.0);
+                    None
+                }
+                // The event jumped to is shown on the status line by the replay's loop.
+                Does::NextEvent => cursor
+                    .next_event()
+                    .is_none()
+                    .then(|| "no event after this point of the recording".to_string()),
+                Does::PreviousEvent => cursor
+                    .previous_event()
+                    .is_none()
+                    .then(|| "no event before this point of the recording".to_string()),
+                Does::Faster => Some(format!("{}x", cursor.faster())),
+                Does::Slower => Some(format!("{}x", cursor.slower())),
+                Does::Start => {
+                    cursor.start();
+                    None
+                }
+                Does::End => {
+                    cursor.end();
+                    None
+                }
+                _ => None,
+            };
+            if let Some(text) = said {
+                self.say(text, false);
             }
-            (KeyCode::Char('-'), _) | (KeyCode::Char('_'), _) => {
-                Action::Lab(Command::Kinesis(kinesis::Command::RemovePoller))
-            }
-            (KeyCode::Char('>'), _) | (KeyCode::Char('.'), _) => {
-                self.lab_key(Command::Kinesis(kinesis::Command::RateUp))
-            }
-            (KeyCode::Char('<'), _) | (KeyCode::Char(','), _) => {
-                self.lab_key(Command::Kinesis(kinesis::Command::RateDown))
-            }
-            (KeyCode::Char('b'), _) => {
-                self.lab_key(Command::Kinesis(kinesis::Command::ProducerMode))
-            }
-            (KeyCode::Char('i'), _) => {
-                self.lab_key(Command::Kinesis(kinesis::Command::PollerInterval))
-            }
-            (KeyCode::Char('a'), _) => self.lab_key(Command::Kinesis(kinesis::Command::RetryMode)),
-            (KeyCode::Char('o'), _) => self.lab_key(Command::Kinesis(kinesis::Command::RetryQuota)),
-            (KeyCode::Char('e'), _) => self.lab_key(Command::Kinesis(kinesis::Command::AddFanOut)),
-            (KeyCode::Char('E'), _) => {
-                self.lab_key(Command::Kinesis(kinesis::Command::RemoveFanOut))
-            }
-            (KeyCode::Char('x'), _) => self.lab_key(Command::Kinesis(kinesis::Command::Reshard(
-                kinesis::Scale::Double,
-            ))),
-            (KeyCode::Char('X'), _) => self.lab_key(Command::Kinesis(kinesis::Command::Reshard(
-                kinesis::Scale::Halve,
-            ))),
-            (KeyCode::Char(']'), _) if self.tab == Tab::S3 => {
-                Action::Lab(Command::S3(s3::Command::PayloadUp))
-            }
-            (KeyCode::Char('['), _) if self.tab == Tab::S3 => {
-                Action::Lab(Command::S3(s3::Command::PayloadDown))
-            }
-            (KeyCode::Char(']'), _) => Action::Lab(Command::Kinesis(kinesis::Command::PayloadUp)),
-            (KeyCode::Char('['), _) => Action::Lab(Command::Kinesis(kinesis::Command::PayloadDown)),
-            (KeyCode::Char('r'), _) => Action::Lab(Command::Reset),
-            (KeyCode::Char('s'), _) => self.lab_key(Command::S3(s3::Command::ToggleClass)),
-            (KeyCode::Tab, _) | (KeyCode::BackTab, _) => {
+        }
+        match does {
+            Does::Quit => return Action::Quit,
+            Does::NextTab | Does::PreviousTab => {
                 let at = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
                 let n = Tab::ALL.len();
-                let step = if key.code == KeyCode::BackTab {
-                    n - 1
-                } else {
-                    1
-                };
+                let step = if does == Does::PreviousTab { n - 1 } else { 1 };
                 let next = (1..=n)
                     .map(|k| Tab::ALL[(at + k * step) % n])
                     .find(|t| self.has(*t))
                     .unwrap_or(self.tab);
-                self.switch(next)
+                return self.switch(next);
             }
-            (KeyCode::Char('0'), _) => self.switch(Tab::Overview),
-            (KeyCode::Char('1'), _) => self.switch(Tab::Kinesis),
-            (KeyCode::Char('2'), _) => self.switch(Tab::S3),
-            (KeyCode::Char('3'), _) => self.switch(Tab::Redis),
-            (KeyCode::Char('v'), _) => self.lab_key(Command::Redis(redis::Command::ValueNext)),
-            (KeyCode::Char('c'), m) if !m.contains(KeyModifiers::CONTROL) => {
-                self.lab_key(Command::Redis(redis::Command::CpuLoad))
-            }
-            (KeyCode::Char('m'), _) => self.lab_key(Command::Redis(redis::Command::MemoryFull)),
-            (KeyCode::Char('L'), _) => self.lab_key(Command::Redis(redis::Command::LinkNext)),
-            (KeyCode::Char('C'), _) => self.lab_key(Command::S3(s3::Command::Concurrency)),
-            (KeyCode::Char('l'), _) => Action::Lab(Command::Profile),
-            (KeyCode::Char('p'), _) => {
+            Does::Show(tab) => return self.switch(tab),
+            Does::Pause => {
                 if self.paused.take().is_some() {
                     self.say("display resumed", false);
                 } else {
@@ -368,40 +318,30 @@ impl App {
                         false,
                     );
                 }
-                Action::Redraw
             }
-            (KeyCode::Char('z'), _) => {
-                self.zoom = self.zoom.saturating_sub(1);
+            Does::ZoomIn | Does::ZoomOut => {
+                self.zoom = if does == Does::ZoomIn {
+                    self.zoom.saturating_sub(1)
+                } else {
+                    (self.zoom + 1).min(ZOOMS.len() - 1)
+                };
                 self.say(
                     format!("sparklines show the last {}", window_label(self.window())),
                     false,
                 );
-                Action::Redraw
             }
-            (KeyCode::Char('Z'), _) => {
-                self.zoom = (self.zoom + 1).min(ZOOMS.len() - 1);
-                self.say(
-                    format!("sparklines show the last {}", window_label(self.window())),
-                    false,
-                );
-                Action::Redraw
-            }
-            (KeyCode::Char('t'), _) => {
+            Does::NextTheme => {
                 self.theme = (self.theme + 1) % self.themes.len();
                 self.say(format!("theme {}", self.theme().name), false);
-                Action::Redraw
             }
-            (KeyCode::Char('f'), _) => {
-                self.fault_menu = true;
-                Action::Redraw
-            }
-            (KeyCode::Char('?'), _) | (KeyCode::Char('h'), _) | (KeyCode::F(1), _) => {
+            Does::FaultMenu => self.fault_menu = true,
+            Does::Help => {
                 self.help = true;
                 self.help_scroll = 0;
-                Action::Redraw
             }
-            _ => Action::None,
+            _ => {}
         }
+        Action::Redraw
     }
 
     /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`

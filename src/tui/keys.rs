@@ -2,7 +2,14 @@
 //! `latlab screenshot --press` accepts are all drawn from [`KEYS`]. What a key does is in
 //! `app.rs`; a test below checks that every key listed here is answered there.
 
-use crate::labs::LabKind;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::Tab;
+use crate::labs::{LabKind, kinesis, redis, s3};
+use crate::run::Command;
+// The lab commands, briefly, for the table below.
+use Command::{Kinesis as K, Redis as R, S3 as S};
+use Press::{Char, Code, Ctrl};
 
 /// Where a key shows in the footer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +45,73 @@ pub struct Key {
     /// The labs whose experiment it changes: the help lists it only in a run with one of them
     /// (empty: every run).
     pub labs: &'static [LabKind],
+    /// What each of its keys does when pressed: the one place a key code is bound.
+    pub bindings: &'static [(Press, Does)],
+}
+
+/// A key as pressed: a character (Shift included), Ctrl with a character, or a named key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Press {
+    Char(char),
+    Ctrl(char),
+    Code(KeyCode),
+}
+
+impl Press {
+    pub fn matches(self, key: &KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match self {
+            Press::Char(c) => key.code == KeyCode::Char(c) && !ctrl,
+            Press::Ctrl(c) => key.code == KeyCode::Char(c) && ctrl,
+            Press::Code(code) => key.code == code,
+        }
+    }
+}
+
+/// What pressing a key does: a command for the run, or a change to what is displayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Does {
+    /// A lab's command: that lab's tab is shown (unless the overview is), or the status line
+    /// says the run has no such lab.
+    Lab(Command),
+    /// A command sent as it is: the run answers it, whichever tab is shown.
+    Send(Command),
+    /// On `tab`, the first command; on any other, the second (sent as they are).
+    OfTab(Tab, Command, Command),
+    Show(Tab),
+    NextTab,
+    PreviousTab,
+    FaultMenu,
+    Pause,
+    ZoomIn,
+    ZoomOut,
+    NextTheme,
+    Help,
+    Quit,
+    /// A replay's cursor: play or pause, a second back or on, the next or previous event,
+    /// slower or faster, the recording's start or end.
+    PlayPause,
+    Back,
+    On,
+    NextEvent,
+    PreviousEvent,
+    Slower,
+    Faster,
+    Start,
+    End,
+}
+
+/// What a key does live (`replay` false) or in a replay, and whether that key works there: a
+/// key of the live lab pressed in a replay is found, so that it can be refused with a reason.
+pub fn binding(key: &KeyEvent, replay: bool) -> Option<(Does, bool)> {
+    let find = |works: bool| {
+        KEYS.iter()
+            .filter(|k| k.works(replay) == works)
+            .flat_map(|k| k.bindings)
+            .find(|(press, _)| press.matches(key))
+            .map(|(_, does)| (*does, works))
+    };
+    find(true).or_else(|| find(false))
 }
 
 /// When a key is answered: in the live lab, in a replay (`latlab replay`), or both.
@@ -62,6 +136,12 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[
+            (Char('+'), Does::Send(K(kinesis::Command::AddPoller))),
+            (Char('='), Does::Send(K(kinesis::Command::AddPoller))),
+            (Char('-'), Does::Send(K(kinesis::Command::RemovePoller))),
+            (Char('_'), Does::Send(K(kinesis::Command::RemovePoller))),
+        ],
     },
     Key {
         keys: "< / >",
@@ -73,6 +153,12 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[
+            (Char('>'), Does::Lab(K(kinesis::Command::RateUp))),
+            (Char('.'), Does::Lab(K(kinesis::Command::RateUp))),
+            (Char('<'), Does::Lab(K(kinesis::Command::RateDown))),
+            (Char(','), Does::Lab(K(kinesis::Command::RateDown))),
+        ],
     },
     Key {
         keys: "e / E",
@@ -84,6 +170,10 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[
+            (Char('e'), Does::Lab(K(kinesis::Command::AddFanOut))),
+            (Char('E'), Does::Lab(K(kinesis::Command::RemoveFanOut))),
+        ],
     },
     Key {
         keys: "x / X",
@@ -92,6 +182,16 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[
+            (
+                Char('x'),
+                Does::Lab(K(kinesis::Command::Reshard(kinesis::Scale::Double))),
+            ),
+            (
+                Char('X'),
+                Does::Lab(K(kinesis::Command::Reshard(kinesis::Scale::Halve))),
+            ),
+        ],
     },
     Key {
         keys: "b",
@@ -100,6 +200,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[(Char('b'), Does::Lab(K(kinesis::Command::ProducerMode)))],
     },
     Key {
         keys: "i",
@@ -108,6 +209,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[(Char('i'), Does::Lab(K(kinesis::Command::PollerInterval)))],
     },
     Key {
         keys: "a / o",
@@ -116,6 +218,10 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Live,
         labs: &[LabKind::Kinesis],
+        bindings: &[
+            (Char('a'), Does::Lab(K(kinesis::Command::RetryMode))),
+            (Char('o'), Does::Lab(K(kinesis::Command::RetryQuota))),
+        ],
     },
     Key {
         keys: "[ / ]",
@@ -127,6 +233,24 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Kinesis, LabKind::S3],
+        bindings: &[
+            (
+                Char(']'),
+                Does::OfTab(
+                    Tab::S3,
+                    S(s3::Command::PayloadUp),
+                    K(kinesis::Command::PayloadUp),
+                ),
+            ),
+            (
+                Char('['),
+                Does::OfTab(
+                    Tab::S3,
+                    S(s3::Command::PayloadDown),
+                    K(kinesis::Command::PayloadDown),
+                ),
+            ),
+        ],
     },
     Key {
         keys: "s",
@@ -138,6 +262,7 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::S3],
+        bindings: &[(Char('s'), Does::Lab(S(s3::Command::ToggleClass)))],
     },
     Key {
         keys: "v / c / m",
@@ -149,6 +274,11 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Redis],
+        bindings: &[
+            (Char('v'), Does::Lab(R(redis::Command::ValueNext))),
+            (Char('c'), Does::Lab(R(redis::Command::CpuLoad))),
+            (Char('m'), Does::Lab(R(redis::Command::MemoryFull))),
+        ],
     },
     Key {
         keys: "C",
@@ -160,6 +290,7 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::S3],
+        bindings: &[(Char('C'), Does::Lab(S(s3::Command::Concurrency)))],
     },
     Key {
         keys: "L",
@@ -171,6 +302,7 @@ pub const KEYS: &[Key] = &[
         },
         when: When::Live,
         labs: &[LabKind::Redis],
+        bindings: &[(Char('L'), Does::Lab(R(redis::Command::LinkNext)))],
     },
     Key {
         keys: "l",
@@ -179,6 +311,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Live,
         labs: &[LabKind::Kinesis, LabKind::S3],
+        bindings: &[(Char('l'), Does::Send(Command::Profile))],
     },
     Key {
         keys: "Tab, 0 - 3",
@@ -187,6 +320,14 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Tabs(&[("Tab", "labs")]),
         when: When::Always,
         labs: &[],
+        bindings: &[
+            (Code(KeyCode::Tab), Does::NextTab),
+            (Code(KeyCode::BackTab), Does::PreviousTab),
+            (Char('0'), Does::Show(Tab::Overview)),
+            (Char('1'), Does::Show(Tab::Kinesis)),
+            (Char('2'), Does::Show(Tab::S3)),
+            (Char('3'), Does::Show(Tab::Redis)),
+        ],
     },
     Key {
         keys: "f",
@@ -195,6 +336,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Trail(&[("f", "fault")]),
         when: When::Live,
         labs: &[],
+        bindings: &[(Char('f'), Does::FaultMenu)],
     },
     Key {
         keys: "p",
@@ -203,6 +345,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Trail(&[("p", "pause")]),
         when: When::Live,
         labs: &[],
+        bindings: &[(Char('p'), Does::Pause)],
     },
     Key {
         keys: "r",
@@ -211,6 +354,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Trail(&[("r", "reset")]),
         when: When::Live,
         labs: &[],
+        bindings: &[(Char('r'), Does::Send(Command::Reset))],
     },
     Key {
         keys: "z / Z",
@@ -219,6 +363,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Trail(&[("z/Z", "zoom")]),
         when: When::Always,
         labs: &[],
+        bindings: &[(Char('z'), Does::ZoomIn), (Char('Z'), Does::ZoomOut)],
     },
     Key {
         keys: "t",
@@ -227,6 +372,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Trail(&[("t", "theme")]),
         when: When::Always,
         labs: &[],
+        bindings: &[(Char('t'), Does::NextTheme)],
     },
     Key {
         keys: "?",
@@ -235,6 +381,11 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Lead(&[("?", "help")]),
         when: When::Always,
         labs: &[],
+        bindings: &[
+            (Char('?'), Does::Help),
+            (Char('h'), Does::Help),
+            (Code(KeyCode::F(1)), Does::Help),
+        ],
     },
     Key {
         keys: "q, Esc, Ctrl-C",
@@ -243,6 +394,11 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Lead(&[("q", "quit")]),
         when: When::Always,
         labs: &[],
+        bindings: &[
+            (Char('q'), Does::Quit),
+            (Code(KeyCode::Esc), Does::Quit),
+            (Ctrl('c'), Does::Quit),
+        ],
     },
     Key {
         keys: "Space, p",
@@ -251,6 +407,7 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Replay(&[("Space", "play/pause")]),
         when: When::Replay,
         labs: &[],
+        bindings: &[(Char(' '), Does::PlayPause), (Char('p'), Does::PlayPause)],
     },
     Key {
         keys: "← / →",
@@ -259,6 +416,10 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Replay(&[("←/→", "step")]),
         when: When::Replay,
         labs: &[],
+        bindings: &[
+            (Code(KeyCode::Left), Does::Back),
+            (Code(KeyCode::Right), Does::On),
+        ],
     },
     Key {
         keys: "n / N",
@@ -267,6 +428,10 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Replay(&[("n/N", "event")]),
         when: When::Replay,
         labs: &[],
+        bindings: &[
+            (Char('n'), Does::NextEvent),
+            (Char('N'), Does::PreviousEvent),
+        ],
     },
     Key {
         keys: "< / >",
@@ -275,6 +440,12 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Replay(&[("</>", "speed")]),
         when: When::Replay,
         labs: &[],
+        bindings: &[
+            (Char('>'), Does::Faster),
+            (Char('.'), Does::Faster),
+            (Char('<'), Does::Slower),
+            (Char(','), Does::Slower),
+        ],
     },
     Key {
         keys: "Home / End",
@@ -283,6 +454,10 @@ pub const KEYS: &[Key] = &[
         footer: Footer::Hidden,
         when: When::Replay,
         labs: &[],
+        bindings: &[
+            (Code(KeyCode::Home), Does::Start),
+            (Code(KeyCode::End), Does::End),
+        ],
     },
 ];
 
@@ -391,6 +566,54 @@ mod tests {
             }
         }
         assert_eq!(pressable(), "+-<>eExXbiao[]svcmCLl0123frzZt");
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_where_it_works_and_every_pressable_key_is_bound() {
+        for replay in [false, true] {
+            let mut seen: Vec<(Press, &str)> = Vec::new();
+            for k in KEYS.iter().filter(|k| k.works(replay)) {
+                for (press, _) in k.bindings {
+                    if let Some((_, other)) = seen.iter().find(|(p, _)| p == press) {
+                        panic!("{press:?} is bound by both '{other}' and '{}'", k.keys);
+                    }
+                    seen.push((*press, k.keys));
+                }
+            }
+        }
+        for k in KEYS {
+            for c in k.press.chars() {
+                assert!(
+                    k.bindings.iter().any(|(p, _)| *p == Press::Char(c)),
+                    "'{c}' is pressable for '{}' but not bound by it",
+                    k.keys
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_of_the_live_lab_is_found_in_a_replay_to_be_refused() {
+        let key = |c| KeyEvent::from(KeyCode::Char(c));
+        assert_eq!(
+            binding(&key('+'), true),
+            Some((
+                Does::Send(Command::Kinesis(kinesis::Command::AddPoller)),
+                false
+            ))
+        );
+        assert_eq!(binding(&key('>'), true), Some((Does::Faster, true)));
+        assert_eq!(
+            binding(&key('>'), false),
+            Some((Does::Lab(Command::Kinesis(kinesis::Command::RateUp)), true))
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(binding(&ctrl_c, false), Some((Does::Quit, true)));
+        assert_eq!(
+            binding(&key('c'), false),
+            Some((Does::Lab(Command::Redis(redis::Command::CpuLoad)), true))
+        );
+        assert_eq!(binding(&key('w'), false), None);
     }
 
     #[test]
