@@ -60,10 +60,12 @@ fn emulator() -> &'static Emulator {
                 .build()
                 .expect("a runtime");
             let mut limits = Limits::default();
-            limits.s3.standard_writes_per_sec = 10_000_000;
-            limits.s3.standard_reads_per_sec = 10_000_000;
-            limits.s3.express_writes_per_sec = 10_000_000;
-            limits.s3.express_reads_per_sec = 10_000_000;
+            // The largest rates a user may set: a rate window once reserved a slot per
+            // allowed call, and u32::MAX asked for 64 GiB (fuzz/s3_part_number's finding).
+            limits.s3.standard_writes_per_sec = u32::MAX;
+            limits.s3.standard_reads_per_sec = u32::MAX;
+            limits.s3.express_writes_per_sec = u32::MAX;
+            limits.s3.express_reads_per_sec = u32::MAX;
             limits.s3.min_part_bytes = 1;
             limits.s3.session_duration = Duration::from_secs(7 * 24 * 3600);
             let emulator = runtime

@@ -37,6 +37,10 @@ impl RateWindow {
     }
 }
 
+/// The admission times a sliding window reserves room for up front; past this it grows as
+/// calls are admitted (never past the limit).
+const RESERVED_ADMISSIONS: usize = 64;
+
 /// "At most N calls per second", counted as [`RateWindow`] says. Only admitted calls count.
 #[derive(Debug)]
 pub struct CallRate {
@@ -55,7 +59,13 @@ impl CallRate {
         CallRate {
             mode,
             per_sec,
-            recent: VecDeque::with_capacity(per_sec as usize + 1),
+            // Only the sliding window keeps admission times, and it grows with the calls
+            // actually admitted: reserving a slot per allowed call asked for gigabytes when a
+            // limit was set to u32::MAX (found by fuzz/s3_part_number).
+            recent: VecDeque::with_capacity(match mode {
+                RateWindow::Sliding => (per_sec as usize).min(RESERVED_ADMISSIONS) + 1,
+                RateWindow::Fixed | RateWindow::TokenBucket => 0,
+            }),
             fixed: None,
             bucket: (per_sec as f64, None),
         }
@@ -249,6 +259,22 @@ mod tests {
         }
         let mut r = CallRate::new(RateWindow::Fixed, 5);
         assert_eq!(burst(&mut r, t0, 20, Duration::from_millis(40)), 5);
+    }
+
+    #[test]
+    fn the_largest_limit_costs_no_more_memory_than_the_calls_made() {
+        // u32::MAX calls/s is a limit a user may set; each window must be built without
+        // reserving room for it, and still admit every call.
+        let t0 = Instant::now();
+        for mode in [
+            RateWindow::Sliding,
+            RateWindow::Fixed,
+            RateWindow::TokenBucket,
+        ] {
+            let mut r = CallRate::new(mode, u32::MAX);
+            assert!(r.recent.capacity() <= RESERVED_ADMISSIONS + 1, "{mode:?}");
+            assert_eq!(burst(&mut r, t0, 1_000, Duration::ZERO), 1_000, "{mode:?}");
+        }
     }
 
     #[test]
