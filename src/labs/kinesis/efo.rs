@@ -262,7 +262,7 @@ async fn subscribe_loop(
                     let batch: Vec<Received> = ev
                         .records()
                         .iter()
-                        .map(|r| received(&ctx.shared.run_id, shard, r))
+                        .map(|r| received(&ctx.shared.run.run_id, shard, r))
                         .collect();
                     continuation = Some(ev.continuation_sequence_number().to_string());
                     c.set_behind(shard, Some(ev.millis_behind_latest()));

@@ -49,7 +49,7 @@ pub async fn run(
                         pending.extend(
                             out.records()
                                 .iter()
-                                .map(|r| received(&ctx.shared.run_id, shard, r)),
+                                .map(|r| received(&ctx.shared.run.run_id, shard, r)),
                         );
                         if n > 0 && window_started.is_none() {
                             window_started = Some(Instant::now());

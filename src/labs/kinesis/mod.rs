@@ -192,17 +192,18 @@ impl KinesisLab {
     /// Creates (or finds) the stream, starts every consumer, waits until each holds its position,
     /// then starts the producer.
     pub async fn start(
-        shared: Arc<Shared>,
+        run: Arc<crate::labs::RunContext>,
         clients: Clients,
         scenario: &KinesisScenario,
         existing_stream: Option<String>,
     ) -> anyhow::Result<KinesisLab> {
+        let shared = Shared::new(run, state::LiveSettings::of(Some(scenario)));
         let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });
         let admin_quota = QuotaPartition::new("latlab-admin");
         let admin = clients.kinesis(&RetrySettings::default(), &admin_quota, Default::default());
         let (stream, created) = match existing_stream {
             Some(name) => (name, false),
-            None => (owned_name(&scenario.stream, &shared.run_id, embedded), true),
+            None => (owned_name(&scenario.stream, &shared.run.run_id, embedded), true),
         };
         if created {
             let mut req = admin
@@ -210,7 +211,7 @@ impl KinesisLab {
                 .stream_name(&stream)
                 .shard_count(scenario.shards as i32);
             if !embedded {
-                req = req.tags("latlab-run", shared.run_id.clone());
+                req = req.tags("latlab-run", shared.run.run_id.clone());
             }
             req.send().await.map_err(|e| {
                 anyhow::anyhow!(
@@ -327,7 +328,7 @@ impl KinesisLab {
             })],
             ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
                 let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
-                let name = owned_name(&sanitize(&spec.name), &ctx.shared.run_id, embedded);
+                let name = owned_name(&sanitize(&spec.name), &ctx.shared.run.run_id, embedded);
                 vec![tokio::spawn(efo::run(
                     ctx,
                     client,

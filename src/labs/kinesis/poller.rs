@@ -45,7 +45,7 @@ pub async fn run(
                     let batch: Vec<_> = out
                         .records()
                         .iter()
-                        .map(|r| received(&ctx.shared.run_id, shard, r))
+                        .map(|r| received(&ctx.shared.run.run_id, shard, r))
                         .collect();
                     ctx.shared.deliver(&c, &batch);
                     c.set_behind(shard, out.millis_behind_latest());

@@ -69,7 +69,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
             let data = crate::labs::kinesis::payload::encode(
                 seq,
                 sent_us,
-                &shared.run_id,
+                &shared.run.run_id,
                 settings.payload as usize,
             );
             made += 1;
@@ -322,7 +322,7 @@ fn refused(ctx: &Ctx, record: Pending) -> Option<Pending> {
         data: crate::labs::kinesis::payload::encode(
             record.seq,
             sent_us,
-            &ctx.shared.run_id,
+            &ctx.shared.run.run_id,
             record.data.len(),
         ),
         resend: true,

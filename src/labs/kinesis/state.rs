@@ -261,9 +261,8 @@ pub struct PollerSettings {
 }
 
 pub struct Shared {
-    pub start: Instant,
-    /// Distinguishes this run's records and resources from any other's.
-    pub run_id: String,
+    /// The run's clock, id and log.
+    pub run: Arc<crate::labs::RunContext>,
     pub ledger: Mutex<Ledger>,
     /// send -> arrival, once per record.
     pub send_to_arrival: Mutex<Series>,
@@ -273,8 +272,6 @@ pub struct Shared {
     /// The stream's shards, as far as the lab knows them, and what the stream is doing.
     pub shards: super::shards::ShardMap,
     pub settings: Mutex<LiveSettings>,
-    /// What happened, newest last (the screen confirms each change from here).
-    pub log: Mutex<VecDeque<(Duration, String)>>,
     pub reset_count: AtomicU64,
     /// When the producer started and stopped, since `start`.
     pub producing: Mutex<(Option<Duration>, Option<Duration>)>,
@@ -284,13 +281,10 @@ pub struct Shared {
     pub producing_cpu: Mutex<(Option<f64>, Option<f64>)>,
 }
 
-const LOG_LINES: usize = 200;
-
 impl Shared {
-    pub fn new(settings: LiveSettings) -> Arc<Shared> {
+    pub fn new(run: Arc<crate::labs::RunContext>, settings: LiveSettings) -> Arc<Shared> {
         Arc::new(Shared {
-            start: Instant::now(),
-            run_id: crate::labs::run_id(),
+            run,
             ledger: Mutex::new(Ledger::default()),
             send_to_arrival: Mutex::new(Series::new()),
             producer: ProducerMetrics::default(),
@@ -298,7 +292,6 @@ impl Shared {
             consumers: RwLock::new(Vec::new()),
             shards: super::shards::ShardMap::default(),
             settings: Mutex::new(settings),
-            log: Mutex::new(VecDeque::new()),
             reset_count: AtomicU64::new(0),
             producing: Mutex::new((None, None)),
             rate_set_at: Mutex::new(Duration::ZERO),
@@ -307,7 +300,7 @@ impl Shared {
     }
 
     pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
+        self.run.elapsed()
     }
 
     /// The share of one core the process used while the producer ran (1.0 = a whole core).
@@ -332,17 +325,11 @@ impl Shared {
     }
 
     pub fn second(&self) -> u64 {
-        self.start.elapsed().as_secs()
+        self.run.second()
     }
 
     pub fn log(&self, line: impl Into<String>) {
-        let line = line.into();
-        tracing::info!("{line}");
-        let mut log = self.log.lock();
-        log.push_back((self.elapsed(), line));
-        while log.len() > LOG_LINES {
-            log.pop_front();
-        }
+        self.run.log(line);
     }
 
     /// Registers a consumer (it counts records from the moment it calls `ready`).
