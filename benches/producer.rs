@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use latlab::metrics::cpu;
-use latlab::run::{Lab, TargetOptions};
+use latlab::run::{Run, TargetOptions};
 use latlab::scenario::Scenario;
 
 const RATE: u32 = 15_000;
@@ -29,7 +29,7 @@ fn scenario(mode: &str) -> Scenario {
 }
 
 async fn measure(label: &str, mode: &str, seconds: u64) -> f64 {
-    let lab = Lab::start(scenario(mode), &TargetOptions::default())
+    let lab = Run::start(scenario(mode), &TargetOptions::default())
         .await
         .expect("the lab starts");
     tokio::time::sleep(Duration::from_secs(seconds)).await;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use latlab::labs::kinesis::Command as K;
 use latlab::run::snapshot::Snapshot;
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 
 fn scenario(body: &str) -> Scenario {
@@ -18,7 +18,7 @@ fn scenario(body: &str) -> Scenario {
     Scenario::parse(&text, "test").unwrap()
 }
 
-async fn apply(lab: &Lab, cmd: K) -> Result<String, String> {
+async fn apply(lab: &Run, cmd: K) -> Result<String, String> {
     lab.apply(Command::Kinesis(cmd))
         .await
         .map_err(|e| format!("{e:#}"))
@@ -44,7 +44,7 @@ async fn the_rate_and_mode_keys_change_what_the_producer_sends() {
         "[kinesis]\nstream = \"rate\"\n[kinesis.producer]\nrate = 5\npayload = \"128B\"\n\
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     tokio::time::sleep(Duration::from_secs(3)).await;
     for _ in 0..3 {
@@ -81,7 +81,7 @@ async fn a_fan_out_consumer_added_and_removed_loses_nothing() {
         "[kinesis]\nstream = \"fanout\"\n[kinesis.producer]\nrate = 20\npayload = \"128B\"\n\
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let added = apply(&lab, K::AddFanOut).await.unwrap();
@@ -111,7 +111,7 @@ async fn the_stream_consumer_cap_answers_as_the_service_does() {
         "[kinesis]\nstream = \"cap\"\n[kinesis.producer]\nrate = 1\npayload = \"128B\"\n\
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     for _ in 0..19 {
         apply(&lab, K::AddFanOut).await.unwrap();
@@ -135,7 +135,7 @@ async fn adaptive_mode_turns_throttles_into_client_side_waits() {
          [kinesis.producer]\nrate = 5\npayload = \"128B\"\n\
          [[kinesis.consumers]]\nkind = \"poller\"\nname = \"poller\"\ncount = 3\ninterval = \"100ms\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     let window = Duration::from_secs(12);
     tokio::time::sleep(window).await;

@@ -9,7 +9,7 @@ use latlab::emulator::stats::Api;
 use latlab::labs::kinesis;
 use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::report::{Ending, Format, Report};
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 
 fn scenario(body: &str) -> Scenario {
@@ -25,7 +25,7 @@ async fn run_for(
     opts: &TargetOptions,
     d: Duration,
 ) -> latlab::run::snapshot::Snapshot {
-    let lab = Lab::start(s.clone(), opts).await.expect("the lab starts");
+    let lab = Run::start(s.clone(), opts).await.expect("the lab starts");
     tokio::time::sleep(d).await;
     let (snap, problems) = lab.finish().await;
     assert!(problems.is_empty(), "{problems:?}");
@@ -103,7 +103,7 @@ async fn three_pollers_are_throttled_while_fan_out_is_not() {
     let mut s = Scenario::resolve("seed-kinesis-round2").unwrap();
     s.emulator_limits
         .push("kinesis.consumer_activation=0s".into());
-    let lab = Lab::start(s.clone(), &TargetOptions::default())
+    let lab = Run::start(s.clone(), &TargetOptions::default())
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_secs(25)).await;
@@ -169,7 +169,7 @@ async fn keys_add_and_remove_pollers_without_losing_data() {
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n\
          [[kinesis.consumers]]\nkind = \"poller\"\nname = \"get_records\"\ninterval = \"200ms\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
         lab.apply(Command::Kinesis(kinesis::Command::AddPoller))

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use latlab::labs::kinesis::snapshot::KinesisSnapshot;
 use latlab::labs::kinesis::{Command as K, Scale};
 use latlab::report::{Ending, Format, Report};
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 
 const SCENARIO: &str = r#"
@@ -47,14 +47,14 @@ kind = "lambda-standard"
 name = "Lambda standard"
 "#;
 
-async fn reshard(lab: &Lab, scale: Scale) -> Result<String, String> {
+async fn reshard(lab: &Run, scale: Scale) -> Result<String, String> {
     lab.apply(Command::Kinesis(K::Reshard(scale)))
         .await
         .map_err(|e| format!("{e:#}"))
 }
 
 /// Waits until the stream is ACTIVE with `open` open shards; returns how long that took.
-async fn until_active(lab: &Lab, open: usize) -> Duration {
+async fn until_active(lab: &Run, open: usize) -> Duration {
     let t = Instant::now();
     loop {
         let snap = lab.snapshot(false);
@@ -79,7 +79,7 @@ fn shard(n: u32) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reshard_from_one_to_two_to_one_keeps_every_record_and_each_keys_order() {
     let s = Scenario::parse(SCENARIO, "test").unwrap();
-    let lab = Lab::start(s.clone(), &TargetOptions::default())
+    let lab = Run::start(s.clone(), &TargetOptions::default())
         .await
         .unwrap();
     lab.start_live();

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use latlab::labs::{redis, s3};
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 
 fn scenario(body: &str) -> Scenario {
@@ -22,10 +22,10 @@ async fn a_profile_switch_shows_in_the_measured_latency_and_the_report() {
         "[kinesis]\nstream = \"profile\"\n[kinesis.producer]\nrate = 20\npayload = \"128B\"\n\
          [[kinesis.consumers]]\nkind = \"efo\"\nname = \"efo\"\n",
     );
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let p50 = |lab: &Lab| {
+    let p50 = |lab: &Run| {
         lab.snapshot(false).kinesis.unwrap().consumers[0]
             .arrival_to_receive
             .p50_us
@@ -67,9 +67,9 @@ async fn more_s3_requests_in_flight_raise_the_request_rate() {
         latency_profile: Some("seed-tokyo".into()),
         ..Default::default()
     };
-    let lab = Lab::start(s, &opts).await.unwrap();
+    let lab = Run::start(s, &opts).await.unwrap();
     lab.start_live();
-    let rate = |lab: &Lab| {
+    let rate = |lab: &Run| {
         let s3 = lab.snapshot(false).s3.unwrap();
         (
             s3.concurrency,
@@ -102,7 +102,7 @@ async fn more_s3_requests_in_flight_raise_the_request_rate() {
 async fn the_replication_link_profile_changes_live() {
     common::require_redis_server();
     let s = scenario("[redis]\nlink = \"loopback\"\nvalue = \"1KB\"\n");
-    let lab = Lab::start(s, &TargetOptions::default()).await.unwrap();
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
     lab.start_live();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let said = lab

@@ -31,9 +31,16 @@ async fn lab(link: &str, client: &str) -> RedisLab {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true).unwrap();
-    RedisLab::start(ends, Some(local), 1000, &run_id(), Default::default())
-        .await
-        .unwrap()
+    RedisLab::open(
+        ends,
+        Some(local),
+        1000,
+        &run_id(),
+        Default::default(),
+        std::time::Instant::now(),
+    )
+    .await
+    .unwrap()
 }
 
 fn cond(name: &str, bytes: u64) -> Condition {
@@ -259,16 +266,30 @@ async fn a_primary_named_as_replica_is_refused() {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.primary_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000, &run_id(), Default::default())
-        .await
-        .err()
-        .expect("refused");
+    let e = RedisLab::open(
+        ends,
+        None,
+        1000,
+        &run_id(),
+        Default::default(),
+        std::time::Instant::now(),
+    )
+    .await
+    .err()
+    .expect("refused");
     assert!(format!("{e:#}").contains("is not a replica"), "{e:#}");
     let ends = Endpoints::open(&local.replica_url(), &local.replica_url(), false).unwrap();
-    let e = RedisLab::start(ends, None, 1000, &run_id(), Default::default())
-        .await
-        .err()
-        .expect("refused");
+    let e = RedisLab::open(
+        ends,
+        None,
+        1000,
+        &run_id(),
+        Default::default(),
+        std::time::Instant::now(),
+    )
+    .await
+    .err()
+    .expect("refused");
     assert!(format!("{e:#}").contains("is not a primary"), "{e:#}");
 }
 
@@ -466,13 +487,13 @@ async fn a_password_set_mid_run_is_one_line_and_the_other_methods_go_on() {
     lab.stop().await;
 }
 
-fn redis_tries(lab: &latlab::run::Lab) -> (u64, u64) {
+fn redis_tries(lab: &latlab::run::Run) -> (u64, u64) {
     let snap = lab.snapshot(false).redis.unwrap();
     let tries = snap.methods.iter().map(|m| m.tries).min().unwrap_or(0);
     (tries, snap.methods.iter().map(|m| m.errors).sum())
 }
 
-async fn wait_for_tries(lab: &latlab::run::Lab, at_least: u64) {
+async fn wait_for_tries(lab: &latlab::run::Run, at_least: u64) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while redis_tries(lab).0 < at_least {
         assert!(Instant::now() < deadline, "{:?}", redis_tries(lab));
@@ -499,11 +520,11 @@ async fn two_runs_on_one_pair_keep_their_keys_apart_and_clean_up_only_theirs() {
         ..Default::default()
     };
     let scenario = latlab::scenario::Scenario::resolve("redis-demo").unwrap();
-    let a = latlab::run::Lab::start(scenario.clone(), &opts)
+    let a = latlab::run::Run::start(scenario.clone(), &opts)
         .await
         .unwrap();
-    let b = latlab::run::Lab::start(scenario, &opts).await.unwrap();
-    let (ida, idb) = (a.shared.run_id.clone(), b.shared.run_id.clone());
+    let b = latlab::run::Run::start(scenario, &opts).await.unwrap();
+    let (ida, idb) = (a.ctx.run_id.clone(), b.ctx.run_id.clone());
     assert_ne!(ida, idb);
     a.start_live();
     b.start_live();

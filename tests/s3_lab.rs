@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use latlab::labs::s3;
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::services::s3::Class;
 use latlab::tui::app::{Action, App, Tab};
@@ -107,7 +107,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         latency_profile: Some("same-region".into()),
         ..Default::default()
     };
-    let lab = Lab::start(scenario, &opts).await.unwrap();
+    let lab = Run::start(scenario, &opts).await.unwrap();
     lab.start_live();
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -211,7 +211,7 @@ async fn owners(c: &aws_sdk_s3::Client, bucket: &str, runs: &[&str]) -> Vec<usiz
 }
 
 fn gets(lab: &s3::S3Lab) -> (u64, u64) {
-    lab.snapshot(None)
+    lab.snapshot()
         .ops
         .iter()
         .filter(|o| o.op == "GET")
@@ -250,9 +250,16 @@ async fn runs_sharing_buckets_write_under_their_own_prefix_and_delete_only_their
     let start = |run_id: &'static str, scenario: s3::config::S3Scenario| {
         let (c, given) = (c.clone(), given.clone());
         async move {
-            s3::S3Lab::start(c, &scenario, run_id, Some(given), Default::default())
-                .await
-                .unwrap()
+            s3::S3Lab::open(
+                c,
+                &scenario,
+                run_id,
+                Some(given),
+                Default::default(),
+                std::time::Instant::now(),
+            )
+            .await
+            .unwrap()
         }
     };
     let a = start("aaaa0001", scenario.clone()).await;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent};
 use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::labs::{LabKind, kinesis, redis, s3};
-use latlab::run::{Command, Lab, TargetOptions};
+use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::tui::app::{Action, App};
 use latlab::tui::screenshot::render;
@@ -25,7 +25,7 @@ fn text(buf: &ratatui::buffer::Buffer) -> String {
 }
 
 /// What the event loop does with a key: the app decides, the lab applies, the screen confirms.
-async fn press(app: &mut App, lab: &Lab, key: char) -> Action {
+async fn press(app: &mut App, lab: &Run, key: char) -> Action {
     let action = app.key(KeyEvent::from(KeyCode::Char(key)), || View::of(lab, 60));
     if let Action::Lab(cmd) = action {
         match lab.apply(cmd).await {
@@ -36,8 +36,11 @@ async fn press(app: &mut App, lab: &Lab, key: char) -> Action {
     action
 }
 
-fn running_pollers(lab: &Lab) -> Vec<String> {
-    lab.shared
+fn running_pollers(lab: &Run) -> Vec<String> {
+    lab.kinesis()
+        .unwrap()
+        .ctx
+        .shared
         .consumers
         .read()
         .iter()
@@ -56,7 +59,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
         latency_profile: Some("zero".into()),
         ..Default::default()
     };
-    let lab = Lab::start(scenario, &opts).await.unwrap();
+    let lab = Run::start(scenario, &opts).await.unwrap();
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(running_pollers(&lab), ["get_records"]);
@@ -122,7 +125,10 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
 
     // `[`/`]` step the payload; `r` resets the figures.
     press(&mut app, &lab, ']').await;
-    assert_eq!(lab.shared.settings.lock().payload, 256);
+    assert_eq!(
+        lab.kinesis().unwrap().ctx.shared.settings.lock().payload,
+        256
+    );
     press(&mut app, &lab, 'r').await;
     let k = lab.snapshot(false).kinesis.unwrap();
     assert!(

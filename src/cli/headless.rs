@@ -28,7 +28,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {
         let metrics = crate::run::export::Metrics::start(metrics)?;
-        let lab = std::sync::Arc::new(Lab::start(scenario.clone(), &opts).await?);
+        let lab = std::sync::Arc::new(Run::start(scenario.clone(), &opts).await?);
         metrics.attach(&lab);
         let mut recorder = match &args.out.record {
             Some(dir) => Some(crate::run::record::Recorder::create(
@@ -44,8 +44,8 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         // A set experiment (the S3 matrix, the Redis conditions) runs to its end; otherwise the
         // live labs run for the scenario's duration.
         // The duration is the producer's: it started while the lab did, a moment ago.
-        let deadline = tokio::time::Instant::now()
-            + scenario.duration.saturating_sub(lab.shared.producing_for());
+        let deadline =
+            tokio::time::Instant::now() + scenario.duration.saturating_sub(lab.producing_for());
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(250));
         let signal = shutdown_signal();
         tokio::pin!(signal);
@@ -157,8 +157,8 @@ pub(super) fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
     pb
 }
 
-pub(super) fn update_progress(pb: &indicatif::ProgressBar, lab: &Lab) {
-    pb.set_position(lab.shared.elapsed().as_millis() as u64);
+pub(super) fn update_progress(pb: &indicatif::ProgressBar, lab: &Run) {
+    pb.set_position(lab.elapsed().as_millis() as u64);
     let snap = lab.snapshot(false);
     if let Some(k) = snap.kinesis {
         let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();

@@ -36,7 +36,7 @@ use crate::emulator::limits::Limits;
 use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
 use crate::emulator::{Emulator, EmulatorConfig};
 use crate::report::{Format, Report};
-use crate::run::{Lab, TargetOptions};
+use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 use crate::tui::theme::Theme;
 use std::io::Write as _;

@@ -15,12 +15,7 @@ use std::time::Duration;
 use crate::units::{format_duration, parse_duration};
 
 /// Which service a fault is injected into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Service {
-    Kinesis,
-    S3,
-    Redis,
-}
+pub use crate::services::Service;
 
 /// Every kind of fault latlab injects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

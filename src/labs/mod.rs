@@ -3,38 +3,80 @@
 //! supervisor (`crate::run`) starts, drives and stops them; the TUI and reports draw their
 //! snapshots.
 
+pub mod context;
 pub mod kinesis;
+mod lab;
 pub mod redis;
 pub mod s3;
 
-/// The labs latlab has, in the order screens and reports show them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LabKind {
-    Kinesis,
-    S3,
-    Redis,
-}
+pub use context::{RunContext, TargetOptions};
+pub use lab::Lab;
 
-impl LabKind {
-    pub const ALL: [LabKind; 3] = [LabKind::Kinesis, LabKind::S3, LabKind::Redis];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            LabKind::Kinesis => "Kinesis",
-            LabKind::S3 => "S3",
-            LabKind::Redis => "Redis",
+/// The registry: every lab latlab has, written once, in the order screens and reports show
+/// them. Each line is the lab's kind, its folder (which is also its key in scenario files,
+/// snapshots and reports) and its type, which implements [`Lab`].
+///
+/// `for_each_lab!(callback)` hands the list to `callback!`, so the run, the snapshot and the
+/// screens generate their per-lab parts from it: a lab missing from one is a compile error, not a
+/// silent gap.
+macro_rules! for_each_lab {
+    ($callback:ident) => {
+        $callback! {
+            Kinesis: kinesis::KinesisLab,
+            S3: s3::S3Lab,
+            Redis: redis::RedisLab,
         }
-    }
-
-    /// A built-in scenario that runs this lab alone, for messages that suggest one.
-    pub fn demo(self) -> &'static str {
-        match self {
-            LabKind::Kinesis => "demo",
-            LabKind::S3 => "s3-demo",
-            LabKind::Redis => "redis-demo",
-        }
-    }
+    };
 }
+pub(crate) use for_each_lab;
+
+macro_rules! lab_kinds {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// The labs latlab has, in the order screens and reports show them (from the registry).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum LabKind {
+            $($kind,)*
+        }
+
+        impl LabKind {
+            pub const ALL: [LabKind; [$(LabKind::$kind),*].len()] = [$(LabKind::$kind),*];
+
+            /// As screens name it: "Kinesis".
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::NAME,)*
+                }
+            }
+
+            /// Its key in scenario files, snapshots and reports: "kinesis".
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(LabKind::$kind => stringify!($module),)*
+                }
+            }
+
+            /// A built-in scenario that runs this lab alone, for messages that suggest one.
+            pub fn demo(self) -> &'static str {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::DEMO,)*
+                }
+            }
+
+            /// The service it measures (the one its faults are injected into).
+            pub fn service(self) -> crate::services::Service {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::SERVICE,)*
+                }
+            }
+
+            /// The lab that measures `service`, if one does.
+            pub fn of_service(service: crate::services::Service) -> Option<LabKind> {
+                LabKind::ALL.into_iter().find(|l| l.service() == service)
+            }
+        }
+    };
+}
+for_each_lab!(lab_kinds);
 
 /// A new run's id: 8 random hex digits. It names what a run creates and writes (the Kinesis
 /// lab's stream and consumers, the S3 lab's `latlab/RUN_ID/` prefix, the Redis lab's

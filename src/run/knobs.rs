@@ -4,7 +4,7 @@
 
 use anyhow::bail;
 
-use super::Lab;
+use super::Run;
 use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
 
 /// Where profile files of one's own are found: `profiles/*.toml` in the working directory.
@@ -27,7 +27,7 @@ pub fn profile_choices() -> Vec<String> {
     out
 }
 
-impl Lab {
+impl Run {
     /// The next latency profile of [`profile_choices`], applied to the embedded emulator from
     /// its next request on.
     pub fn next_profile(&self) -> anyhow::Result<String> {
@@ -50,7 +50,7 @@ impl Lab {
             b.model =
                 super::model_params(&self.scenario, self.limits.as_ref().map(|l| (&profile, l)));
         }
-        let at_secs = self.shared.elapsed().as_secs_f64();
+        let at_secs = self.ctx.elapsed().as_secs_f64();
         self.profile_changes
             .lock()
             .push((at_secs, current.clone(), next.clone()));
@@ -58,7 +58,7 @@ impl Lab {
             "latency profile {next} (was {current}): {}",
             profile.description
         );
-        self.shared.log(&line);
+        self.ctx.log(&line);
         Ok(line)
     }
 

@@ -1,53 +1,216 @@
-//! The labs a run has, behind one shape: the supervisor walks them (start the live loops, reset,
-//! stop, clean up) instead of naming each lab in turn.
+//! The labs a run has, generated from the registry (`crate::labs::for_each_lab`): the running
+//! labs, the commands that reach them, and the history of each, so the supervisor walks every
+//! lab (start, live loop, reset, snapshot, commands, faults, stop, clean up) without naming one.
 
-use crate::labs::kinesis::KinesisLab;
-use crate::labs::redis::RedisLab;
-use crate::labs::s3::S3Lab;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// One running lab, boxed: each is made once and lives as long as the run.
-pub(super) enum Running {
-    Kinesis(Box<KinesisLab>),
-    S3(Box<S3Lab>),
-    Redis(std::sync::Arc<RedisLab>),
+use crate::faults::FaultSpec;
+use crate::labs::{Lab, LabKind, RunContext, for_each_lab, kinesis, redis, s3};
+use crate::scenario::Scenario;
+
+use super::snapshot::Snapshot;
+
+macro_rules! per_lab {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// One running lab: each is made once and lives as long as the run.
+        pub(super) enum Running {
+            $($kind(Arc<$module::$ty>),)*
+        }
+
+        /// A command from the user, applied while the labs run: one of a lab's own, or one for
+        /// all.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Command {
+            $($kind(<$module::$ty as Lab>::Command),)*
+            /// Every lab's histograms and counts start over.
+            Reset,
+            /// Inject one fault of this kind now, with its defaults (the TUI's fault menu).
+            Fault(crate::faults::Kind),
+            /// The embedded emulator's next latency profile.
+            Profile,
+        }
+
+        impl Command {
+            /// What it does, in a few words: "adding a GetRecords poller".
+            pub fn what(self) -> String {
+                match self {
+                    $(Command::$kind(c) => <$module::$ty as Lab>::what(c).into(),)*
+                    Command::Reset => "resetting the histograms and counts".into(),
+                    Command::Fault(k) => format!("injecting {k}"),
+                    Command::Profile => "switching the latency profile".into(),
+                }
+            }
+
+            /// The lab the command is for (None: every lab).
+            pub fn lab(self) -> Option<LabKind> {
+                match self {
+                    $(Command::$kind(_) => Some(LabKind::$kind),)*
+                    Command::Fault(k) => LabKind::of_service(k.service()),
+                    Command::Reset | Command::Profile => None,
+                }
+            }
+        }
+
+        /// The labs' last seconds, one value per second, oldest first, for the screen's
+        /// sparklines: each lab's, when the run has it.
+        #[derive(Default)]
+        pub struct History {
+            $(pub $module: Option<<$module::$ty as Lab>::History>,)*
+        }
+
+        fn measures_from_start(kind: LabKind) -> bool {
+            match kind {
+                $(LabKind::$kind => <$module::$ty as Lab>::MEASURES_FROM_START,)*
+            }
+        }
+
+        /// Puts a lab that could not start into the snapshot, saying why, if it can show that;
+        /// false when it cannot (a lab that cannot start stops the run).
+        pub(super) fn unavailable_into(kind: LabKind, why: &str, snap: Option<&mut Snapshot>) -> bool {
+            match kind {
+                $(LabKind::$kind => match <$module::$ty as Lab>::unavailable(why) {
+                    Some(s) => {
+                        if let Some(snap) = snap {
+                            snap.$module = Some(s);
+                        }
+                        true
+                    }
+                    None => false,
+                },)*
+            }
+        }
+
+        /// The scenario's labs, started on the run's context (those whose figures count from
+        /// their start last). A lab that
+        /// cannot start stops the run, except one whose failure `tolerated` accepts: its error
+        /// is returned beside the labs that started.
+        pub(super) async fn start_all(
+            ctx: &Arc<RunContext>,
+            scenario: &Scenario,
+            tolerated: impl Fn(LabKind) -> bool,
+        ) -> anyhow::Result<(Vec<Running>, Vec<(LabKind, anyhow::Error)>)> {
+            let mut labs = Vec::new();
+            let mut failed = Vec::new();
+            let mut order = LabKind::ALL.to_vec();
+            order.sort_by_key(|k| measures_from_start(*k));
+            for kind in order {
+                let started = match kind {
+                    $(LabKind::$kind => match &scenario.$module {
+                        Some(section) => Some(
+                            <$module::$ty as Lab>::start(ctx, section)
+                                .await
+                                .map(|l| Running::$kind(Arc::new(l))),
+                        ),
+                        None => None,
+                    },)*
+                };
+                match started {
+                    Some(Ok(lab)) => labs.push(lab),
+                    Some(Err(e)) if tolerated(kind) => failed.push((kind, e)),
+                    Some(Err(e)) => return Err(e),
+                    None => {}
+                }
+            }
+            labs.sort_by_key(Running::kind);
+            Ok((labs, failed))
+        }
+
+        impl Running {
+            pub(super) fn kind(&self) -> LabKind {
+                match self {
+                    $(Running::$kind(_) => LabKind::$kind,)*
+                }
+            }
+
+            /// Starts the lab's live loop (S3's PUT and GET, Redis's tries).
+            pub(super) fn start_live(&self) {
+                match self {
+                    $(Running::$kind(l) => Lab::start_live(l.as_ref()),)*
+                }
+            }
+
+            /// Its histograms and counts start over.
+            pub(super) fn reset(&self) {
+                match self {
+                    $(Running::$kind(l) => Lab::reset(l.as_ref()),)*
+                }
+            }
+
+            /// Puts its figures into the run's snapshot.
+            pub(super) fn snapshot_into(&self, complete: bool, snap: &mut Snapshot) {
+                match self {
+                    $(Running::$kind(l) => snap.$module = Some(Lab::snapshot(l.as_ref(), complete)),)*
+                }
+            }
+
+            /// Puts its last `window` seconds into the run's history.
+            pub(super) fn history_into(&self, window: usize, history: &mut History) {
+                match self {
+                    $(Running::$kind(l) => history.$module = Some(Lab::history(l.as_ref(), window)),)*
+                }
+            }
+
+            /// Applies the command if it is this lab's; None when it is another's.
+            pub(super) async fn apply(&self, cmd: Command) -> Option<anyhow::Result<String>> {
+                match (self, cmd) {
+                    $((Running::$kind(l), Command::$kind(c)) => Some(Lab::apply(l.as_ref(), c).await),)*
+                    _ => None,
+                }
+            }
+
+            /// Sets a fault the lab injects itself.
+            pub(super) fn add_fault(&self, spec: FaultSpec) -> anyhow::Result<()> {
+                match self {
+                    $(Running::$kind(l) => Lab::add_fault(l, spec),)*
+                }
+            }
+
+            /// How long it measured, when its figures are rates over a producing period.
+            pub(super) fn measured_for(&self) -> Option<Duration> {
+                match self {
+                    $(Running::$kind(l) => Lab::measured_for(l.as_ref()),)*
+                }
+            }
+
+            /// Stops its probes and lets them drain.
+            pub(super) async fn stop(&self) {
+                match self {
+                    $(Running::$kind(l) => Lab::stop(l.as_ref()).await,)*
+                }
+            }
+
+            /// Removes what it created; returns what could not be removed.
+            pub(super) async fn cleanup(&self) -> Vec<String> {
+                match self {
+                    $(Running::$kind(l) => Lab::cleanup(l.as_ref()).await,)*
+                }
+            }
+        }
+    };
 }
+for_each_lab!(per_lab);
 
 impl Running {
-    /// Starts the lab's live loop: S3's PUT and GET, Redis's tries. Kinesis's producer and
-    /// consumers start with the lab.
-    pub(super) fn start_live(&self) {
+    /// The Kinesis lab, for what only it has (the recorder's per-consumer histograms).
+    pub(super) fn as_kinesis(&self) -> Option<&kinesis::KinesisLab> {
         match self {
-            Running::Kinesis(_) => {}
-            Running::S3(s) => s.start_live(),
-            Running::Redis(r) => r.start_live(),
+            Running::Kinesis(k) => Some(k),
+            _ => None,
         }
     }
 
-    /// Histograms and counts start over. (Kinesis's are in the run's shared state, reset with
-    /// it.)
-    pub(super) fn reset(&self) {
+    pub(super) fn as_s3(&self) -> Option<&s3::S3Lab> {
         match self {
-            Running::Kinesis(_) => {}
-            Running::S3(s) => s.shared.reset(),
-            Running::Redis(r) => r.shared.reset(),
+            Running::S3(s) => Some(s),
+            _ => None,
         }
     }
 
-    /// Stops the lab's probes (Kinesis: the producer, then the consumers' drain).
-    pub(super) async fn stop(&self) {
+    pub(super) fn as_redis(&self) -> Option<&redis::RedisLab> {
         match self {
-            Running::Kinesis(k) => k.stop().await,
-            Running::S3(s) => s.stop().await,
-            Running::Redis(r) => r.stop().await,
-        }
-    }
-
-    /// Removes what the lab created; returns what could not be removed.
-    pub(super) async fn cleanup(&self) -> Vec<String> {
-        match self {
-            Running::Kinesis(k) => k.cleanup().await,
-            Running::S3(s) => s.cleanup().await,
-            Running::Redis(r) => r.cleanup().await,
+            Running::Redis(r) => Some(r),
+            _ => None,
         }
     }
 }

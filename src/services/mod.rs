@@ -6,6 +6,25 @@
 pub mod kinesis;
 pub mod s3;
 
+/// The services latlab measures: those the embedded emulator serves, and Redis, which runs as
+/// real servers. Faults name the service they are injected into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Service {
+    Kinesis,
+    S3,
+    Redis,
+}
+
+impl Service {
+    /// Whether the embedded emulator serves it (and so injects its faults).
+    pub fn emulated(self) -> bool {
+        match self {
+            Service::Kinesis | Service::S3 => true,
+            Service::Redis => false,
+        }
+    }
+}
+
 /// Declares a service's operations as an enum with their API names: `ALL`, `NAMES`, `name` and
 /// `parse`, so the emulator can dispatch on them exhaustively and `--lacking`, faults and doctor
 /// read the same list.

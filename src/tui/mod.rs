@@ -32,7 +32,7 @@ use ratatui::widgets::{Block, Paragraph};
 use tokio::sync::mpsc;
 
 use crate::report::Report;
-use crate::run::{Lab, TargetOptions};
+use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 use app::{Action, App};
 use theme::Theme;
@@ -197,7 +197,7 @@ where
     // The first frame comes at once; the lab starts behind it.
     let mut starting = tokio::spawn({
         let (s, t) = (opts.scenario.clone(), opts.target.clone());
-        async move { Lab::start(s, &t).await }
+        async move { Run::start(s, &t).await }
     });
     let lab = loop {
         terminal.draw(|f| {

@@ -14,7 +14,7 @@ use super::app::App;
 use super::theme::{Theme, rgb};
 use super::ui;
 use super::view::View;
-use crate::run::{Lab, TargetOptions};
+use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 
 /// Cell size in pixels at a 14 px monospace font.
@@ -89,7 +89,7 @@ pub async fn capture(
     press: &[char],
 ) -> anyhow::Result<String> {
     use crossterm::event::{KeyCode, KeyEvent};
-    let lab = Lab::start(scenario, target).await?;
+    let lab = Run::start(scenario, target).await?;
     lab.start_live();
     let mut app = App::new(theme.clone());
     let sync = |app: &mut App, view: &View| app.sync_labs(&view.snapshot.labs());

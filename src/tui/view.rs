@@ -2,7 +2,7 @@
 //! together so the whole frame describes one instant.
 
 use crate::metrics::Point;
-use crate::run::Lab;
+use crate::run::Run;
 use crate::run::snapshot::Snapshot;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +20,7 @@ pub struct View {
 
 impl View {
     /// The lab right now, with `window` seconds of sparkline history.
-    pub fn of(lab: &Lab, window: u64) -> View {
+    pub fn of(lab: &Run, window: u64) -> View {
         let snapshot = lab.snapshot(false);
         let history = lab.history(window as usize);
         let (sparks, read_rate) = match history.kinesis {
@@ -31,8 +31,8 @@ impl View {
             snapshot,
             sparks,
             read_rate,
-            s3_sparks: history.s3,
-            redis_sparks: history.redis,
+            s3_sparks: history.s3.unwrap_or_default(),
+            redis_sparks: history.redis.unwrap_or_default(),
         }
     }
 }

@@ -228,7 +228,11 @@ impl KinesisLab {
         };
         self.ctx.shared.stop_consumer(&victim);
         let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
-        let name = owned_name(&sanitize(&victim.name), &self.ctx.shared.run.run_id, embedded);
+        let name = owned_name(
+            &sanitize(&victim.name),
+            &self.ctx.shared.run.run_id,
+            embedded,
+        );
         let arn = self
             .admin
             .describe_stream_consumer()

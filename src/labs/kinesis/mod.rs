@@ -9,6 +9,7 @@
 pub mod config;
 pub mod efo;
 mod knobs;
+mod lab;
 pub mod lambda;
 pub mod lineage;
 pub mod payload;
@@ -126,7 +127,12 @@ pub struct KinesisLab {
     poller_name: String,
     /// Scheduled reshards and the watchers of accepted ones (stopped with the lab).
     background: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    /// The GetRecords calls a second one shard allows, where the run measures.
+    read_limit: u32,
 }
+
+/// GetRecords calls a second per shard, as the Kinesis Data Streams quotas page documents them.
+pub const DOCUMENTED_READS_PER_SHARD: u32 = 5;
 
 /// The lab's last seconds, one value per second, oldest first, for the screen's sparklines.
 pub struct KinesisHistory {
@@ -158,7 +164,8 @@ impl KinesisLab {
     }
 
     /// The lab's figures now; `complete` once the run has ended and the consumers drained.
-    pub fn snapshot(&self, complete: bool, read_limit: u32) -> snapshot::KinesisSnapshot {
+    pub fn snapshot(&self, complete: bool) -> snapshot::KinesisSnapshot {
+        let read_limit = self.read_limit;
         let shared = &self.ctx.shared;
         // Every figure is read in its own statement: no lock (or lock guard kept alive by a
         // struct literal) is held while the next is taken, so readers never deadlock probes.
@@ -193,17 +200,28 @@ impl KinesisLab {
     /// then starts the producer.
     pub async fn start(
         run: Arc<crate::labs::RunContext>,
-        clients: Clients,
         scenario: &KinesisScenario,
-        existing_stream: Option<String>,
     ) -> anyhow::Result<KinesisLab> {
+        let clients = run.clients(crate::labs::LabKind::Kinesis)?.clone();
+        let existing_stream = run.target.stream.clone();
+        // The shard's GetRecords calls a second the gauge compares with: the emulator's limit,
+        // or the documented one elsewhere.
+        let read_limit = run
+            .emulated
+            .as_ref()
+            .map_or(DOCUMENTED_READS_PER_SHARD, |e| {
+                e.get_records_calls_per_sec()
+            });
         let shared = Shared::new(run, state::LiveSettings::of(Some(scenario)));
         let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });
         let admin_quota = QuotaPartition::new("latlab-admin");
         let admin = clients.kinesis(&RetrySettings::default(), &admin_quota, Default::default());
         let (stream, created) = match existing_stream {
             Some(name) => (name, false),
-            None => (owned_name(&scenario.stream, &shared.run.run_id, embedded), true),
+            None => (
+                owned_name(&scenario.stream, &shared.run.run_id, embedded),
+                true,
+            ),
         };
         if created {
             let mut req = admin
@@ -252,6 +270,7 @@ impl KinesisLab {
             poller_template,
             poller_name,
             background: Arc::new(Mutex::new(Vec::new())),
+            read_limit,
         };
         for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
             lab.spawn_consumer(&spec);
@@ -443,31 +462,6 @@ impl KinesisLab {
         Some(victim.name.clone())
     }
 
-    /// Stops the producer, lets the consumers catch up for at most the scenario's drain time, then
-    /// stops them.
-    pub async fn stop(&self) {
-        for task in self.background.lock().drain(..) {
-            task.abort();
-        }
-        let producer = self.producer.lock().take();
-        if let Some((cancel, task)) = producer {
-            cancel.cancel();
-            let _ = task.await;
-        }
-        let deadline = Instant::now() + self.scenario.drain;
-        while Instant::now() < deadline && self.missing() > 0 {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let consumers: Vec<Arc<ConsumerState>> = self.ctx.shared.consumers.read().clone();
-        for c in &consumers {
-            self.ctx.shared.stop_consumer(c);
-        }
-        let tasks: Vec<JoinHandle<()>> = self.tasks.lock().drain(..).collect();
-        for t in tasks {
-            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
-        }
-    }
-
     /// Records acknowledged and not yet read, summed over the running consumers.
     fn missing(&self) -> u64 {
         let running: Vec<Arc<ConsumerState>> = self
@@ -483,48 +477,6 @@ impl KinesisLab {
         running.iter().map(|c| ledger.counts(c.id).unread).sum()
     }
 
-    /// Deregisters the consumers latlab registered and deletes the stream if latlab created it.
-    /// Returns what could not be cleaned up.
-    pub async fn cleanup(&self) -> Vec<String> {
-        let mut problems = Vec::new();
-        let registered: Vec<String> = self.registered.lock().drain(..).collect();
-        for arn in registered {
-            if let Err(e) = self
-                .admin
-                .deregister_stream_consumer()
-                .consumer_arn(&arn)
-                .send()
-                .await
-            {
-                problems.push(format!(
-                    "could not deregister consumer {arn}: {}",
-                    error_line(&e)
-                ));
-            }
-        }
-        if self.created_stream {
-            let r = self
-                .admin
-                .delete_stream()
-                .stream_name(&self.ctx.stream)
-                .enforce_consumer_deletion(true)
-                .send()
-                .await;
-            match r {
-                Ok(_) => self
-                    .ctx
-                    .shared
-                    .log(format!("deleted stream {}", self.ctx.stream)),
-                Err(e) => problems.push(format!(
-                    "could not delete stream {}: {}",
-                    self.ctx.stream,
-                    error_line(&e)
-                )),
-            }
-        }
-        problems
-    }
-
     pub fn scenario(&self) -> &KinesisScenario {
         &self.scenario
     }
@@ -535,32 +487,6 @@ impl KinesisLab {
             "payload size {}",
             crate::units::format_bytes(bytes)
         ));
-    }
-
-    /// Applies one of the lab's commands; returns the line the screen confirms it with.
-    pub async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
-        match cmd {
-            Command::AddPoller => self.add_poller().await.map(|n| format!("added poller {n}")),
-            Command::RemovePoller => Ok(match self.remove_poller() {
-                Some(n) => format!("removed poller {n}"),
-                None => "no poller to remove".into(),
-            }),
-            Command::PayloadUp | Command::PayloadDown => {
-                let current = self.ctx.shared.settings.lock().payload;
-                let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
-                self.set_payload(next);
-                Ok(format!("payload size {}", crate::units::format_bytes(next)))
-            }
-            Command::RateUp => Ok(self.step_rate(true)),
-            Command::RateDown => Ok(self.step_rate(false)),
-            Command::ProducerMode => Ok(self.toggle_mode()),
-            Command::PollerInterval => Ok(self.next_interval()),
-            Command::RetryMode => Ok(self.toggle_retry_mode()),
-            Command::RetryQuota => Ok(self.toggle_quota()),
-            Command::AddFanOut => self.add_fan_out().await,
-            Command::RemoveFanOut => self.remove_fan_out().await,
-            Command::Reshard(scale) => self.reshard(scale).await,
-        }
     }
 }
 

@@ -420,8 +420,9 @@ mod tests {
     /// A lab `elapsed` into its run, asked for 5 records/s, whose producer's first put was at
     /// `first_put`, with `acks[i]` records acknowledged in run second `i`.
     fn lab(elapsed: Duration, first_put: Duration, acks: &[u32]) -> Arc<Shared> {
-        let mut shared = Shared::new(LiveSettings::of(None));
-        Arc::get_mut(&mut shared).unwrap().start = Instant::now().checked_sub(elapsed).unwrap();
+        let mut run = crate::labs::RunContext::offline();
+        Arc::get_mut(&mut run).unwrap().start = Instant::now().checked_sub(elapsed).unwrap();
+        let shared = Shared::new(run, LiveSettings::of(None));
         shared.settings.lock().rate = 5.0;
         *shared.producing.lock() = (Some(first_put), None);
         {

@@ -2,10 +2,10 @@
 //! Probes record straight into these (short mutexes, no channel to overflow), so no measured
 //! record is ever dropped between a probe and a report.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
 use tokio_util::sync::CancellationToken;

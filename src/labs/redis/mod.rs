@@ -13,6 +13,7 @@ mod conditions;
 pub mod config;
 mod endpoints;
 mod faults;
+mod lab;
 pub mod local;
 mod methods;
 mod shaper;
@@ -180,9 +181,9 @@ pub struct RedisShared {
 }
 
 impl RedisShared {
-    pub fn new(value_bytes: u64, run_id: &str) -> Arc<RedisShared> {
+    pub fn new(value_bytes: u64, run_id: &str, clock: Instant) -> Arc<RedisShared> {
         Arc::new(RedisShared {
-            start: Instant::now(),
+            start: clock,
             keys: key_prefix(run_id),
             value_bytes: AtomicU64::new(value_bytes),
             cpu_load: AtomicBool::new(false),
@@ -376,15 +377,17 @@ impl RedisLab {
     }
 
     /// Starts the lab on `ends`; every key it writes carries `run_id` (see [`key_prefix`]).
-    pub async fn start(
+    /// `clock` is the run's start, which the lab's seconds count from.
+    pub async fn open(
         ends: Endpoints,
         local: Option<crate::labs::redis::local::LocalRedis>,
         value_bytes: u64,
         run_id: &str,
         fault_log: Arc<crate::faults::FaultLog>,
+        clock: Instant,
     ) -> anyhow::Result<RedisLab> {
         ends.check().await?;
-        let shared = RedisShared::new(value_bytes, run_id);
+        let shared = RedisShared::new(value_bytes, run_id, clock);
         let lab = RedisLab {
             shared,
             ends,

@@ -6,6 +6,7 @@
 
 mod buckets;
 pub mod config;
+mod lab;
 mod matrix;
 pub mod snapshot;
 mod transfer;
@@ -88,18 +89,6 @@ pub struct S3Shared {
 }
 
 impl S3Shared {
-    pub fn new(class: Class, payload: u64, run_id: &str) -> Arc<S3Shared> {
-        Arc::new(S3Shared {
-            start: Instant::now(),
-            prefix: object_prefix(run_id),
-            class: Mutex::new(class),
-            payload: Mutex::new(payload),
-            ops: Mutex::new(BTreeMap::new()),
-            sdk: Arc::new(SdkStats::default()),
-            concurrency: std::sync::atomic::AtomicUsize::new(1),
-        })
-    }
-
     fn record(
         &self,
         class: Class,
@@ -267,6 +256,8 @@ pub struct S3Lab {
     cancel: CancellationToken,
     live: Mutex<Option<tokio::task::JoinHandle<()>>>,
     pub matrix: Mutex<Option<Vec<MatrixRow>>>,
+    /// The embedded emulator, when the run measures it (its count of CreateSession calls).
+    emulated: Option<Arc<dyn crate::labs::context::Emulated>>,
 }
 
 impl S3Lab {
@@ -282,9 +273,10 @@ impl S3Lab {
             .collect()
     }
 
-    /// The lab's figures now. `create_sessions`: the emulator's count of CreateSession calls,
-    /// when the run measures the embedded emulator.
-    pub fn snapshot(&self, create_sessions: Option<u64>) -> snapshot::S3Snapshot {
+    /// The lab's figures now, with the emulator's count of CreateSession calls when the run
+    /// measures the embedded emulator.
+    pub fn snapshot(&self) -> snapshot::S3Snapshot {
+        let create_sessions = self.emulated.as_ref().map(|e| e.create_sessions());
         let ops = self.shared.snapshot();
         let sdk = self.shared.sdk.snapshot();
         snapshot::S3Snapshot {
@@ -301,13 +293,15 @@ impl S3Lab {
         }
     }
 
-    /// Finds or creates the buckets; `given` are the user's (standard, express) on other endpoints.
-    pub async fn start(
+    /// Finds or creates the buckets; `given` are the user's (standard, express) on other
+    /// endpoints. `clock` is the run's start, which the lab's seconds count from.
+    pub async fn open(
         client: Client,
         scenario: &crate::labs::s3::config::S3Scenario,
         run_id: &str,
         given: Option<Buckets>,
         sdk: Arc<SdkStats>,
+        clock: Instant,
     ) -> anyhow::Result<S3Lab> {
         let (buckets, created, express_unsupported) = match given {
             Some(b) => {
@@ -340,7 +334,7 @@ impl S3Lab {
             scenario.class
         };
         let shared = Arc::new(S3Shared {
-            start: Instant::now(),
+            start: clock,
             prefix: object_prefix(run_id),
             class: Mutex::new(class),
             payload: Mutex::new(scenario.payload),
@@ -358,6 +352,7 @@ impl S3Lab {
             cancel: CancellationToken::new(),
             live: Mutex::new(None),
             matrix: Mutex::new(None),
+            emulated: None,
         })
     }
 

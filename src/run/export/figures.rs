@@ -10,7 +10,7 @@ use hdrhistogram::Histogram;
 
 use super::text::{Buckets, Family, Type, Value};
 use crate::metrics::sdk::SdkSnapshot;
-use crate::run::Lab;
+use crate::run::Run;
 use crate::run::snapshot::Snapshot;
 
 /// Every series' whole histogram (microseconds), with what labels it.
@@ -24,8 +24,8 @@ struct Latency {
     redis: Vec<(&'static str, Histogram<u64>)>,
 }
 
-impl Lab {
-    /// The series [`Lab::histograms`] names, labelled for export: each histogram copied under
+impl Run {
+    /// The series [`Run::histograms`] names, labelled for export: each histogram copied under
     /// its own lock, one at a time.
     fn latency(&self) -> Latency {
         let mut out = Latency::default();
@@ -52,7 +52,7 @@ impl Lab {
 }
 
 /// The lab's figures now, family by family.
-pub fn families(lab: &Lab) -> Vec<Family> {
+pub fn families(lab: &Run) -> Vec<Family> {
     let snap = lab.snapshot(false);
     let latency = lab.latency();
     let mut out = run(&snap);

@@ -27,7 +27,7 @@ use parking_lot::Mutex;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::Lab;
+use super::Run;
 pub use text::Format;
 
 /// Where the figures are served.
@@ -151,7 +151,7 @@ pub fn open(addr: Option<&str>) -> anyhow::Result<Option<MetricsListener>> {
 /// What the server reads a scrape from.
 struct Source {
     /// The running lab, once it has started (held weakly: the run owns it).
-    lab: Mutex<Weak<Lab>>,
+    lab: Mutex<Weak<Run>>,
     /// One scrape is read at a time; [`Metrics::stop`] takes it to wait out the one in flight.
     reading: Semaphore,
     /// The run is ending: scrapes are answered 503.
@@ -184,7 +184,7 @@ impl Metrics {
     }
 
     /// From now on scrapes read `lab`.
-    pub fn attach(&self, lab: &Arc<Lab>) {
+    pub fn attach(&self, lab: &Arc<Run>) {
         if let Some((source, _)) = &self.serving {
             *source.lab.lock() = Arc::downgrade(lab);
         }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::metrics::Point;
 use crate::report::{Ending, ScenarioInfo, json};
-use crate::run::Lab;
+use crate::run::Run;
 use crate::run::snapshot::Snapshot;
 
 /// Faults a frame carries: those of the last [`FAULTS_WINDOW_SECS`], the newest
@@ -107,7 +107,7 @@ pub struct Framer {
 
 impl Framer {
     /// The frame of this second: `snapshot` (taken just now) and the points that became whole.
-    pub fn frame(&mut self, lab: &Lab, at_secs: f64, snapshot: &Snapshot) -> Frame {
+    pub fn frame(&mut self, lab: &Run, at_secs: f64, snapshot: &Snapshot) -> Frame {
         let history = lab.history(LOOKBACK);
         let mut points = Points::default();
         if let (Some(k), Some(h)) = (&snapshot.kinesis, &history.kinesis)
@@ -134,7 +134,7 @@ impl Framer {
                 }
             }
         }
-        for (class, op, series) in &history.s3 {
+        for (class, op, series) in history.s3.iter().flatten() {
             let key = s3_key(*class, op);
             if let Some(p) = series.last() {
                 points.upto.insert("s3".into(), p.second.saturating_sub(1));
@@ -144,7 +144,7 @@ impl Framer {
                 points.s3.insert(key, new);
             }
         }
-        for (method, series) in &history.redis {
+        for (method, series) in history.redis.iter().flatten() {
             if let Some(p) = series.last() {
                 points
                     .upto

@@ -36,7 +36,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 
-use super::Lab;
+use super::Run;
 
 /// The recording format's name and version, in `recording.json`.
 pub const SCHEMA: &str = "latlab-recording/1";
@@ -130,14 +130,14 @@ impl Recorder {
     }
 
     /// Starts the recording in `dir` (made by [`Recorder::prepare`]) and writes what the run is.
-    pub fn create(dir: &Path, lab: &Lab, scenario_text: &str) -> anyhow::Result<Recorder> {
+    pub fn create(dir: &Path, lab: &Run, scenario_text: &str) -> anyhow::Result<Recorder> {
         let write = |name: &str, text: &str| {
             std::fs::write(dir.join(name), text)
                 .with_context(|| format!("--record {}: cannot write {name}", dir.display()))
         };
         write("scenario.toml", scenario_text)?;
         // Intervals are timed from the run's start, so the log's base time is that moment.
-        let started = SystemTime::now() - lab.shared.start.elapsed();
+        let started = SystemTime::now() - lab.ctx.start.elapsed();
         let started_ms = started
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default()
@@ -164,7 +164,7 @@ impl Recorder {
         Ok(Recorder {
             dir: dir.to_path_buf(),
             started,
-            start: lab.shared.start,
+            start: lab.ctx.start,
             logs: BTreeMap::new(),
             events,
             frames,
@@ -178,7 +178,7 @@ impl Recorder {
 
     /// One second: each series' interval since the last tick goes to its log, and the faults that
     /// fired since to the events.
-    pub fn tick(&mut self, lab: &Lab) -> anyhow::Result<()> {
+    pub fn tick(&mut self, lab: &Run) -> anyhow::Result<()> {
         let at = self.start.elapsed();
         for (name, whole) in lab.histograms() {
             if !self.logs.contains_key(&name) {
@@ -212,7 +212,7 @@ impl Recorder {
             }
         }
         let seen = self.fault_seen;
-        for e in lab.fault_log.events().iter().filter(|e| e.id > seen) {
+        for e in lab.ctx.fault_log.events().iter().filter(|e| e.id > seen) {
             let line = serde_json::json!({
                 "at_secs": e.at.saturating_duration_since(self.start).as_secs_f64(),
                 "event": "fault",
@@ -329,7 +329,7 @@ impl Recorder {
     }
 }
 
-impl Lab {
+impl Run {
     /// Every series' whole histogram now (microseconds), by name: a Kinesis consumer's arrival ->
     /// receive, an S3 class and operation's total time, a Redis method's lag.
     pub fn histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {

@@ -1,0 +1,124 @@
+//! What a run gives every lab it starts: its clock and id, the SDK's clients, the fault log,
+//! the user's target options, and what the embedded emulator (when the run has one) tells the
+//! labs. It belongs to the run; no lab reaches into another's state for any of it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::aws::Clients;
+use crate::faults::FaultLog;
+
+/// Where a lab runs: the embedded emulator unless an endpoint (or real AWS) is named.
+#[derive(Clone, Debug, Default)]
+pub struct TargetOptions {
+    /// Measure this endpoint (or real AWS with `aws = true`) instead of the embedded emulator.
+    pub endpoint_url: Option<String>,
+    pub aws: bool,
+    pub region: Option<String>,
+    /// Use this existing stream instead of creating one.
+    pub stream: Option<String>,
+    /// Embedded emulator only: the latency profile (default: the scenario's) and limit overrides.
+    pub latency_profile: Option<String>,
+    pub limits_file: Option<std::path::PathBuf>,
+    pub limit_overrides: Vec<String>,
+    /// Embedded emulator only: Kinesis operations it answers as an endpoint lacking them does.
+    pub lacking: Vec<String>,
+    /// Faults to inject, beside the scenario's (`--fault`).
+    pub faults: Vec<crate::faults::FaultSpec>,
+    /// Other endpoints: the S3 Standard bucket and S3 Express directory bucket to measure.
+    pub s3_bucket: Option<String>,
+    pub s3_express_bucket: Option<String>,
+    /// Other Redis: the primary and its replica (redis:// or rediss://, with AUTH in the URL).
+    pub redis_primary: Option<String>,
+    pub redis_replica: Option<String>,
+}
+
+impl TargetOptions {
+    /// Whether the run measures another endpoint or real AWS rather than the embedded emulator.
+    pub fn external(&self) -> bool {
+        self.endpoint_url.is_some() || self.aws
+    }
+}
+
+/// What the embedded emulator tells the labs measuring it: the limits it enforces and the
+/// counts only it can see. The run implements it over its emulator; labs never import one.
+pub trait Emulated: Send + Sync {
+    /// The GetRecords calls a second one shard allows.
+    fn get_records_calls_per_sec(&self) -> u32;
+    /// The CreateSession calls the emulator has answered (S3 Express's session reuse).
+    fn create_sessions(&self) -> u64;
+}
+
+/// The run's context, shared by every lab of it.
+pub struct RunContext {
+    /// The run's clock: every lab's seconds count from here.
+    pub start: Instant,
+    /// Distinguishes this run's records and resources from any other's (see [`super::run_id`]).
+    pub run_id: String,
+    /// The SDK's clients, when a lab of the run speaks AWS (None: a Redis-only run).
+    pub clients: Option<Clients>,
+    /// Every fault that fired, the emulator's and the labs' own.
+    pub fault_log: Arc<FaultLog>,
+    /// What the user named to measure.
+    pub target: TargetOptions,
+    /// The embedded emulator the run measures, if it measures one.
+    pub emulated: Option<Arc<dyn Emulated>>,
+}
+
+impl RunContext {
+    /// A new run's context, its clock started at `start` (the SDK's clients time their
+    /// attempts from it too) and a new run id.
+    pub fn new(
+        start: Instant,
+        clients: Option<Clients>,
+        fault_log: Arc<FaultLog>,
+        target: TargetOptions,
+        emulated: Option<Arc<dyn Emulated>>,
+    ) -> Arc<RunContext> {
+        Arc::new(RunContext {
+            start,
+            run_id: super::run_id(),
+            clients,
+            fault_log,
+            target,
+            emulated,
+        })
+    }
+
+    /// A context that reaches nothing: for a lab's state built without a run (tests, fixtures).
+    pub fn offline() -> Arc<RunContext> {
+        RunContext::new(
+            Instant::now(),
+            None,
+            Arc::default(),
+            TargetOptions::default(),
+            None,
+        )
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Whole seconds since the run started.
+    pub fn second(&self) -> u64 {
+        self.start.elapsed().as_secs()
+    }
+
+    /// One line of what happened, to the run's log (`--log FILE`, `RUST_LOG`).
+    pub fn log(&self, line: impl Into<String>) {
+        tracing::info!("{}", line.into());
+    }
+
+    /// The SDK's clients, or an error naming the lab that needs them.
+    pub fn clients(&self, lab: super::LabKind) -> anyhow::Result<&Clients> {
+        self.clients
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("{} needs the SDK's clients", lab.name()))
+    }
+
+    /// Whether the run measures the embedded emulator.
+    pub fn embedded(&self) -> bool {
+        self.emulated.is_some()
+    }
+}

@@ -1,0 +1,157 @@
+//! The Kinesis lab behind the one lab interface.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinHandle;
+
+use super::config::KinesisScenario;
+use super::state::ConsumerState;
+use super::{Command, KinesisHistory, KinesisLab, PAYLOAD_STEPS, Scale, snapshot::KinesisSnapshot};
+use crate::aws::error_line;
+use crate::labs::{Lab, LabKind, RunContext};
+use crate::services::Service;
+
+impl Lab for KinesisLab {
+    const KIND: LabKind = LabKind::Kinesis;
+    const NAME: &'static str = "Kinesis";
+    const DEMO: &'static str = "demo";
+    const SERVICE: Service = Service::Kinesis;
+    /// The producer puts from the moment the lab has started.
+    const MEASURES_FROM_START: bool = true;
+
+    type Scenario = KinesisScenario;
+    type Command = Command;
+    type Snapshot = KinesisSnapshot;
+    type History = KinesisHistory;
+
+    async fn start(ctx: &Arc<RunContext>, scenario: &KinesisScenario) -> anyhow::Result<Self> {
+        KinesisLab::start(ctx.clone(), scenario).await
+    }
+
+    fn reset(&self) {
+        self.ctx.shared.reset();
+    }
+
+    fn snapshot(&self, complete: bool) -> KinesisSnapshot {
+        KinesisLab::snapshot(self, complete)
+    }
+
+    fn history(&self, window: usize) -> KinesisHistory {
+        KinesisLab::history(self, window)
+    }
+
+    fn what(cmd: Command) -> &'static str {
+        match cmd {
+            Command::AddPoller => "adding a GetRecords poller",
+            Command::RemovePoller => "removing a GetRecords poller",
+            Command::PayloadUp => "a larger Kinesis payload",
+            Command::PayloadDown => "a smaller Kinesis payload",
+            Command::RateUp => "a higher producer rate",
+            Command::RateDown => "a lower producer rate",
+            Command::ProducerMode => "switching the producer's put mode",
+            Command::PollerInterval => "the pollers' next interval",
+            Command::RetryMode => "switching the pollers' retry mode",
+            Command::RetryQuota => "switching the pollers' retry quota",
+            Command::AddFanOut => "adding a fan-out consumer",
+            Command::RemoveFanOut => "removing a fan-out consumer",
+            Command::Reshard(Scale::Double) => "doubling the stream's shards (UpdateShardCount)",
+            Command::Reshard(Scale::Halve) => "halving the stream's shards (UpdateShardCount)",
+        }
+    }
+
+    async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        match cmd {
+            Command::AddPoller => self.add_poller().await.map(|n| format!("added poller {n}")),
+            Command::RemovePoller => Ok(match self.remove_poller() {
+                Some(n) => format!("removed poller {n}"),
+                None => "no poller to remove".into(),
+            }),
+            Command::PayloadUp | Command::PayloadDown => {
+                let current = self.ctx.shared.settings.lock().payload;
+                let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
+                self.set_payload(next);
+                Ok(format!("payload size {}", crate::units::format_bytes(next)))
+            }
+            Command::RateUp => Ok(self.step_rate(true)),
+            Command::RateDown => Ok(self.step_rate(false)),
+            Command::ProducerMode => Ok(self.toggle_mode()),
+            Command::PollerInterval => Ok(self.next_interval()),
+            Command::RetryMode => Ok(self.toggle_retry_mode()),
+            Command::RetryQuota => Ok(self.toggle_quota()),
+            Command::AddFanOut => self.add_fan_out().await,
+            Command::RemoveFanOut => self.remove_fan_out().await,
+            Command::Reshard(scale) => self.reshard(scale).await,
+        }
+    }
+
+    fn measured_for(&self) -> Option<Duration> {
+        Some(self.ctx.shared.producing_for())
+    }
+
+    /// Stops the producer, lets the consumers catch up for at most the scenario's drain time,
+    /// then stops them.
+    async fn stop(&self) {
+        for task in self.background.lock().drain(..) {
+            task.abort();
+        }
+        let producer = self.producer.lock().take();
+        if let Some((cancel, task)) = producer {
+            cancel.cancel();
+            let _ = task.await;
+        }
+        let deadline = Instant::now() + self.scenario.drain;
+        while Instant::now() < deadline && self.missing() > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let consumers: Vec<Arc<ConsumerState>> = self.ctx.shared.consumers.read().clone();
+        for c in &consumers {
+            self.ctx.shared.stop_consumer(c);
+        }
+        let tasks: Vec<JoinHandle<()>> = self.tasks.lock().drain(..).collect();
+        for t in tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+    }
+
+    /// Deregisters the consumers latlab registered and deletes the stream if latlab created it.
+    async fn cleanup(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let registered: Vec<String> = self.registered.lock().drain(..).collect();
+        for arn in registered {
+            if let Err(e) = self
+                .admin
+                .deregister_stream_consumer()
+                .consumer_arn(&arn)
+                .send()
+                .await
+            {
+                problems.push(format!(
+                    "could not deregister consumer {arn}: {}",
+                    error_line(&e)
+                ));
+            }
+        }
+        if self.created_stream {
+            let r = self
+                .admin
+                .delete_stream()
+                .stream_name(&self.ctx.stream)
+                .enforce_consumer_deletion(true)
+                .send()
+                .await;
+            match r {
+                Ok(_) => self
+                    .ctx
+                    .shared
+                    .log(format!("deleted stream {}", self.ctx.stream)),
+                Err(e) => problems.push(format!(
+                    "could not delete stream {}: {}",
+                    self.ctx.stream,
+                    error_line(&e)
+                )),
+            }
+        }
+        problems
+    }
+}

@@ -1,0 +1,83 @@
+//! The one interface every lab implements, in its own folder: how it starts from the run's
+//! context, what its commands do, and how it stops. The run's supervisor drives every lab
+//! through it (statically: the registry in `mod.rs` names each lab's type).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{LabKind, RunContext};
+use crate::faults::FaultSpec;
+use crate::services::Service;
+
+pub trait Lab: Sized + Send + Sync + 'static {
+    /// Its kind in the registry.
+    const KIND: LabKind;
+    /// As screens name it: "Kinesis".
+    const NAME: &'static str;
+    /// A built-in scenario that runs it alone.
+    const DEMO: &'static str;
+    /// The service it measures.
+    const SERVICE: Service;
+
+    /// Whether its figures count from the moment it starts (a producer's period): such a lab
+    /// starts after the others, so their set-up does not eat into what it measures.
+    const MEASURES_FROM_START: bool = false;
+
+    /// Its part of the scenario file.
+    type Scenario: Clone + Send + Sync + 'static;
+    /// What its keys ask of it while it runs.
+    type Command: Copy + std::fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
+    /// Its figures at one moment, for screens, reports and recordings.
+    type Snapshot: Clone + std::fmt::Debug + PartialEq + Send + 'static;
+    /// Its last seconds, one value per second, for the sparklines.
+    type History: Send + 'static;
+
+    /// Creates (or finds) what it measures and starts its probes, on the run's context.
+    fn start(
+        ctx: &Arc<RunContext>,
+        scenario: &Self::Scenario,
+    ) -> impl Future<Output = anyhow::Result<Self>> + Send;
+
+    /// Its snapshot when it could not start, saying why, so that the run's other labs go on
+    /// without it; None (the default): a lab that cannot start stops the run.
+    fn unavailable(_why: &str) -> Option<Self::Snapshot> {
+        None
+    }
+
+    /// Starts the live loop a run without a set experiment runs (nothing: its probes start with
+    /// it).
+    fn start_live(&self) {}
+
+    /// Its histograms and counts start over.
+    fn reset(&self);
+
+    /// Its figures now; `complete`: the run has ended and its probes drained.
+    fn snapshot(&self, complete: bool) -> Self::Snapshot;
+
+    /// Its last `window` seconds.
+    fn history(&self, window: usize) -> Self::History;
+
+    /// What a command does, in a few words: "adding a GetRecords poller".
+    fn what(cmd: Self::Command) -> &'static str;
+
+    /// Applies a command; returns the line the screen confirms it with.
+    fn apply(&self, cmd: Self::Command) -> impl Future<Output = anyhow::Result<String>> + Send;
+
+    /// Sets a fault the lab injects itself (those of a service the emulator does not serve).
+    fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
+        anyhow::bail!("{} is injected by the embedded emulator", spec.kind)
+    }
+
+    /// How long it measured, when its figures are rates over a producing period (the Kinesis
+    /// producer's); None when they are not.
+    fn measured_for(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Stops its probes and lets them drain.
+    fn stop(&self) -> impl Future<Output = ()> + Send;
+
+    /// Removes what it created; returns what could not be removed.
+    fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send;
+}

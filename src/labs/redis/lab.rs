@@ -1,0 +1,100 @@
+//! The Redis lab behind the one lab interface: on latlab's own redis-server pair, or on the
+//! primary and replica the user named.
+
+use std::sync::Arc;
+
+use super::config::RedisScenario;
+use super::local::{LinkProfile, LocalRedis};
+use super::snapshot::RedisSnapshot;
+use super::{Command, Endpoints, Method, RedisLab};
+use crate::faults::FaultSpec;
+use crate::labs::{Lab, LabKind, RunContext};
+use crate::services::Service;
+
+impl Lab for RedisLab {
+    const KIND: LabKind = LabKind::Redis;
+    const NAME: &'static str = "Redis";
+    const DEMO: &'static str = "redis-demo";
+    const SERVICE: Service = Service::Redis;
+
+    type Scenario = RedisScenario;
+    type Command = Command;
+    type Snapshot = RedisSnapshot;
+    /// Per method: the lag.
+    type History = Vec<(Method, Vec<crate::metrics::Point>)>;
+
+    async fn start(ctx: &Arc<RunContext>, r: &RedisScenario) -> anyhow::Result<Self> {
+        let opts = &ctx.target;
+        let (ends, local) = match (&opts.redis_primary, &opts.redis_replica) {
+            (Some(p), Some(rep)) => (Endpoints::open(p, rep, false)?, None),
+            (None, None) => {
+                let link = LinkProfile::resolve(&r.link)?;
+                let client_link = LinkProfile::resolve(&r.client_link)?;
+                let local = LocalRedis::start(link, client_link).await?;
+                let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
+                (ends, Some(local))
+            }
+            _ => anyhow::bail!(
+                "--redis-primary and --redis-replica go together: name both, or neither to use latlab's own redis-server pair"
+            ),
+        };
+        let mut lab = RedisLab::open(
+            ends,
+            local,
+            r.value,
+            &ctx.run_id,
+            ctx.fault_log.clone(),
+            ctx.start,
+        )
+        .await?;
+        lab.node_type = r.node_type.clone();
+        Ok(lab)
+    }
+
+    /// redis-server missing or an endpoint unreachable: the Redis pane says so and the run's
+    /// other labs go on.
+    fn unavailable(why: &str) -> Option<RedisSnapshot> {
+        Some(RedisSnapshot::unavailable(why))
+    }
+
+    fn start_live(&self) {
+        RedisLab::start_live(self)
+    }
+
+    fn reset(&self) {
+        self.shared.reset();
+    }
+
+    fn snapshot(&self, _complete: bool) -> RedisSnapshot {
+        RedisLab::snapshot(self)
+    }
+
+    fn history(&self, window: usize) -> Self::History {
+        RedisLab::history(self, window)
+    }
+
+    fn what(cmd: Command) -> &'static str {
+        match cmd {
+            Command::LinkNext => "the next replication link profile",
+            Command::ValueNext => "the next Redis value size",
+            Command::CpuLoad => "toggling CPU load on the Redis primary",
+            Command::MemoryFull => "toggling a nearly full memory on the Redis primary",
+        }
+    }
+
+    async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        RedisLab::apply(self, cmd)
+    }
+
+    fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
+        RedisLab::add_fault(self, spec)
+    }
+
+    async fn stop(&self) {
+        RedisLab::stop(self).await
+    }
+
+    async fn cleanup(&self) -> Vec<String> {
+        RedisLab::cleanup(self).await
+    }
+}

@@ -1,0 +1,84 @@
+//! The S3 lab behind the one lab interface: on the emulator's buckets, or on the two the user
+//! named for another endpoint.
+
+use std::sync::Arc;
+
+use super::config::S3Scenario;
+use super::{Buckets, Command, S3Lab, snapshot::S3Snapshot};
+use crate::labs::{Lab, LabKind, RunContext};
+use crate::services::Service;
+use crate::services::s3::Class;
+
+impl Lab for S3Lab {
+    const KIND: LabKind = LabKind::S3;
+    const NAME: &'static str = "S3";
+    const DEMO: &'static str = "s3-demo";
+    const SERVICE: Service = Service::S3;
+
+    type Scenario = S3Scenario;
+    type Command = Command;
+    type Snapshot = S3Snapshot;
+    /// Per (class, PUT/GET): the total time.
+    type History = Vec<(Class, String, Vec<crate::metrics::Point>)>;
+
+    async fn start(ctx: &Arc<RunContext>, scenario: &S3Scenario) -> anyhow::Result<Self> {
+        let opts = &ctx.target;
+        let given = match (&opts.s3_bucket, &opts.s3_express_bucket, opts.external()) {
+            (Some(std), Some(exp), _) => Some(Buckets {
+                standard: std.clone(),
+                express: exp.clone(),
+            }),
+            (_, _, false) => None,
+            _ => anyhow::bail!(
+                "the S3 lab on another endpoint needs --s3-bucket NAME (S3 Standard) and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket); latlab writes only under their latlab/ prefix"
+            ),
+        };
+        let stats = Arc::new(crate::metrics::SdkStats::default());
+        let quota = crate::aws::QuotaPartition::new("latlab-s3");
+        let client = ctx.clients(LabKind::S3)?.s3(
+            &crate::aws::RetrySettings::default(),
+            &quota,
+            stats.clone(),
+        );
+        let mut lab = S3Lab::open(client, scenario, &ctx.run_id, given, stats, ctx.start).await?;
+        lab.emulated = ctx.emulated.clone();
+        Ok(lab)
+    }
+
+    fn start_live(&self) {
+        S3Lab::start_live(self)
+    }
+
+    fn reset(&self) {
+        self.shared.reset();
+    }
+
+    fn snapshot(&self, _complete: bool) -> S3Snapshot {
+        S3Lab::snapshot(self)
+    }
+
+    fn history(&self, window: usize) -> Self::History {
+        S3Lab::history(self, window)
+    }
+
+    fn what(cmd: Command) -> &'static str {
+        match cmd {
+            Command::ToggleClass => "switching the S3 storage class",
+            Command::PayloadUp => "a larger S3 payload",
+            Command::PayloadDown => "a smaller S3 payload",
+            Command::Concurrency => "the next S3 concurrency",
+        }
+    }
+
+    async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        Ok(S3Lab::apply(self, cmd))
+    }
+
+    async fn stop(&self) {
+        S3Lab::stop(self).await
+    }
+
+    async fn cleanup(&self) -> Vec<String> {
+        S3Lab::cleanup(self).await
+    }
+}
