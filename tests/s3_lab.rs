@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::labs::s3;
+use latlab::labs::{LabKind, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::services::s3::Class;
@@ -115,7 +115,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     app.sync_labs(&view.snapshot.labs());
     assert_eq!(
         app.tab,
-        Tab::S3,
+        Tab::Lab(LabKind::S3),
         "a scenario with only S3 opens on the S3 tab"
     );
     let s3 = view.snapshot.s3.as_ref().unwrap();

@@ -173,15 +173,15 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     assert_eq!(app.tab, Tab::Overview);
     app.key(k('1'), || view.clone());
-    assert_eq!(app.tab, Tab::Kinesis);
+    assert_eq!(app.tab, Tab::Lab(LabKind::Kinesis));
     app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
-    assert_eq!(app.tab, Tab::S3);
+    assert_eq!(app.tab, Tab::Lab(LabKind::S3));
     app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
-    assert_eq!(app.tab, Tab::Redis);
+    assert_eq!(app.tab, Tab::Lab(LabKind::Redis));
     app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
     assert_eq!(app.tab, Tab::Overview, "Tab wraps round to the overview");
     app.key(KeyEvent::from(KeyCode::BackTab), || view.clone());
-    assert_eq!(app.tab, Tab::Redis, "Shift-Tab goes back");
+    assert_eq!(app.tab, Tab::Lab(LabKind::Redis), "Shift-Tab goes back");
     app.key(k('0'), || view.clone());
     assert_eq!(app.tab, Tab::Overview);
     // The labs' keys act from the overview and leave it on screen.
@@ -197,7 +197,7 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     // From a lab's own tab they bring that lab's tab up.
     app.key(k('1'), || view.clone());
     app.key(k('s'), || view.clone());
-    assert_eq!(app.tab, Tab::S3);
+    assert_eq!(app.tab, Tab::Lab(LabKind::S3));
     let screen = text(&render(&app, &view, (160, 50)));
     assert!(
         screen.contains(" 2 S3 ") && screen.contains("S3 GET"),
@@ -207,9 +207,9 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     // A scenario with one lab has no overview, and says so.
     let mut one = App::new(Theme::dark());
     one.sync_labs(&[LabKind::Kinesis]);
-    assert_eq!(one.tab, Tab::Kinesis);
+    assert_eq!(one.tab, Tab::Lab(LabKind::Kinesis));
     one.key(k('0'), || view.clone());
-    assert_eq!(one.tab, Tab::Kinesis);
+    assert_eq!(one.tab, Tab::Lab(LabKind::Kinesis));
     assert_eq!(
         one.current_message(),
         Some((

@@ -245,7 +245,7 @@ fn the_redis_pane() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_redis_view();
     app.sync_labs(&[LabKind::Redis]);
-    assert_eq!(app.tab, Tab::Redis);
+    assert_eq!(app.tab, Tab::Lab(LabKind::Redis));
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);
     insta::assert_snapshot!("redis_120x40", s);
@@ -276,7 +276,7 @@ fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
         "redis-server is not installed: install it with `sudo apt-get install -y redis-server`",
     ));
     app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
-    app.tab = Tab::Redis;
+    app.tab = Tab::Lab(LabKind::Redis);
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);
     assert!(s.contains("Redis replication lag: not running"), "{s}");

@@ -94,13 +94,8 @@ impl Row {
 
     /// The series' subject: the consumer, `CLASS OP`, or the method.
     pub fn subject(&self) -> String {
-        let parts: Vec<&str> = self.name.split('.').collect();
-        match parts.as_slice() {
-            ["kinesis", rest @ .., "arrival_to_receive"] if !rest.is_empty() => rest.join("."),
-            ["s3", class, op, "total"] => format!("{class} {op}"),
-            ["redis", method, "lag"] => method.to_string(),
-            _ => self.name.clone(),
-        }
+        crate::labs::series::SeriesId::parse(&self.name)
+            .map_or_else(|| self.name.clone(), |id| id.subject_label())
     }
 }
 

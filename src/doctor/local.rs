@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Check, Lab};
+use super::{Check, Part};
+use crate::labs::LabKind;
 use crate::run::TargetOptions;
 
 /// How long a Redis server or `redis-server --version` may take to answer.
@@ -28,7 +29,7 @@ async fn redis_server() -> Check {
             "redis-server",
             "not on PATH; the Redis lab cannot run",
             INSTALL_REDIS,
-            &[Lab::Redis],
+            &[Part::Lab(LabKind::Redis)],
         );
     };
     let run = tokio::process::Command::new(&binary)
@@ -61,7 +62,7 @@ async fn redis_server() -> Check {
         "redis-server",
         format!("{} does not run: {why}", binary.display()),
         INSTALL_REDIS,
-        &[Lab::Redis],
+        &[Part::Lab(LabKind::Redis)],
     )
 }
 
@@ -87,7 +88,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
                 "redis primary",
                 format!("{e:#}"),
                 "write redis://[:PASSWORD@]HOST:PORT or rediss:// for TLS",
-                &[Lab::Redis],
+                &[Part::Lab(LabKind::Redis)],
             )];
         }
     };
@@ -112,7 +113,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
                         endpoints.primary_label
                     ),
                     "give the primary's URL to --redis-primary",
-                    &[Lab::Redis],
+                    &[Part::Lab(LabKind::Redis)],
                 ));
             }
         }
@@ -120,7 +121,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
             "redis primary",
             format!("{}: {why}", endpoints.primary_label),
             fix,
-            &[Lab::Redis],
+            &[Part::Lab(LabKind::Redis)],
         )),
     }
     match ask(&endpoints.replica).await {
@@ -140,7 +141,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
                         endpoints.replica_label
                     ),
                     "give a replica of the primary to --redis-replica",
-                    &[Lab::Redis],
+                    &[Part::Lab(LabKind::Redis)],
                 ));
             } else if link != "up" {
                 out.push(Check::fail(
@@ -150,7 +151,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
                         endpoints.replica_label
                     ),
                     "wait for the replica to sync, or check the primary",
-                    &[Lab::Redis],
+                    &[Part::Lab(LabKind::Redis)],
                 ));
             } else {
                 out.push(Check::ok(
@@ -166,7 +167,7 @@ async fn given_redis(primary: &str, replica: &str) -> Vec<Check> {
             "redis replica",
             format!("{}: {why}", endpoints.replica_label),
             fix,
-            &[Lab::Redis],
+            &[Part::Lab(LabKind::Redis)],
         )),
     }
     out
@@ -219,13 +220,13 @@ pub(super) fn terminal(size: Option<Result<(u16, u16), String>>) -> Check {
             "terminal",
             "standard output is not a terminal: the live lab needs one; headless runs work",
             "open the live lab in a terminal; scripts use `latlab run SCENARIO`",
-            &[Lab::Live],
+            &[Part::Live],
         ),
         Some(Err(e)) => Check::warn(
             "terminal",
             format!("its size is unknown ({e})"),
             format!("a terminal of at least {min_w}x{min_h}"),
-            &[Lab::Live],
+            &[Part::Live],
         ),
         Some(Ok((w, h))) if w < min_w || h < min_h => Check::warn(
             "terminal",
@@ -233,7 +234,7 @@ pub(super) fn terminal(size: Option<Result<(u16, u16), String>>) -> Check {
                 "{w}x{h}, smaller than the {min_w}x{min_h} the live lab needs (it shows only a note until enlarged)"
             ),
             format!("enlarge the window to at least {min_w}x{min_h}"),
-            &[Lab::Live],
+            &[Part::Live],
         ),
         Some(Ok((w, h))) => Check::ok(
             "terminal",
@@ -282,7 +283,7 @@ pub fn colours(env: &TermEnv) -> Check {
             "colours",
             "TERM=dumb: the terminal may not move the cursor or show colour, and the live lab draws with both",
             "a terminal emulator (TERM=xterm-256color or the like); scripts use `latlab run`",
-            &[Lab::Live],
+            &[Part::Live],
         );
     }
     use crate::tui::theme::Depth;
@@ -310,7 +311,7 @@ pub fn colours(env: &TermEnv) -> Check {
                 )
             },
             "set COLORTERM=truecolor (or TERM=xterm-256color) if the terminal shows more; --theme mono for none",
-            &[Lab::Live],
+            &[Part::Live],
         ),
     }
 }
@@ -327,7 +328,7 @@ pub(super) fn log(path: &Path) -> Check {
                 path.display()
             ),
             "give the live lab --log FILE somewhere writable (check it with `latlab doctor --log FILE`)",
-            &[Lab::Live],
+            &[Part::Live],
         ),
     }
 }
@@ -366,7 +367,7 @@ mod tests {
         let c = colours(&env(None, Some("truecolor"), Some("dumb")));
         assert_eq!(c.status, Status::Warn);
         assert!(c.found.starts_with("TERM=dumb"), "{}", c.found);
-        assert_eq!(c.labs, vec![Lab::Live]);
+        assert_eq!(c.labs, vec![Part::Live]);
     }
 
     #[test]
@@ -408,6 +409,6 @@ mod tests {
         std::fs::write(&file, "x").unwrap();
         let bad = log(&file.join("latlab.log"));
         assert_eq!(bad.status, Status::Fail);
-        assert_eq!(bad.labs, vec![Lab::Live]);
+        assert_eq!(bad.labs, vec![Part::Live]);
     }
 }

@@ -15,6 +15,7 @@ mod probe;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::labs::LabKind;
 use crate::run::TargetOptions;
 
 /// How a check came out.
@@ -37,25 +38,27 @@ impl Status {
     }
 }
 
-/// The labs a check can stop or limit.
+/// What a check can stop or limit: a lab, or the live lab (the TUI itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lab {
-    Kinesis,
-    S3,
-    Redis,
+pub enum Part {
+    Lab(LabKind),
     /// The live lab: the TUI itself, whatever labs its scenario runs.
     Live,
 }
 
-impl Lab {
-    pub const ALL: [Lab; 4] = [Lab::Kinesis, Lab::S3, Lab::Redis, Lab::Live];
+impl Part {
+    /// Every part, in the order the verdicts list them: each lab, then the live lab.
+    pub fn all() -> impl Iterator<Item = Part> {
+        LabKind::ALL
+            .into_iter()
+            .map(Part::Lab)
+            .chain(std::iter::once(Part::Live))
+    }
 
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Lab::Kinesis => "kinesis lab",
-            Lab::S3 => "s3 lab",
-            Lab::Redis => "redis lab",
-            Lab::Live => "live lab (TUI)",
+            Part::Lab(l) => format!("{} lab", l.key()),
+            Part::Live => "live lab (TUI)".into(),
         }
     }
 }
@@ -70,7 +73,7 @@ pub struct Check {
     /// For a warn or a FAIL: what to do about it.
     pub fix: Option<String>,
     /// The labs a FAIL stops, or a warn limits.
-    pub labs: Vec<Lab>,
+    pub labs: Vec<Part>,
 }
 
 impl Check {
@@ -88,7 +91,7 @@ impl Check {
         name: &'static str,
         found: impl Into<String>,
         fix: impl Into<String>,
-        labs: &[Lab],
+        labs: &[Part],
     ) -> Check {
         Check::with_fix(Status::Warn, name, found.into(), fix.into(), labs)
     }
@@ -97,7 +100,7 @@ impl Check {
         name: &'static str,
         found: impl Into<String>,
         fix: impl Into<String>,
-        labs: &[Lab],
+        labs: &[Part],
     ) -> Check {
         Check::with_fix(Status::Fail, name, found.into(), fix.into(), labs)
     }
@@ -107,7 +110,7 @@ impl Check {
         name: &'static str,
         found: String,
         fix: String,
-        labs: &[Lab],
+        labs: &[Part],
     ) -> Check {
         Check {
             status,
@@ -155,7 +158,7 @@ pub enum Verdict {
     Cannot(Vec<&'static str>),
 }
 
-pub fn verdict(lab: Lab, checks: &[Check]) -> Verdict {
+pub fn verdict(lab: Part, checks: &[Check]) -> Verdict {
     let names = |status: Status| -> Vec<&'static str> {
         let mut v: Vec<&'static str> = Vec::new();
         for c in checks
@@ -182,9 +185,8 @@ pub fn verdict(lab: Lab, checks: &[Check]) -> Verdict {
 
 /// The closing lines, one per lab: `redis lab: cannot run (redis-server)`.
 pub fn summary(checks: &[Check]) -> Vec<String> {
-    Lab::ALL
-        .iter()
-        .map(|&lab| {
+    Part::all()
+        .map(|lab| {
             let said = match verdict(lab, checks) {
                 Verdict::Runs => "can run".to_string(),
                 Verdict::Limited(w) => format!("can run, with limits ({})", w.join(", ")),
@@ -197,9 +199,7 @@ pub fn summary(checks: &[Check]) -> Vec<String> {
 
 /// Whether any lab cannot run: the exit status.
 pub fn any_cannot_run(checks: &[Check]) -> bool {
-    Lab::ALL
-        .iter()
-        .any(|&lab| matches!(verdict(lab, checks), Verdict::Cannot(_)))
+    Part::all().any(|lab| matches!(verdict(lab, checks), Verdict::Cannot(_)))
 }
 
 /// The checks so far, each printed as it is made (a slow probe shows what came before it).
@@ -262,27 +262,32 @@ mod tests {
     fn checks() -> Vec<Check> {
         vec![
             Check::ok("endpoint", "answered"),
-            Check::warn("kinesis ops", "x", "y", &[Lab::Kinesis]),
-            Check::fail("redis-server", "not on PATH", "install it", &[Lab::Redis]),
-            Check::warn("terminal", "not a terminal", "use one", &[Lab::Live]),
-            Check::fail("log", "cannot open", "--log", &[Lab::Live]),
+            Check::warn("kinesis ops", "x", "y", &[Part::Lab(LabKind::Kinesis)]),
+            Check::fail(
+                "redis-server",
+                "not on PATH",
+                "install it",
+                &[Part::Lab(LabKind::Redis)],
+            ),
+            Check::warn("terminal", "not a terminal", "use one", &[Part::Live]),
+            Check::fail("log", "cannot open", "--log", &[Part::Live]),
         ]
     }
 
     #[test]
     fn a_failed_check_stops_only_the_labs_it_names() {
         let c = checks();
-        assert_eq!(verdict(Lab::S3, &c), Verdict::Runs);
+        assert_eq!(verdict(Part::Lab(LabKind::S3), &c), Verdict::Runs);
         assert_eq!(
-            verdict(Lab::Kinesis, &c),
+            verdict(Part::Lab(LabKind::Kinesis), &c),
             Verdict::Limited(vec!["kinesis ops"])
         );
         assert_eq!(
-            verdict(Lab::Redis, &c),
+            verdict(Part::Lab(LabKind::Redis), &c),
             Verdict::Cannot(vec!["redis-server"])
         );
         // A failure outweighs a warning for the same lab.
-        assert_eq!(verdict(Lab::Live, &c), Verdict::Cannot(vec!["log"]));
+        assert_eq!(verdict(Part::Live, &c), Verdict::Cannot(vec!["log"]));
         assert!(any_cannot_run(&c));
         assert!(!any_cannot_run(&c[..2]));
     }

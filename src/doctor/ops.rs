@@ -12,7 +12,7 @@ use std::time::Duration;
 use aws_smithy_runtime_api::client::result::SdkError;
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
-use super::{Check, Lab};
+use super::{Check, Part};
 
 /// How long one probe call may take, connecting included.
 pub(super) const CALL_TIMEOUT: Duration = Duration::from_secs(3);
@@ -130,7 +130,7 @@ pub struct Probe {
 /// answered and what that costs the lab. FAIL when the lab cannot run without them.
 pub fn ops_check(
     name: &'static str,
-    lab: Lab,
+    lab: Part,
     probes: &[Probe],
     embedded: bool,
     note: &str,
@@ -197,6 +197,7 @@ pub fn ops_check(
 mod tests {
     use super::*;
     use crate::doctor::Status;
+    use crate::labs::LabKind;
 
     fn p(op: &'static str, need: Need, outcome: Outcome) -> Probe {
         Probe { op, need, outcome }
@@ -224,7 +225,13 @@ mod tests {
             answered("ListShards", Need::Setup),
             answered("PutRecord", Need::PutRecord),
         ];
-        let c = ops_check("kinesis ops", Lab::Kinesis, &probes, false, " (note)");
+        let c = ops_check(
+            "kinesis ops",
+            Part::Lab(LabKind::Kinesis),
+            &probes,
+            false,
+            " (note)",
+        );
         assert_eq!(c.status, Status::Ok);
         assert_eq!(c.found, "2 of 2 answer (note)");
     }
@@ -236,17 +243,30 @@ mod tests {
             lacking("RegisterStreamConsumer", Need::FanOut),
             lacking("SubscribeToShard", Need::FanOut),
         ];
-        let c = ops_check("kinesis ops", Lab::Kinesis, &probes, false, "");
+        let c = ops_check(
+            "kinesis ops",
+            Part::Lab(LabKind::Kinesis),
+            &probes,
+            false,
+            "",
+        );
         assert_eq!(c.status, Status::Warn);
         assert!(
             c.found.starts_with("1 of 3 answer; RegisterStreamConsumer and SubscribeToShard do not answer (HTTP 500, not an AWS response): the fan-out"),
             "{}",
             c.found
         );
-        assert_eq!(c.labs, vec![Lab::Kinesis]);
+        assert_eq!(c.labs, vec![Part::Lab(LabKind::Kinesis)]);
         let probes = [lacking("ListShards", Need::Setup)];
         assert_eq!(
-            ops_check("kinesis ops", Lab::Kinesis, &probes, false, "").status,
+            ops_check(
+                "kinesis ops",
+                Part::Lab(LabKind::Kinesis),
+                &probes,
+                false,
+                ""
+            )
+            .status,
             Status::Fail
         );
     }
@@ -258,14 +278,14 @@ mod tests {
             answered("PutRecords", Need::PutRecords),
         ];
         assert_eq!(
-            ops_check("k", Lab::Kinesis, &one, false, "").status,
+            ops_check("k", Part::Lab(LabKind::Kinesis), &one, false, "").status,
             Status::Warn
         );
         let both = [
             lacking("PutRecord", Need::PutRecord),
             lacking("PutRecords", Need::PutRecords),
         ];
-        let c = ops_check("k", Lab::Kinesis, &both, false, "");
+        let c = ops_check("k", Part::Lab(LabKind::Kinesis), &both, false, "");
         assert_eq!(c.status, Status::Fail);
         assert!(c.found.ends_with("no producer can write"), "{}", c.found);
         let readers = [
@@ -273,7 +293,7 @@ mod tests {
             lacking("SubscribeToShard", Need::FanOut),
         ];
         assert_eq!(
-            ops_check("k", Lab::Kinesis, &readers, false, "").status,
+            ops_check("k", Part::Lab(LabKind::Kinesis), &readers, false, "").status,
             Status::Fail
         );
     }
@@ -282,11 +302,11 @@ mod tests {
     fn head_bucket_matters_only_where_buckets_are_given() {
         let probes = [lacking("HeadBucket", Need::GivenBuckets)];
         assert_eq!(
-            ops_check("s3 ops", Lab::S3, &probes, true, "").status,
+            ops_check("s3 ops", Part::Lab(LabKind::S3), &probes, true, "").status,
             Status::Warn
         );
         assert_eq!(
-            ops_check("s3 ops", Lab::S3, &probes, false, "").status,
+            ops_check("s3 ops", Part::Lab(LabKind::S3), &probes, false, "").status,
             Status::Fail
         );
     }

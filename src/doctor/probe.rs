@@ -12,11 +12,12 @@ use aws_credential_types::provider::ProvideCredentials;
 
 use super::calls::{Names, kinesis_probes, run_probes, s3_probes};
 use super::ops::{CALL_TIMEOUT, Outcome, judge, ops_check};
-use super::{Check, Checks, Lab};
+use super::{Check, Checks, Part};
 use crate::aws::{Clients, QuotaPartition, RetrySettings, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
+use crate::labs::LabKind;
 use crate::run::TargetOptions;
 
 /// How long the SDK may take to find credentials (a profile's SSO or instance metadata).
@@ -84,7 +85,7 @@ pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> a
                 "endpoint",
                 format!("{e:#}"),
                 "see the credentials and region lines",
-                &[Lab::Kinesis, Lab::S3],
+                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
             ));
             return Ok(());
         }
@@ -127,7 +128,7 @@ async fn credentials_and_region(
                 (CREDENTIALS_TIMEOUT * 2).as_secs()
             ),
             "pass --region and set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or check your profile",
-            &[Lab::Kinesis, Lab::S3],
+            &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
         ));
         return None;
     };
@@ -138,7 +139,7 @@ async fn credentials_and_region(
                 "region",
                 "none found (not in --region, AWS_REGION, AWS_DEFAULT_REGION or the profile)",
                 region_fix,
-                &[Lab::Kinesis, Lab::S3],
+                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
             ));
             None
         }
@@ -147,7 +148,7 @@ async fn credentials_and_region(
                 "region",
                 format!("'{r}' is not a region name (they look like us-east-1)"),
                 region_fix,
-                &[Lab::Kinesis, Lab::S3],
+                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
             ));
             None
         }
@@ -191,7 +192,7 @@ async fn credentials_and_region(
                 "credentials",
                 format!("not found ({why})"),
                 creds_fix,
-                &[Lab::Kinesis, Lab::S3],
+                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
             ));
             return None;
         }
@@ -289,7 +290,7 @@ async fn probe(
             "endpoint",
             format!("{where_} does not answer: {why}"),
             fix,
-            &[Lab::Kinesis, Lab::S3],
+            &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
         ));
         return;
     }
@@ -315,7 +316,7 @@ async fn probe(
     };
     out.push(ops_check(
         "kinesis ops",
-        Lab::Kinesis,
+        Part::Lab(LabKind::Kinesis),
         &kinesis_probes,
         embedded,
         kinesis_note,
@@ -325,7 +326,13 @@ async fn probe(
     } else {
         ""
     };
-    out.push(ops_check("s3 ops", Lab::S3, &s3_probes, embedded, s3_note));
+    out.push(ops_check(
+        "s3 ops",
+        Part::Lab(LabKind::S3),
+        &s3_probes,
+        embedded,
+        s3_note,
+    ));
     if let Some(stream) = &target.stream {
         out.push(stream_check(&kinesis, stream, &where_).await);
     }
@@ -352,20 +359,20 @@ async fn stream_check(c: &aws_sdk_kinesis::Client, stream: &str, at: &str) -> Ch
                     s.stream_status().as_str()
                 ),
                 "wait for it to be ACTIVE",
-                &[Lab::Kinesis],
+                &[Part::Lab(LabKind::Kinesis)],
             ),
             None => Check::fail(
                 "stream",
                 format!("{stream}: DescribeStreamSummary answered no summary"),
                 "an endpoint that answers DescribeStreamSummary",
-                &[Lab::Kinesis],
+                &[Part::Lab(LabKind::Kinesis)],
             ),
         },
         Err(e) => Check::fail(
             "stream",
             format!("{stream} at {at}: {}", crate::aws::error_line(&e)),
             "check --stream and the region; leave --stream out to have the lab create one",
-            &[Lab::Kinesis],
+            &[Part::Lab(LabKind::Kinesis)],
         ),
     }
 }
@@ -379,7 +386,7 @@ async fn buckets_check(c: &aws_sdk_s3::Client, target: &TargetOptions) -> Check 
             "s3 buckets",
             "not given: on another endpoint the S3 lab needs a Standard bucket and a directory bucket (it creates none)",
             fix,
-            &[Lab::S3],
+            &[Part::Lab(LabKind::S3)],
         );
     };
     if let Err(e) = c.head_bucket().bucket(standard).send().await {
@@ -387,7 +394,7 @@ async fn buckets_check(c: &aws_sdk_s3::Client, target: &TargetOptions) -> Check 
             "s3 buckets",
             format!("{standard}: {}", crate::aws::error_line(&e)),
             "check --s3-bucket, the region and the credentials' access to it",
-            &[Lab::S3],
+            &[Part::Lab(LabKind::S3)],
         );
     }
     match c.head_bucket().bucket(express).send().await {
@@ -399,13 +406,13 @@ async fn buckets_check(c: &aws_sdk_s3::Client, target: &TargetOptions) -> Check 
                     "{standard} answers; {express} does not ({answered}): S3 Express One Zone is not measured"
                 ),
                 "an endpoint with directory buckets (AWS, `latlab emulate`) to measure S3 Express",
-                &[Lab::S3],
+                &[Part::Lab(LabKind::S3)],
             ),
             None => Check::fail(
                 "s3 buckets",
                 format!("{express}: {}", crate::aws::error_line(&e)),
                 "check --s3-express-bucket (NAME--AZID--x-s3), the region and the credentials' access to it",
-                &[Lab::S3],
+                &[Part::Lab(LabKind::S3)],
             ),
         },
     }

@@ -24,6 +24,12 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// starts after the others, so their set-up does not eat into what it measures.
     const MEASURES_FROM_START: bool = false;
 
+    /// How many parts the subject of one of its series has: a consumer (1); a storage class
+    /// and an operation (2).
+    const SUBJECT_PARTS: usize;
+    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
+    const QUANTITIES: &'static [&'static str];
+
     /// Its part of the scenario file.
     type Scenario: Clone + Send + Sync + 'static;
     /// What its keys ask of it while it runs.
@@ -57,6 +63,10 @@ pub trait Lab: Sized + Send + Sync + 'static {
 
     /// Its last `window` seconds.
     fn history(&self, window: usize) -> Self::History;
+
+    /// Every series' whole histogram now, each copied under its own lock, one at a time: the
+    /// recorder's logs and the Prometheus export both read them here.
+    fn histograms(&self) -> Vec<super::series::Histogrammed>;
 
     /// What a command does, in a few words: "adding a GetRecords poller".
     fn what(cmd: Self::Command) -> &'static str;

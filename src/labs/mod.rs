@@ -8,6 +8,7 @@ pub mod kinesis;
 mod lab;
 pub mod redis;
 pub mod s3;
+pub mod series;
 
 pub use context::{RunContext, TargetOptions};
 pub use lab::Lab;
@@ -59,6 +60,20 @@ macro_rules! lab_kinds {
             pub fn demo(self) -> &'static str {
                 match self {
                     $(LabKind::$kind => <$module::$ty as Lab>::DEMO,)*
+                }
+            }
+
+            /// How many parts the subject of one of its series has (see [`series::SeriesId`]).
+            pub fn subject_parts(self) -> usize {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::SUBJECT_PARTS,)*
+                }
+            }
+
+            /// The quantities its series measure.
+            pub fn quantities(self) -> &'static [&'static str] {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::QUANTITIES,)*
                 }
             }
 

@@ -151,6 +151,13 @@ macro_rules! per_lab {
                 }
             }
 
+            /// Every series' whole histogram now.
+            pub(super) fn histograms(&self) -> Vec<crate::labs::series::Histogrammed> {
+                match self {
+                    $(Running::$kind(l) => Lab::histograms(l.as_ref()),)*
+                }
+            }
+
             /// Applies the command if it is this lab's; None when it is another's.
             pub(super) async fn apply(&self, cmd: Command) -> Option<anyhow::Result<String>> {
                 match (self, cmd) {

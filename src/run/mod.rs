@@ -293,6 +293,12 @@ impl Run {
         self.labs.iter().find_map(Running::as_kinesis)
     }
 
+    /// Every lab's series, each with its whole histogram now (copied under its own lock, one at
+    /// a time): what the recorder logs and the Prometheus export reads.
+    pub fn series(&self) -> Vec<crate::labs::series::Histogrammed> {
+        self.labs.iter().flat_map(Running::histograms).collect()
+    }
+
     /// How long the run has gone on.
     pub fn elapsed(&self) -> Duration {
         self.ctx.elapsed()

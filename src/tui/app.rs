@@ -24,35 +24,30 @@ pub enum Action {
     Lab(Command),
 }
 
-/// The labs a scenario runs, one tab each.
+/// The tabs: the overview and one per lab the scenario runs (the labs from the registry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     /// Every lab the scenario runs, on one screen (when it runs more than one).
     Overview,
-    Kinesis,
-    S3,
-    Redis,
+    Lab(LabKind),
 }
 
 impl Tab {
-    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Kinesis, Tab::S3, Tab::Redis];
+    /// Every tab there can be, in order: the overview, then each lab's.
+    pub fn all() -> impl Iterator<Item = Tab> {
+        std::iter::once(Tab::Overview).chain(LabKind::ALL.into_iter().map(Tab::Lab))
+    }
 
     /// The lab the tab shows (None: the overview).
     pub fn lab(self) -> Option<LabKind> {
         match self {
             Tab::Overview => None,
-            Tab::Kinesis => Some(LabKind::Kinesis),
-            Tab::S3 => Some(LabKind::S3),
-            Tab::Redis => Some(LabKind::Redis),
+            Tab::Lab(l) => Some(l),
         }
     }
 
     pub fn of(lab: LabKind) -> Tab {
-        match lab {
-            LabKind::Kinesis => Tab::Kinesis,
-            LabKind::S3 => Tab::S3,
-            LabKind::Redis => Tab::Redis,
-        }
+        Tab::Lab(lab)
     }
 }
 
@@ -90,7 +85,7 @@ impl App {
             }
         }
         App {
-            tab: Tab::Kinesis,
+            tab: Tab::Lab(LabKind::ALL[0]),
             labs: vec![LabKind::Kinesis],
             themes,
             theme: 0,
@@ -124,7 +119,7 @@ impl App {
             }
         }
         if !self.has(self.tab)
-            && let Some(t) = Tab::ALL.into_iter().find(|t| self.has(*t))
+            && let Some(t) = Tab::all().find(|t| self.has(*t))
         {
             self.tab = t;
         }
@@ -298,11 +293,12 @@ impl App {
         match does {
             Does::Quit => return Action::Quit,
             Does::NextTab | Does::PreviousTab => {
-                let at = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
-                let n = Tab::ALL.len();
+                let tabs: Vec<Tab> = Tab::all().collect();
+                let at = tabs.iter().position(|t| *t == self.tab).unwrap_or(0);
+                let n = tabs.len();
                 let step = if does == Does::PreviousTab { n - 1 } else { 1 };
                 let next = (1..=n)
-                    .map(|k| Tab::ALL[(at + k * step) % n])
+                    .map(|k| tabs[(at + k * step) % n])
                     .find(|t| self.has(*t))
                     .unwrap_or(self.tab);
                 return self.switch(next);

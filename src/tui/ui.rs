@@ -185,7 +185,7 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     let mut spans = vec![Span::raw(" ")];
     // The overview is tab 0; each lab's tab is numbered in screen order from 1.
-    for (i, tab) in Tab::ALL.into_iter().enumerate() {
+    for (i, tab) in Tab::all().enumerate() {
         let label = match tab.lab() {
             None => format!("{i} Overview"),
             Some(lab) => format!("{i} {}", lab.name()),

@@ -9,6 +9,7 @@ use super::config::KinesisScenario;
 use super::state::ConsumerState;
 use super::{Command, KinesisHistory, KinesisLab, PAYLOAD_STEPS, Scale, snapshot::KinesisSnapshot};
 use crate::aws::error_line;
+use crate::labs::series::{Histogrammed, SeriesId};
 use crate::labs::{Lab, LabKind, RunContext};
 use crate::services::Service;
 
@@ -19,6 +20,9 @@ impl Lab for KinesisLab {
     const SERVICE: Service = Service::Kinesis;
     /// The producer puts from the moment the lab has started.
     const MEASURES_FROM_START: bool = true;
+    /// A consumer.
+    const SUBJECT_PARTS: usize = 1;
+    const QUANTITIES: &'static [&'static str] = &["arrival_to_receive"];
 
     type Scenario = KinesisScenario;
     type Command = Command;
@@ -39,6 +43,19 @@ impl Lab for KinesisLab {
 
     fn history(&self, window: usize) -> KinesisHistory {
         KinesisLab::history(self, window)
+    }
+
+    /// Each consumer's arrival at the service -> received by it, labelled with its kind.
+    fn histograms(&self) -> Vec<Histogrammed> {
+        let consumers = self.ctx.shared.consumers.read().clone();
+        consumers
+            .iter()
+            .map(|c| Histogrammed {
+                id: SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive"),
+                labels: vec![("kind", c.kind.name().to_string())],
+                histogram: c.metrics.lock().arrival_to_receive.histogram().clone(),
+            })
+            .collect()
     }
 
     fn what(cmd: Command) -> &'static str {

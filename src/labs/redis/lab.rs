@@ -8,6 +8,7 @@ use super::local::{LinkProfile, LocalRedis};
 use super::snapshot::RedisSnapshot;
 use super::{Command, Endpoints, Method, RedisLab};
 use crate::faults::FaultSpec;
+use crate::labs::series::{Histogrammed, SeriesId};
 use crate::labs::{Lab, LabKind, RunContext};
 use crate::services::Service;
 
@@ -16,6 +17,9 @@ impl Lab for RedisLab {
     const NAME: &'static str = "Redis";
     const DEMO: &'static str = "redis-demo";
     const SERVICE: Service = Service::Redis;
+    /// A method.
+    const SUBJECT_PARTS: usize = 1;
+    const QUANTITIES: &'static [&'static str] = &["lag"];
 
     type Scenario = RedisScenario;
     type Command = Command;
@@ -71,6 +75,19 @@ impl Lab for RedisLab {
 
     fn history(&self, window: usize) -> Self::History {
         RedisLab::history(self, window)
+    }
+
+    /// Each method's replication lag.
+    fn histograms(&self) -> Vec<Histogrammed> {
+        let methods = self.shared.methods.lock();
+        methods
+            .iter()
+            .map(|(method, m)| Histogrammed {
+                id: SeriesId::new(LabKind::Redis, &[method.key()], "lag"),
+                labels: Vec::new(),
+                histogram: m.lag.histogram().clone(),
+            })
+            .collect()
     }
 
     fn what(cmd: Command) -> &'static str {

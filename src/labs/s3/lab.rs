@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::config::S3Scenario;
 use super::{Buckets, Command, S3Lab, snapshot::S3Snapshot};
+use crate::labs::series::{Histogrammed, SeriesId};
 use crate::labs::{Lab, LabKind, RunContext};
 use crate::services::Service;
 use crate::services::s3::Class;
@@ -14,6 +15,9 @@ impl Lab for S3Lab {
     const NAME: &'static str = "S3";
     const DEMO: &'static str = "s3-demo";
     const SERVICE: Service = Service::S3;
+    /// A storage class and an operation.
+    const SUBJECT_PARTS: usize = 2;
+    const QUANTITIES: &'static [&'static str] = &["total"];
 
     type Scenario = S3Scenario;
     type Command = Command;
@@ -59,6 +63,18 @@ impl Lab for S3Lab {
 
     fn history(&self, window: usize) -> Self::History {
         S3Lab::history(self, window)
+    }
+
+    /// Each storage class and operation's total time.
+    fn histograms(&self) -> Vec<Histogrammed> {
+        let ops = self.shared.ops.lock();
+        ops.iter()
+            .map(|((class, op), m)| Histogrammed {
+                id: SeriesId::new(LabKind::S3, &[class.storage_class(), op], "total"),
+                labels: Vec::new(),
+                histogram: m.total.histogram().clone(),
+            })
+            .collect()
     }
 
     fn what(cmd: Command) -> &'static str {

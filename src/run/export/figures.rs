@@ -9,6 +9,7 @@
 use hdrhistogram::Histogram;
 
 use super::text::{Buckets, Family, Type, Value};
+use crate::labs::LabKind;
 use crate::metrics::sdk::SdkSnapshot;
 use crate::run::Run;
 use crate::run::snapshot::Snapshot;
@@ -17,34 +18,32 @@ use crate::run::snapshot::Snapshot;
 #[derive(Default)]
 struct Latency {
     /// (consumer, kind): arrival at the service -> received by the consumer.
-    kinesis: Vec<(String, &'static str, Histogram<u64>)>,
+    kinesis: Vec<(String, String, Histogram<u64>)>,
     /// (storage class, operation): the request's total time.
-    s3: Vec<(&'static str, &'static str, Histogram<u64>)>,
+    s3: Vec<(String, String, Histogram<u64>)>,
     /// Method: the replication lag.
-    redis: Vec<(&'static str, Histogram<u64>)>,
+    redis: Vec<(String, Histogram<u64>)>,
 }
 
 impl Run {
-    /// The series [`Run::histograms`] names, labelled for export: each histogram copied under
-    /// its own lock, one at a time.
+    /// The run's series ([`Run::series`]), sorted by lab for the families.
     fn latency(&self) -> Latency {
         let mut out = Latency::default();
-        if let Some(k) = self.kinesis() {
-            let consumers = k.ctx.shared.consumers.read().clone();
-            for c in consumers.iter() {
-                let h = c.metrics.lock().arrival_to_receive.histogram().clone();
-                out.kinesis.push((c.name.clone(), c.kind.name(), h));
-            }
-        }
-        if let Some(s) = self.s3() {
-            for ((class, op), m) in s.shared.ops.lock().iter() {
-                out.s3
-                    .push((class.storage_class(), op, m.total.histogram().clone()));
-            }
-        }
-        if let Some(r) = self.redis() {
-            for (method, m) in r.shared.methods.lock().iter() {
-                out.redis.push((method.key(), m.lag.histogram().clone()));
+        for s in self.series() {
+            let label = |k: &str| {
+                s.labels
+                    .iter()
+                    .find(|(l, _)| *l == k)
+                    .map_or_else(String::new, |(_, v)| v.clone())
+            };
+            match (s.id.lab, s.id.subject.as_slice()) {
+                (LabKind::Kinesis, [consumer]) => {
+                    out.kinesis
+                        .push((consumer.clone(), label("kind"), s.histogram))
+                }
+                (LabKind::S3, [class, op]) => out.s3.push((class.clone(), op.clone(), s.histogram)),
+                (LabKind::Redis, [method]) => out.redis.push((method.clone(), s.histogram)),
+                _ => {}
             }
         }
         out

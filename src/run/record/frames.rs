@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::labs::LabKind;
+use crate::labs::series::SeriesId;
 use crate::metrics::Point;
 use crate::report::{Ending, ScenarioInfo, json};
 use crate::run::Run;
@@ -115,7 +117,8 @@ impl Framer {
         {
             // A consumer added between the snapshot and the history waits for the next tick.
             for (c, series) in k.consumers.iter().zip(&h.consumers) {
-                let new = self.whole(&format!("kinesis {}", c.name), series);
+                let id = SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive");
+                let new = self.whole(&id.name(), series);
                 if !new.is_empty() {
                     points.kinesis.insert(c.name.clone(), new);
                 }
@@ -139,7 +142,8 @@ impl Framer {
             if let Some(p) = series.last() {
                 points.upto.insert("s3".into(), p.second.saturating_sub(1));
             }
-            let new = self.whole(&format!("s3 {key}"), series);
+            let id = SeriesId::new(LabKind::S3, &[class.storage_class(), op], "total");
+            let new = self.whole(&id.name(), series);
             if !new.is_empty() {
                 points.s3.insert(key, new);
             }
@@ -150,7 +154,8 @@ impl Framer {
                     .upto
                     .insert("redis".into(), p.second.saturating_sub(1));
             }
-            let new = self.whole(&format!("redis {}", method.key()), series);
+            let id = SeriesId::new(LabKind::Redis, &[method.key()], "lag");
+            let new = self.whole(&id.name(), series);
             if !new.is_empty() {
                 points.redis.insert(method.key().to_string(), new);
             }

@@ -333,32 +333,9 @@ impl Run {
     /// Every series' whole histogram now (microseconds), by name: a Kinesis consumer's arrival ->
     /// receive, an S3 class and operation's total time, a Redis method's lag.
     pub fn histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
-        let mut out = Vec::new();
-        if let Some(k) = self.kinesis() {
-            for c in k.ctx.shared.consumers.read().iter() {
-                let m = c.metrics.lock();
-                out.push((
-                    format!("kinesis.{}.arrival_to_receive", c.name),
-                    m.arrival_to_receive.histogram().clone(),
-                ));
-            }
-        }
-        if let Some(s) = self.s3() {
-            for ((class, op), m) in s.shared.ops.lock().iter() {
-                out.push((
-                    format!("s3.{}.{op}.total", class.storage_class()),
-                    m.total.histogram().clone(),
-                ));
-            }
-        }
-        if let Some(r) = self.redis() {
-            for (method, m) in r.shared.methods.lock().iter() {
-                out.push((
-                    format!("redis.{}.lag", method.key()),
-                    m.lag.histogram().clone(),
-                ));
-            }
-        }
-        out
+        self.series()
+            .into_iter()
+            .map(|s| (s.id.name(), s.histogram))
+            .collect()
     }
 }

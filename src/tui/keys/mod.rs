@@ -290,12 +290,15 @@ mod tests {
                 .join(" ")
         };
         assert_eq!(
-            names(Tab::Kinesis, &[LabKind::Kinesis]),
+            names(Tab::Lab(LabKind::Kinesis), &[LabKind::Kinesis]),
             "q ? +/- </> e/E [/] f p r z/Z t"
         );
-        assert_eq!(names(Tab::S3, &[LabKind::S3]), "q ? s C [/] f p r z/Z t");
         assert_eq!(
-            names(Tab::Redis, &[LabKind::Redis]),
+            names(Tab::Lab(LabKind::S3), &[LabKind::S3]),
+            "q ? s C [/] f p r z/Z t"
+        );
+        assert_eq!(
+            names(Tab::Lab(LabKind::Redis), &[LabKind::Redis]),
             "q ? v c m L f p r z/Z t"
         );
         assert_eq!(

@@ -123,7 +123,7 @@ pub const KEYS: &[Key] = &[
             (
                 Char(']'),
                 Does::OfTab(
-                    Tab::S3,
+                    Tab::Lab(LabKind::S3),
                     S(s3::Command::PayloadUp),
                     K(kinesis::Command::PayloadUp),
                 ),
@@ -131,7 +131,7 @@ pub const KEYS: &[Key] = &[
             (
                 Char('['),
                 Does::OfTab(
-                    Tab::S3,
+                    Tab::Lab(LabKind::S3),
                     S(s3::Command::PayloadDown),
                     K(kinesis::Command::PayloadDown),
                 ),
@@ -210,9 +210,9 @@ pub const KEYS: &[Key] = &[
             (Code(KeyCode::Tab), Does::NextTab),
             (Code(KeyCode::BackTab), Does::PreviousTab),
             (Char('0'), Does::Show(Tab::Overview)),
-            (Char('1'), Does::Show(Tab::Kinesis)),
-            (Char('2'), Does::Show(Tab::S3)),
-            (Char('3'), Does::Show(Tab::Redis)),
+            (Char('1'), Does::Show(Tab::Lab(LabKind::Kinesis))),
+            (Char('2'), Does::Show(Tab::Lab(LabKind::S3))),
+            (Char('3'), Does::Show(Tab::Lab(LabKind::Redis))),
         ],
     },
     Key {

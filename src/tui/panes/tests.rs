@@ -123,7 +123,7 @@ fn each_labs_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
     // it by hand); at 2 shards one more shard-hour and one more consumer-shard-hour per fan-out
     // consumer: 0.0453078 + 0.015 + 2 × 0.015 = $0.0903 an hour.
     let mut view = sample_view();
-    app.tab = crate::tui::app::Tab::Kinesis;
+    app.tab = crate::tui::app::Tab::Lab(crate::labs::LabKind::Kinesis);
     let s = screen(&app, &view, (160, 50));
     assert!(
         s.contains("cost $0.0453/h · $33.07/mo (730 h) · list price, us-east-1, 2026-12-01"),
@@ -146,10 +146,10 @@ fn each_labs_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
         "{s}"
     );
     app.prices = None;
-    app.tab = crate::tui::app::Tab::S3;
+    app.tab = crate::tui::app::Tab::Lab(crate::labs::LabKind::S3);
     let s = screen(&app, &sample_s3_view(), (160, 50));
     assert!(s.contains("cost $0.0389/h"), "{s}");
-    app.tab = crate::tui::app::Tab::Redis;
+    app.tab = crate::tui::app::Tab::Lab(crate::labs::LabKind::Redis);
     let s = screen(&app, &sample_redis_view(), (160, 50));
     assert!(s.contains("cost $0.0340/h · $24.82/mo"), "{s}");
 }
