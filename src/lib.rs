@@ -23,3 +23,4 @@ pub mod services;
 pub mod shaping;
 pub mod tui;
 pub mod units;
+pub mod view;

@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod fixture;
 pub mod keys;
 pub mod panes;
+pub mod render;
 pub mod replay;
 pub mod screenshot;
 pub mod theme;

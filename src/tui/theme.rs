@@ -55,6 +55,14 @@ macro_rules! items {
                 }
             }
 
+            /// The colour of a themable item, by its name.
+            pub fn item(&self, name: &str) -> Option<Color> {
+                match name {
+                    $( stringify!($name) => Some(self.$name), )*
+                    _ => None,
+                }
+            }
+
             /// (item, colour) pairs, for listings and SVG output.
             pub fn colors(&self) -> Vec<(&'static str, Color)> {
                 vec![ $( (stringify!($name), self.$name), )* ]

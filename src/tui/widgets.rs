@@ -12,50 +12,7 @@ use crate::tui::app::{App, window_label};
 use crate::tui::theme::Theme;
 use crate::units::short_ms;
 
-/// How a column's cells line up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
-    Left,
-    Right,
-}
-
-/// One column of a table on screen: its head, its width, when it goes on a narrow screen (0
-/// always stays; higher ranks go first) and how its cells line up.
-#[derive(Clone, Copy, Debug)]
-pub struct Column {
-    pub head: &'static str,
-    pub width: u16,
-    pub drop: u8,
-    pub align: Align,
-}
-
-impl Column {
-    pub const fn left(head: &'static str, width: u16, drop: u8) -> Column {
-        Column {
-            head,
-            width,
-            drop,
-            align: Align::Left,
-        }
-    }
-
-    pub const fn right(head: &'static str, width: u16, drop: u8) -> Column {
-        Column {
-            head,
-            width,
-            drop,
-            align: Align::Right,
-        }
-    }
-}
-
-/// One column that narrows (to `min`, at rank `rank`) before columns of lower rank are dropped.
-#[derive(Clone, Copy, Debug)]
-pub struct Shrink {
-    pub column: usize,
-    pub min: u16,
-    pub rank: u8,
-}
+pub use crate::view::{Align, Column, Shrink};
 
 /// The columns of a table that fit a width, and their widths.
 pub struct Fitted {

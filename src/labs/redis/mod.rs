@@ -18,6 +18,7 @@ pub mod local;
 mod methods;
 mod shaper;
 pub mod snapshot;
+pub mod view;
 
 use conditions::{cpu_load, set_memory_full};
 pub use endpoints::Endpoints;

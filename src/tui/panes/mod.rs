@@ -33,7 +33,8 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
         }
         LabKind::Redis => {
             if let Some(r) = &snap.redis {
-                redis::draw(f, theme, app, view, r, area);
+                let model = crate::labs::redis::view::model(r, &view.redis_sparks);
+                super::render::draw_lab(f, theme, app, view, lab, &model, area);
             }
         }
     }

@@ -39,7 +39,8 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
         if let Some(red) = &snap.redis
             && let Some(rect) = rects.next()
         {
-            redis::draw(f, theme, app, view, red, rect);
+            let model = crate::labs::redis::view::model(red, &view.redis_sparks);
+            crate::tui::render::draw_lab(f, theme, app, view, LabKind::Redis, &model, rect);
         }
     };
     // Rows each lab needs to show its panes with at least one row of sparkline.

@@ -1,0 +1,168 @@
+//! What the Redis tab shows, as data (`crate::view`): a pane per method (its lag's sparkline
+//! and percentiles), the live settings and the pair measured; or, when the lab could not start,
+//! why.
+
+use super::Method;
+use super::snapshot::RedisSnapshot;
+use crate::metrics::Point;
+use crate::services::Service;
+use crate::units::{format_bytes, ms, thousands};
+use crate::view::{
+    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
+};
+
+const TEXT: Style = Style::plain("text");
+const DIM: Style = Style::plain("dim");
+
+/// The tab's model: `sparks` are each method's last seconds of lag.
+pub fn model(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)]) -> LabView {
+    if let Some(why) = &r.unavailable {
+        return LabView {
+            blocks: vec![(
+                Size::Fill(1),
+                Block::Message {
+                    title: Text::new(
+                        " Redis replication lag: not running ",
+                        Style::strong("title"),
+                    ),
+                    lines: vec![
+                        Vec::new(),
+                        vec![Text::new(format!(" {why}"), Style::strong("error"))],
+                    ],
+                },
+            )],
+            cost_on: None,
+        };
+    }
+    let mut blocks: Vec<(Size, Block)> = [Method::NewClients, Method::Persistent, Method::Offset]
+        .into_iter()
+        .map(|method| (Size::Fill(1), Block::Pane(pane(r, sparks, method))))
+        .collect();
+    blocks.push((Size::Length(2), Block::Lines(info(r))));
+    LabView {
+        blocks,
+        cost_on: Some(2),
+    }
+}
+
+/// One method's pane: its lag each second and its percentiles since the start.
+fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> Pane {
+    let m = r.methods.iter().find(|x| x.method == method);
+    // Why its last try failed, on the pane's bottom edge.
+    let bottom = m
+        .filter(|m| m.errors > 0)
+        .and_then(|m| m.last_error.as_ref())
+        .map(|line| Text::new(format!(" last error: {line} "), Style::strong("error")));
+    let values = sparks
+        .iter()
+        .find(|(x, _)| *x == method)
+        .map(|(_, points)| {
+            points
+                .iter()
+                .map(|p| (p.count > 0).then_some(p.max_us))
+                .collect()
+        })
+        .unwrap_or_default();
+    let spark = Spark {
+        series: vec![Series {
+            values,
+            item: "redis",
+        }],
+        item: "redis",
+        metric: "max/s",
+        marks: Some(Service::Redis),
+    };
+    // p99.9, the mean, p90 and the try count go first when the pane is narrow.
+    let mut columns = vec![
+        Column::right("p50", 11, 0),
+        Column::right("p90", 11, 4),
+        Column::right("p99", 11, 0),
+        Column::right("p99.9", 11, 6),
+        Column::right("max", 11, 0),
+        Column::right("mean", 11, 5),
+        Column::right("tries", 7, 3),
+        Column::right("errors", 7, 0),
+    ];
+    if method == Method::Offset {
+        columns.push(Column::right("bytes behind p50", 17, 0));
+    }
+    let txt = |v: String| Text::new(v, TEXT);
+    let cells = match m {
+        Some(m) if m.tries > 0 || m.errors > 0 => {
+            let l = &m.lag;
+            let mut cells = vec![
+                txt(ms(l.p50_us)),
+                txt(ms(l.p90_us)),
+                txt(ms(l.p99_us)),
+                txt(ms(l.p999_us)),
+                txt(ms(l.max_us)),
+                txt(ms(l.mean_us as u64)),
+                txt(thousands(m.tries)),
+                Text::new(
+                    thousands(m.errors),
+                    if m.errors > 0 {
+                        Style::strong("error")
+                    } else {
+                        TEXT
+                    },
+                ),
+            ];
+            if method == Method::Offset {
+                cells.push(txt(m
+                    .behind_bytes
+                    .as_ref()
+                    .map_or("-".to_string(), |b| format_bytes(b.p50_bytes))));
+            }
+            cells
+        }
+        _ => columns.iter().map(|_| txt("-".into())).collect(),
+    };
+    Pane {
+        title: vec![Text::new(
+            format!(" {} ", method.label()),
+            Style::strong("title"),
+        )],
+        bottom,
+        parts: vec![
+            (Size::Min(1), Part::Spark(spark)),
+            (
+                Size::Length(2),
+                Part::Table(Table {
+                    columns,
+                    rows: vec![cells],
+                    shrink: None,
+                    fill_last: false,
+                }),
+            ),
+        ],
+        min_inner: 3,
+    }
+}
+
+/// The live settings (with their keys) and the pair measured.
+fn info(r: &RedisSnapshot) -> Vec<Line> {
+    let link = r.link.as_ref().map_or("a user's Redis".to_string(), |l| {
+        format!("link {} (+{} ms each way)", l.link, l.latency_ms)
+    });
+    let on = |b: bool| if b { "on" } else { "off" };
+    let key = |k: &str| Text::new(k, Style::strong("accent"));
+    let warm = |b: bool| if b { Style::strong("warn") } else { DIM };
+    vec![
+        vec![
+            key(" v"),
+            Text::new(format!(" value {}   ", format_bytes(r.value_bytes)), DIM),
+            key("c"),
+            Text::new(format!(" CPU load {}   ", on(r.cpu_load)), warm(r.cpu_load)),
+            key("m"),
+            Text::new(
+                format!(" memory full {}   ", on(r.memory_full)),
+                warm(r.memory_full),
+            ),
+            Text::new(format!("· {}", r.status), DIM),
+        ],
+        vec![Text::new(
+            format!(" primary {} → replica {} · {link}", r.primary, r.replica),
+            DIM,
+        )],
+    ]
+}

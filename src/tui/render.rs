@@ -1,0 +1,223 @@
+//! The one renderer of a lab's model (`crate::view`): the TUI, its SVG screenshots and the replay
+//! draw every lab's tab through it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Table, Wrap};
+
+use super::app::App;
+use super::theme::Theme;
+use super::view::View;
+use super::widgets::{Fitted, draw_sparkline, right};
+use crate::labs::LabKind;
+use crate::view;
+
+/// The colour a model's theme item names (ordinary text's, for an item the theme lacks: a test
+/// checks every item the labs use is a theme's).
+fn color(theme: &Theme, item: &str) -> Color {
+    theme.item(item).unwrap_or(theme.text)
+}
+
+fn style(theme: &Theme, s: view::Style) -> ratatui::style::Style {
+    let c = color(theme, s.item);
+    if s.strong {
+        theme.strong(c)
+    } else {
+        theme.fg(c)
+    }
+}
+
+fn span(theme: &Theme, t: &view::Text) -> Span<'static> {
+    Span::styled(t.text.clone(), style(theme, t.style))
+}
+
+fn line(theme: &Theme, l: &view::Line) -> Line<'static> {
+    Line::from(l.iter().map(|t| span(theme, t)).collect::<Vec<_>>())
+}
+
+fn constraint(size: view::Size) -> Constraint {
+    match size {
+        view::Size::Fill(n) => Constraint::Fill(n),
+        view::Size::Length(n) => Constraint::Length(n),
+        view::Size::Min(n) => Constraint::Min(n),
+    }
+}
+
+/// Draws `lab`'s model in `area`.
+pub fn draw_lab(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    lab: LabKind,
+    model: &view::LabView,
+    area: Rect,
+) {
+    let rects =
+        Layout::vertical(model.blocks.iter().map(|(size, _)| constraint(*size))).split(area);
+    for ((_, block), rect) in model.blocks.iter().zip(rects.iter()) {
+        match block {
+            view::Block::Pane(p) => draw_pane(f, theme, app, view, p, *rect),
+            view::Block::Lines(lines) => f.render_widget(
+                Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>()),
+                *rect,
+            ),
+            view::Block::Message { title, lines } => f.render_widget(
+                Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>())
+                    .block(Block::bordered().title(span(theme, title)))
+                    .wrap(Wrap { trim: false }),
+                *rect,
+            ),
+        }
+    }
+    if let Some(rect) = model.cost_on.and_then(|i| rects.get(i)) {
+        super::panes::cost_edge(f, theme, app, view, lab, *rect);
+    }
+}
+
+fn draw_pane(f: &mut Frame, theme: &Theme, app: &App, view: &View, p: &view::Pane, area: Rect) {
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.fg(theme.border))
+        .title(line(theme, &p.title));
+    if let Some(bottom) = &p.bottom {
+        block = block.title_bottom(span(theme, bottom));
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height < p.min_inner {
+        return;
+    }
+    let rects = Layout::vertical(p.parts.iter().map(|(size, _)| constraint(*size))).split(inner);
+    for ((_, part), rect) in p.parts.iter().zip(rects.iter()) {
+        match part {
+            view::Part::Spark(s) => draw_spark(f, theme, app, view, s, *rect),
+            view::Part::Table(t) => draw_table(f, theme, t, *rect),
+            view::Part::Lines(lines) => f.render_widget(
+                Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>()),
+                *rect,
+            ),
+        }
+    }
+}
+
+/// A sparkline over the app's window: each second keeps the highest value of its series, in
+/// that series' colour.
+fn draw_spark(f: &mut Frame, theme: &Theme, app: &App, view: &View, s: &view::Spark, area: Rect) {
+    let window = app.window() as usize;
+    let mut per_sec = vec![(0, color(theme, s.item)); window];
+    for series in &s.series {
+        let colour = color(theme, series.item);
+        let values = &series.values[series.values.len().saturating_sub(window)..];
+        let offset = window - values.len();
+        for (slot, v) in per_sec[offset..].iter_mut().zip(values) {
+            if let Some(v) = v
+                && *v >= slot.0
+            {
+                *slot = (*v, colour);
+            }
+        }
+    }
+    let marks = s.marks.map_or_else(Vec::new, |service| {
+        super::panes::fault_marks(view, service, app.window())
+    });
+    draw_sparkline(f, theme, app, &per_sec, s.metric, &marks, area);
+}
+
+fn draw_table(f: &mut Frame, theme: &Theme, t: &view::Table, area: Rect) {
+    let mut fitted = Fitted::new(&t.columns, t.shrink, area.width);
+    if t.fill_last {
+        fitted = fitted.fill_last();
+    }
+    let head = fitted.header(&t.columns, theme.strong(theme.table_header));
+    let rows: Vec<ratatui::widgets::Row> = t
+        .rows
+        .iter()
+        .map(|cells| {
+            fitted.row(
+                cells
+                    .iter()
+                    .zip(&t.columns)
+                    .map(|(c, col)| match col.align {
+                        view::Align::Left => Cell::from(span(theme, c)),
+                        view::Align::Right => right(span(theme, c)),
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    f.render_widget(
+        Table::new(rows, fitted.constraints())
+            .header(head)
+            .column_spacing(1),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::redis::snapshot::RedisSnapshot;
+
+    /// Every theme item a model names, with the texts that name it.
+    fn items(model: &view::LabView) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let mut texts = |l: &[view::Text]| {
+            for t in l {
+                out.push((t.style.item, t.text.clone()));
+            }
+        };
+        for (_, block) in &model.blocks {
+            match block {
+                view::Block::Pane(p) => {
+                    texts(&p.title);
+                    texts(p.bottom.as_slice());
+                    for (_, part) in &p.parts {
+                        match part {
+                            view::Part::Spark(s) => {
+                                texts(&[view::Text::new("spark", view::Style::plain(s.item))]);
+                                for series in &s.series {
+                                    texts(&[view::Text::new(
+                                        "series",
+                                        view::Style::plain(series.item),
+                                    )]);
+                                }
+                            }
+                            view::Part::Table(t) => t.rows.iter().for_each(|r| texts(r)),
+                            view::Part::Lines(lines) => lines.iter().for_each(|l| texts(l)),
+                        }
+                    }
+                }
+                view::Block::Lines(lines) => lines.iter().for_each(|l| texts(l)),
+                view::Block::Message { title, lines } => {
+                    texts(std::slice::from_ref(title));
+                    lines.iter().for_each(|l| texts(l));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_colour_a_lab_model_names_is_a_theme_item() {
+        let view = crate::tui::fixture::sample_redis_view();
+        let redis = view.snapshot.redis.clone().expect("the fixture has Redis");
+        let models = [
+            crate::labs::redis::view::model(&redis, &view.redis_sparks),
+            crate::labs::redis::view::model(&RedisSnapshot::unavailable("no redis-server"), &[]),
+        ];
+        let theme = Theme::dark();
+        for model in &models {
+            let named = items(model);
+            assert!(!named.is_empty());
+            for (item, text) in named {
+                assert!(
+                    theme.item(item).is_some(),
+                    "{text:?} is coloured by {item:?}, which no theme has"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! What a screen shows of a lab, as data: its panes (a title, a sparkline, a table with typed
+//! columns and drop ranks, lines of text), the lines beside them and the pane whose edge carries
+//! the cost. Each lab builds its model from its snapshot and history (in its folder); the TUI,
+//! its SVG screenshots and the replay draw any lab's model with one renderer (`tui::render`),
+//! so a lab needs no drawing code of its own.
+//!
+//! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
+//! colours every lab's model the same way it colours the rest of the screen.
+
+use crate::services::Service;
+
+/// How a piece of text is drawn: the theme item that colours it, and whether it is bold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    pub item: &'static str,
+    pub strong: bool,
+}
+
+impl Style {
+    pub const fn plain(item: &'static str) -> Style {
+        Style {
+            item,
+            strong: false,
+        }
+    }
+
+    pub const fn strong(item: &'static str) -> Style {
+        Style { item, strong: true }
+    }
+}
+
+/// A run of text in one style.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    pub text: String,
+    pub style: Style,
+}
+
+impl Text {
+    pub fn new(text: impl Into<String>, style: Style) -> Text {
+        Text {
+            text: text.into(),
+            style,
+        }
+    }
+}
+
+/// A line of text runs.
+pub type Line = Vec<Text>;
+
+/// How a column's cells line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// One column of a table: its head, its width, when it goes on a narrow screen (0 always stays;
+/// higher ranks go first) and how its cells line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub head: &'static str,
+    pub width: u16,
+    pub drop: u8,
+    pub align: Align,
+}
+
+impl Column {
+    pub const fn left(head: &'static str, width: u16, drop: u8) -> Column {
+        Column {
+            head,
+            width,
+            drop,
+            align: Align::Left,
+        }
+    }
+
+    pub const fn right(head: &'static str, width: u16, drop: u8) -> Column {
+        Column {
+            head,
+            width,
+            drop,
+            align: Align::Right,
+        }
+    }
+}
+
+/// One column that narrows (to `min`, at rank `rank`) before columns of lower rank are dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shrink {
+    pub column: usize,
+    pub min: u16,
+    pub rank: u8,
+}
+
+/// A table: a head row and rows of one cell per column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Text>>,
+    pub shrink: Option<Shrink>,
+    /// The last column (when shown) takes the width left over.
+    pub fill_last: bool,
+}
+
+/// One series of a sparkline: a value per second, oldest first, ending now (None: nothing was
+/// measured that second), in its theme item's colour.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub values: Vec<Option<u64>>,
+    pub item: &'static str,
+}
+
+/// A sparkline of per-second values (microseconds): each second shows the highest of its
+/// series, in that series' colour.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spark {
+    pub series: Vec<Series>,
+    /// The colour of a second no series measured.
+    pub item: &'static str,
+    /// What is plotted, under the top value: `max/s`.
+    pub metric: &'static str,
+    /// The service whose injected faults are marked over the seconds they fired in.
+    pub marks: Option<Service>,
+}
+
+/// How much room a part takes: a share of what is left, a fixed height, or at least a height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Fill(u16),
+    Length(u16),
+    Min(u16),
+}
+
+/// What a pane holds, top to bottom.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Spark(Spark),
+    Table(Table),
+    Lines(Vec<Line>),
+}
+
+/// A bordered pane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pane {
+    pub title: Line,
+    /// On the bottom edge: why its last request failed, for one.
+    pub bottom: Option<Text>,
+    pub parts: Vec<(Size, Part)>,
+    /// Below this inner height the pane shows its border and titles only.
+    pub min_inner: u16,
+}
+
+/// One piece of a lab's screen, stacked top to bottom.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    Pane(Pane),
+    /// Lines with no border (the lab's settings and what it measures).
+    Lines(Vec<Line>),
+    /// A bordered box of wrapped lines: a lab that is not running, and why.
+    Message {
+        title: Text,
+        lines: Vec<Line>,
+    },
+}
+
+/// Everything a screen shows of one lab.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabView {
+    pub blocks: Vec<(Size, Block)>,
+    /// The block (a pane) whose bottom edge carries the lab's cost at list price.
+    pub cost_on: Option<usize>,
+}
