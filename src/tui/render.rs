@@ -78,10 +78,14 @@ pub fn draw_lab(
 }
 
 fn draw_pane(f: &mut Frame, theme: &Theme, app: &App, view: &View, p: &view::Pane, area: Rect) {
+    let title = match &p.narrow {
+        Some((below, narrow)) if area.width < *below => narrow,
+        _ => &p.title,
+    };
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.fg(theme.border))
-        .title(line(theme, &p.title));
+        .title(line(theme, title));
     if let Some(bottom) = &p.bottom {
         block = block.title_bottom(span(theme, bottom));
     }
@@ -173,6 +177,9 @@ mod tests {
             match block {
                 view::Block::Pane(p) => {
                     texts(&p.title);
+                    if let Some((_, narrow)) = &p.narrow {
+                        texts(narrow);
+                    }
                     texts(p.bottom.as_slice());
                     for (_, part) in &p.parts {
                         match part {
@@ -204,7 +211,10 @@ mod tests {
     fn every_colour_a_lab_model_names_is_a_theme_item() {
         let view = crate::tui::fixture::sample_redis_view();
         let redis = view.snapshot.redis.clone().expect("the fixture has Redis");
+        let s3_view = crate::tui::fixture::sample_s3_view();
+        let s3 = s3_view.snapshot.s3.clone().expect("the fixture has S3");
         let models = [
+            crate::labs::s3::view::model(&s3, &s3_view.s3_sparks),
             crate::labs::redis::view::model(&redis, &view.redis_sparks),
             crate::labs::redis::view::model(&RedisSnapshot::unavailable("no redis-server"), &[]),
         ];

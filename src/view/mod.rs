@@ -144,6 +144,8 @@ pub enum Part {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pane {
     pub title: Line,
+    /// The title on a pane narrower than the width given.
+    pub narrow: Option<(u16, Line)>,
     /// On the bottom edge: why its last request failed, for one.
     pub bottom: Option<Text>,
     pub parts: Vec<(Size, Part)>,

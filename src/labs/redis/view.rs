@@ -122,6 +122,7 @@ fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> P
             format!(" {} ", method.label()),
             Style::strong("title"),
         )],
+        narrow: None,
         bottom,
         parts: vec![
             (Size::Min(1), Part::Spark(spark)),

@@ -10,6 +10,7 @@ mod lab;
 mod matrix;
 pub mod snapshot;
 mod transfer;
+pub mod view;
 
 pub use buckets::{Buckets, clean, create_buckets};
 pub use matrix::{Case, MatrixRow, run_matrix};

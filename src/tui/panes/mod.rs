@@ -28,7 +28,8 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
         }
         LabKind::S3 => {
             if let Some(s) = &snap.s3 {
-                s3::draw(f, theme, app, view, s, area);
+                let model = crate::labs::s3::view::model(s, &view.s3_sparks);
+                super::render::draw_lab(f, theme, app, view, lab, &model, area);
             }
         }
         LabKind::Redis => {

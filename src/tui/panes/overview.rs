@@ -34,7 +34,8 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
         if let Some(s3) = &snap.s3
             && let Some(rect) = rects.next()
         {
-            s3::draw(f, theme, app, view, s3, rect);
+            let model = crate::labs::s3::view::model(s3, &view.s3_sparks);
+            crate::tui::render::draw_lab(f, theme, app, view, LabKind::S3, &model, rect);
         }
         if let Some(red) = &snap.redis
             && let Some(rect) = rects.next()
