@@ -540,33 +540,7 @@ fn section_heading(md: bool) -> impl Fn(&mut String, &str) {
     }
 }
 
-/// `5: 2,050 (68.3%), 6: 402 (13.4%), ...; largest 17`, most records first.
-pub fn batch_line(c: &ConsumerSnapshot) -> String {
-    let total: u64 = c.batch_sizes.iter().map(|b| b.records).sum();
-    if total == 0 {
-        return "no batches".into();
-    }
-    let mut sizes = c.batch_sizes.clone();
-    sizes.sort_by(|a, b| b.records.cmp(&a.records).then(a.size.cmp(&b.size)));
-    let parts: Vec<String> = sizes
-        .iter()
-        .take(6)
-        .map(|b| {
-            format!(
-                "{}: {} ({:.1}%)",
-                b.size,
-                thousands(b.records),
-                100.0 * b.records as f64 / total as f64
-            )
-        })
-        .collect();
-    let largest = c.batch_sizes.iter().map(|b| b.size).max().unwrap_or(0);
-    format!(
-        "{}; largest {largest}; {} batches",
-        parts.join(", "),
-        thousands(c.batches)
-    )
-}
+pub use crate::labs::kinesis::snapshot::batch_line;
 
 #[cfg(test)]
 mod tests {

@@ -22,10 +22,15 @@ fn color(theme: &Theme, item: &str) -> Color {
 
 fn style(theme: &Theme, s: view::Style) -> ratatui::style::Style {
     let c = color(theme, s.item);
-    if s.strong {
+    let style = if s.strong {
         theme.strong(c)
     } else {
         theme.fg(c)
+    };
+    if s.crossed {
+        style.add_modifier(ratatui::style::Modifier::CROSSED_OUT)
+    } else {
+        style
     }
 }
 
@@ -37,12 +42,33 @@ fn line(theme: &Theme, l: &view::Line) -> Line<'static> {
     Line::from(l.iter().map(|t| span(theme, t)).collect::<Vec<_>>())
 }
 
-fn constraint(size: view::Size) -> Constraint {
+/// `spark`: the sparkline rows each `Rows` block (and its `Spark` part) gets.
+fn constraint(size: view::Size, spark: u16) -> Constraint {
     match size {
         view::Size::Fill(n) => Constraint::Fill(n),
         view::Size::Length(n) => Constraint::Length(n),
         view::Size::Min(n) => Constraint::Min(n),
+        view::Size::Rows { fixed } => Constraint::Length(fixed + spark),
+        view::Size::Spark => Constraint::Length(spark),
     }
+}
+
+/// The sparkline rows of each `Rows` block in `height`: what their fixed rows leave, shared
+/// evenly, 1 to 8 each (None: the model has no such block).
+fn spark_share(model: &view::LabView, height: u16) -> Option<u16> {
+    let fixed: Vec<u16> = model
+        .blocks
+        .iter()
+        .filter_map(|(size, _)| match size {
+            view::Size::Rows { fixed } => Some(*fixed),
+            _ => None,
+        })
+        .collect();
+    if fixed.is_empty() {
+        return None;
+    }
+    let spare = height.saturating_sub(fixed.iter().sum());
+    Some((spare / fixed.len() as u16).clamp(1, 8))
 }
 
 /// Draws `lab`'s model in `area`.
@@ -55,11 +81,21 @@ pub fn draw_lab(
     model: &view::LabView,
     area: Rect,
 ) {
-    let rects =
-        Layout::vertical(model.blocks.iter().map(|(size, _)| constraint(*size))).split(area);
+    let share = spark_share(model, area.height);
+    let spark = share.unwrap_or(0);
+    let mut constraints: Vec<Constraint> = model
+        .blocks
+        .iter()
+        .map(|(size, _)| constraint(*size, spark))
+        .collect();
+    if share.is_some() {
+        // What the blocks leave stays empty below them.
+        constraints.push(Constraint::Min(0));
+    }
+    let rects = Layout::vertical(constraints).split(area);
     for ((_, block), rect) in model.blocks.iter().zip(rects.iter()) {
         match block {
-            view::Block::Pane(p) => draw_pane(f, theme, app, view, p, *rect),
+            view::Block::Pane(p) => draw_pane(f, theme, app, view, p, spark, *rect),
             view::Block::Lines(lines) => f.render_widget(
                 Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>()),
                 *rect,
@@ -77,7 +113,15 @@ pub fn draw_lab(
     }
 }
 
-fn draw_pane(f: &mut Frame, theme: &Theme, app: &App, view: &View, p: &view::Pane, area: Rect) {
+fn draw_pane(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    p: &view::Pane,
+    spark: u16,
+    area: Rect,
+) {
     let title = match &p.narrow {
         Some((below, narrow)) if area.width < *below => narrow,
         _ => &p.title,
@@ -94,7 +138,9 @@ fn draw_pane(f: &mut Frame, theme: &Theme, app: &App, view: &View, p: &view::Pan
     if inner.height < p.min_inner {
         return;
     }
-    let rects = Layout::vertical(p.parts.iter().map(|(size, _)| constraint(*size))).split(inner);
+    let spark = spark.min(inner.height);
+    let rects =
+        Layout::vertical(p.parts.iter().map(|(size, _)| constraint(*size, spark))).split(inner);
     for ((_, part), rect) in p.parts.iter().zip(rects.iter()) {
         match part {
             view::Part::Spark(s) => draw_spark(f, theme, app, view, s, *rect),
@@ -213,7 +259,10 @@ mod tests {
         let redis = view.snapshot.redis.clone().expect("the fixture has Redis");
         let s3_view = crate::tui::fixture::sample_s3_view();
         let s3 = s3_view.snapshot.s3.clone().expect("the fixture has S3");
+        let k_view = crate::tui::fixture::sample_view();
+        let k = k_view.snapshot.kinesis.clone().expect("the fixture has Kinesis");
         let models = [
+            crate::labs::kinesis::view::model(&k, &k_view.sparks, &k_view.read_rate),
             crate::labs::s3::view::model(&s3, &s3_view.s3_sparks),
             crate::labs::redis::view::model(&redis, &view.redis_sparks),
             crate::labs::redis::view::model(&RedisSnapshot::unavailable("no redis-server"), &[]),

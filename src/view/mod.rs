@@ -14,6 +14,8 @@ use crate::services::Service;
 pub struct Style {
     pub item: &'static str,
     pub strong: bool,
+    /// Struck through: what has stopped (a removed consumer).
+    pub crossed: bool,
 }
 
 impl Style {
@@ -21,11 +23,24 @@ impl Style {
         Style {
             item,
             strong: false,
+            crossed: false,
         }
     }
 
     pub const fn strong(item: &'static str) -> Style {
-        Style { item, strong: true }
+        Style {
+            item,
+            strong: true,
+            crossed: false,
+        }
+    }
+
+    pub const fn crossed(item: &'static str) -> Style {
+        Style {
+            item,
+            strong: false,
+            crossed: true,
+        }
     }
 }
 
@@ -130,6 +145,14 @@ pub enum Size {
     Fill(u16),
     Length(u16),
     Min(u16),
+    /// A block of `fixed` rows plus its sparkline's: the rows the lab's `Rows` blocks leave are
+    /// shared evenly among their sparklines, 1 to 8 rows each, and what is still left stays
+    /// empty below them.
+    Rows {
+        fixed: u16,
+    },
+    /// Inside a `Rows` block's pane: its sparkline's share.
+    Spark,
 }
 
 /// What a pane holds, top to bottom.

@@ -23,6 +23,7 @@ pub use knobs::{INTERVALS_MS, RATE_STEPS};
 pub use reshard::{ReshardAt, Scale};
 pub mod snapshot;
 pub mod state;
+pub mod view;
 
 use setup::{describe, list_shards, owned_name, sanitize, wait_active};
 

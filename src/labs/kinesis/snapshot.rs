@@ -398,6 +398,34 @@ pub fn read_rate(shared: &Shared, shards: usize, second: u64, n: usize) -> Vec<f
         .collect()
 }
 
+/// `5: 2,050 (68.3%), 6: 402 (13.4%), ...; largest 17`, most records first.
+pub fn batch_line(c: &ConsumerSnapshot) -> String {
+    let total: u64 = c.batch_sizes.iter().map(|b| b.records).sum();
+    if total == 0 {
+        return "no batches".into();
+    }
+    let mut sizes = c.batch_sizes.clone();
+    sizes.sort_by(|a, b| b.records.cmp(&a.records).then(a.size.cmp(&b.size)));
+    let parts: Vec<String> = sizes
+        .iter()
+        .take(6)
+        .map(|b| {
+            format!(
+                "{}: {} ({:.1}%)",
+                b.size,
+                crate::units::thousands(b.records),
+                100.0 * b.records as f64 / total as f64
+            )
+        })
+        .collect();
+    let largest = c.batch_sizes.iter().map(|b| b.size).max().unwrap_or(0);
+    format!(
+        "{}; largest {largest}; {} batches",
+        parts.join(", "),
+        crate::units::thousands(c.batches)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

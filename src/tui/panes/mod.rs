@@ -23,7 +23,8 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
     match lab {
         LabKind::Kinesis => {
             if let Some(k) = &snap.kinesis {
-                kinesis::draw(f, theme, app, view, k, area);
+                let model = crate::labs::kinesis::view::model(k, &view.sparks, &view.read_rate);
+                super::render::draw_lab(f, theme, app, view, lab, &model, area);
             }
         }
         LabKind::S3 => {

@@ -65,17 +65,29 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
             let right_w = (area.width * 2 / 5).max(80);
             let [left, right] =
                 Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
-            kinesis::draw(f, theme, app, view, k, left);
+            draw_kinesis(f, theme, app, view, k, left);
             side(f, right);
         }
         Some(k) => {
             let [top, rest] =
                 Layout::vertical([Constraint::Fill(4), Constraint::Fill(others * 3)]).areas(area);
-            kinesis::draw(f, theme, app, view, k, top);
+            draw_kinesis(f, theme, app, view, k, top);
             side(f, rest);
         }
         None => side(f, area),
     }
+}
+
+fn draw_kinesis(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    view: &View,
+    k: &crate::labs::kinesis::snapshot::KinesisSnapshot,
+    area: Rect,
+) {
+    let model = crate::labs::kinesis::view::model(k, &view.sparks, &view.read_rate);
+    crate::tui::render::draw_lab(f, theme, app, view, LabKind::Kinesis, &model, area);
 }
 
 /// The overview on a screen too small for every lab's panes: one table, a row per consumer, S3
