@@ -97,10 +97,13 @@ fn a_second_later(view: &View) -> View {
             v.rotate_left(1);
         }
     }
-    next.sparks.iter_mut().for_each(|p| on(p));
-    next.s3_sparks.iter_mut().for_each(|(_, _, p)| on(p));
-    next.redis_sparks.iter_mut().for_each(|(_, p)| on(p));
-    on(&mut next.read_rate);
+    let h = &mut next.history;
+    if let Some(k) = h.kinesis.as_mut() {
+        k.consumers.iter_mut().for_each(|p| on(p));
+        on(&mut k.read_rate);
+    }
+    h.s3.iter_mut().flatten().for_each(|(_, _, p)| on(p));
+    h.redis.iter_mut().flatten().for_each(|(_, p)| on(p));
     next
 }
 

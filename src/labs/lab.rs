@@ -30,6 +30,12 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
     const QUANTITIES: &'static [&'static str];
 
+    /// Its share of its column on the overview (the others' weights beside it).
+    const OVERVIEW_WEIGHT: u16 = 3;
+    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
+    /// stack on the right (the lab whose panes are tallest).
+    const OVERVIEW_LEAD: bool = false;
+
     /// Its part of the scenario file.
     type Scenario: Clone + Send + Sync + 'static;
     /// What its keys ask of it while it runs.
@@ -37,7 +43,7 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Its figures at one moment, for screens, reports and recordings.
     type Snapshot: Clone + std::fmt::Debug + PartialEq + Send + 'static;
     /// Its last seconds, one value per second, for the sparklines.
-    type History: Send + 'static;
+    type History: Clone + std::fmt::Debug + PartialEq + Send + 'static;
 
     /// Creates (or finds) what it measures and starts its probes, on the run's context.
     fn start(
@@ -54,6 +60,24 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Starts the live loop a run without a set experiment runs (nothing: its probes start with
     /// it).
     fn start_live(&self) {}
+
+    /// What its tab shows (`crate::view`), from its snapshot and its last seconds (None: none
+    /// yet).
+    fn view(snap: &Self::Snapshot, history: Option<&Self::History>) -> crate::view::LabView;
+
+    /// Its parts of the screen's header (none by default).
+    fn header(_snap: &Self::Snapshot) -> Vec<crate::view::HeaderPart> {
+        Vec::new()
+    }
+
+    /// The status line under its tab when no message is shown: what its figures rest on.
+    fn status(snap: &Self::Snapshot) -> String;
+
+    /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts).
+    fn brief(snap: &Self::Snapshot) -> Vec<Vec<crate::view::Text>>;
+
+    /// Rows its tab needs to show every pane with a row of sparkline.
+    fn min_rows(snap: &Self::Snapshot) -> u16;
 
     /// Its histograms and counts start over.
     fn reset(&self);

@@ -77,6 +77,20 @@ macro_rules! lab_kinds {
                 }
             }
 
+            /// Its share of its column on the overview.
+            pub fn overview_weight(self) -> u16 {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::OVERVIEW_WEIGHT,)*
+                }
+            }
+
+            /// Whether it leads the overview (the left, on a wide screen).
+            pub fn overview_lead(self) -> bool {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::OVERVIEW_LEAD,)*
+                }
+            }
+
             /// The service it measures (the one its faults are injected into).
             pub fn service(self) -> crate::services::Service {
                 match self {

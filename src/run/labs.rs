@@ -54,7 +54,7 @@ macro_rules! per_lab {
 
         /// The labs' last seconds, one value per second, oldest first, for the screen's
         /// sparklines: each lab's, when the run has it.
-        #[derive(Default)]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct History {
             $(pub $module: Option<<$module::$ty as Lab>::History>,)*
         }

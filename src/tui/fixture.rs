@@ -242,12 +242,16 @@ pub fn sample_view() -> View {
             faults: Default::default(),
             process: Default::default(),
         },
-        sparks,
-        read_rate: (0..60)
-            .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
-            .collect(),
-        s3_sparks: Vec::new(),
-        redis_sparks: Vec::new(),
+        history: crate::run::History {
+            kinesis: Some(crate::labs::kinesis::KinesisHistory {
+                consumers: sparks,
+                read_rate: (0..60)
+                    .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
+                    .collect(),
+            }),
+            s3: None,
+            redis: None,
+        },
     }
 }
 
@@ -315,8 +319,8 @@ pub fn sample_s3_view() -> View {
         matrix: None,
         express_unsupported: None,
     });
-    view.sparks.clear();
-    view.s3_sparks = sparks;
+    view.history.kinesis = None;
+    view.history.s3 = Some(sparks);
     view
 }
 
@@ -384,8 +388,8 @@ pub fn sample_redis_view() -> View {
         unavailable: None,
         node_type: "cache.t3.micro".into(),
     });
-    view.sparks.clear();
-    view.redis_sparks = sparks;
+    view.history.kinesis = None;
+    view.history.redis = Some(sparks);
     view
 }
 
@@ -397,8 +401,8 @@ pub fn sample_tour_view() -> View {
     let redis = sample_redis_view();
     view.snapshot.scenario = "tour".into();
     view.snapshot.s3 = s3.snapshot.s3;
-    view.s3_sparks = s3.s3_sparks;
+    view.history.s3 = s3.history.s3;
     view.snapshot.redis = redis.snapshot.redis;
-    view.redis_sparks = redis.redis_sparks;
+    view.history.redis = redis.history.redis;
     view
 }

@@ -176,6 +176,17 @@ fn draw_spark(f: &mut Frame, theme: &Theme, app: &App, view: &View, s: &view::Sp
     draw_sparkline(f, theme, app, &per_sec, s.metric, &marks, area);
 }
 
+/// A row's cells, each lined up as its column.
+pub fn cells(theme: &Theme, row: &[view::Text], columns: &[view::Column]) -> Vec<Cell<'static>> {
+    row.iter()
+        .zip(columns)
+        .map(|(c, col)| match col.align {
+            view::Align::Left => Cell::from(span(theme, c)),
+            view::Align::Right => right(span(theme, c)),
+        })
+        .collect()
+}
+
 fn draw_table(f: &mut Frame, theme: &Theme, t: &view::Table, area: Rect) {
     let mut fitted = Fitted::new(&t.columns, t.shrink, area.width);
     if t.fill_last {
@@ -185,18 +196,7 @@ fn draw_table(f: &mut Frame, theme: &Theme, t: &view::Table, area: Rect) {
     let rows: Vec<ratatui::widgets::Row> = t
         .rows
         .iter()
-        .map(|cells| {
-            fitted.row(
-                cells
-                    .iter()
-                    .zip(&t.columns)
-                    .map(|(c, col)| match col.align {
-                        view::Align::Left => Cell::from(span(theme, c)),
-                        view::Align::Right => right(span(theme, c)),
-                    })
-                    .collect(),
-            )
-        })
+        .map(|row| fitted.row(cells(theme, row, &t.columns)))
         .collect();
     f.render_widget(
         Table::new(rows, fitted.constraints())
@@ -255,18 +255,24 @@ mod tests {
 
     #[test]
     fn every_colour_a_lab_model_names_is_a_theme_item() {
-        let view = crate::tui::fixture::sample_redis_view();
-        let redis = view.snapshot.redis.clone().expect("the fixture has Redis");
-        let s3_view = crate::tui::fixture::sample_s3_view();
-        let s3 = s3_view.snapshot.s3.clone().expect("the fixture has S3");
-        let k_view = crate::tui::fixture::sample_view();
-        let k = k_view.snapshot.kinesis.clone().expect("the fixture has Kinesis");
-        let models = [
-            crate::labs::kinesis::view::model(&k, &k_view.sparks, &k_view.read_rate),
-            crate::labs::s3::view::model(&s3, &s3_view.s3_sparks),
-            crate::labs::redis::view::model(&redis, &view.redis_sparks),
-            crate::labs::redis::view::model(&RedisSnapshot::unavailable("no redis-server"), &[]),
+        let labs = [
+            crate::tui::fixture::sample_view(),
+            crate::tui::fixture::sample_s3_view(),
+            crate::tui::fixture::sample_redis_view(),
         ];
+        let mut models: Vec<view::LabView> = labs
+            .iter()
+            .flat_map(|v| {
+                LabKind::ALL
+                    .into_iter()
+                    .filter_map(|l| crate::tui::panes::model(l, v))
+            })
+            .collect();
+        assert_eq!(models.len(), LabKind::ALL.len(), "every lab's fixture");
+        models.push(crate::labs::redis::view::model(
+            &RedisSnapshot::unavailable("no redis-server"),
+            &[],
+        ));
         let theme = Theme::dark();
         for model in &models {
             let named = items(model);

@@ -137,7 +137,14 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         parts.push((clock(s.elapsed_secs), style, 0));
     }
     for lab in s.labs() {
-        parts.extend(super::panes::header(lab, s, style));
+        parts.extend(super::panes::header(lab, s).into_iter().map(|p| {
+            let bold = if p.strong {
+                style.add_modifier(ratatui::style::Modifier::BOLD)
+            } else {
+                style
+            };
+            (p.text, bold, p.rank)
+        }));
     }
     if let Some(c) = &app.replay {
         parts.push((

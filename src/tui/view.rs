@@ -1,38 +1,23 @@
 //! What one frame shows: a snapshot of the lab and the sparkline points of each consumer, taken
 //! together so the whole frame describes one instant.
 
-use crate::metrics::Point;
-use crate::run::Run;
+use crate::labs::kinesis::KinesisHistory;
 use crate::run::snapshot::Snapshot;
+use crate::run::{History, Run};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {
     pub snapshot: Snapshot,
-    /// Per consumer (in snapshot order): one point per second, oldest first.
-    pub sparks: Vec<Vec<Point>>,
-    /// GetRecords attempts per second per shard, one value per second, oldest first.
-    pub read_rate: Vec<f64>,
-    /// S3: per (class, PUT/GET), the total time's points, oldest first.
-    pub s3_sparks: Vec<(crate::services::s3::Class, String, Vec<Point>)>,
-    /// Redis: per method, the lag's points, oldest first.
-    pub redis_sparks: Vec<(crate::labs::redis::Method, Vec<Point>)>,
+    /// Each lab's last seconds, one value per second, oldest first, for the sparklines.
+    pub history: History,
 }
 
 impl View {
     /// The lab right now, with `window` seconds of sparkline history.
     pub fn of(lab: &Run, window: u64) -> View {
-        let snapshot = lab.snapshot(false);
-        let history = lab.history(window as usize);
-        let (sparks, read_rate) = match history.kinesis {
-            Some(h) => (h.consumers, h.read_rate),
-            None => (Vec::new(), vec![0.0; window as usize]),
-        };
         View {
-            snapshot,
-            sparks,
-            read_rate,
-            s3_sparks: history.s3.unwrap_or_default(),
-            redis_sparks: history.redis.unwrap_or_default(),
+            snapshot: lab.snapshot(false),
+            history: lab.history(window as usize),
         }
     }
 }
@@ -51,34 +36,31 @@ impl View {
             Some(upto) => rec.points(&format!("{lab} {name}"), upto, window),
             None => Vec::new(),
         };
-        let sparks = snapshot.kinesis.as_ref().map_or_else(Vec::new, |k| {
-            k.consumers
-                .iter()
-                .map(|c| points("kinesis", &c.name))
-                .collect()
-        });
-        let read_rate = match rec.upto(i, "kinesis") {
-            Some(upto) => rec.read_rate(upto, window),
-            None => vec![0.0; window as usize],
+        let history = History {
+            kinesis: snapshot.kinesis.as_ref().map(|k| KinesisHistory {
+                consumers: k
+                    .consumers
+                    .iter()
+                    .map(|c| points("kinesis", &c.name))
+                    .collect(),
+                read_rate: match rec.upto(i, "kinesis") {
+                    Some(upto) => rec.read_rate(upto, window),
+                    None => vec![0.0; window as usize],
+                },
+            }),
+            s3: snapshot.s3.as_ref().map(|s| {
+                s.ops
+                    .iter()
+                    .map(|o| (o.class, o.op.clone(), points("s3", &s3_key(o.class, &o.op))))
+                    .collect()
+            }),
+            redis: snapshot.redis.as_ref().map(|r| {
+                r.methods
+                    .iter()
+                    .map(|m| (m.method, points("redis", m.method.key())))
+                    .collect()
+            }),
         };
-        let s3_sparks = snapshot.s3.as_ref().map_or_else(Vec::new, |s| {
-            s.ops
-                .iter()
-                .map(|o| (o.class, o.op.clone(), points("s3", &s3_key(o.class, &o.op))))
-                .collect()
-        });
-        let redis_sparks = snapshot.redis.as_ref().map_or_else(Vec::new, |r| {
-            r.methods
-                .iter()
-                .map(|m| (m.method, points("redis", m.method.key())))
-                .collect()
-        });
-        Ok(View {
-            snapshot,
-            sparks,
-            read_rate,
-            s3_sparks,
-            redis_sparks,
-        })
+        Ok(View { snapshot, history })
     }
 }

@@ -4,9 +4,13 @@
 //! its SVG screenshots and the replay draw any lab's model with one renderer (`tui::render`),
 //! so a lab needs no drawing code of its own.
 //!
+//! Beside its tab, a lab gives its parts of the header, its status line and its rows of the
+//! overview's brief table (`HeaderPart`, `brief_latency`, `brief_note`).
+//!
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
 //! colours every lab's model the same way it colours the rest of the screen.
 
+use crate::metrics::Summary;
 use crate::services::Service;
 
 /// How a piece of text is drawn: the theme item that colours it, and whether it is bold.
@@ -195,4 +199,39 @@ pub struct LabView {
     pub blocks: Vec<(Size, Block)>,
     /// The block (a pane) whose bottom edge carries the lab's cost at list price.
     pub cost_on: Option<usize>,
+}
+
+/// A lab's part of the header: its text, whether it is bold (something needs attention), and its
+/// drop rank (higher ranks go first when the line is narrow).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderPart {
+    pub text: String,
+    pub strong: bool,
+    pub rank: u8,
+}
+
+/// p50, p99 and max for the overview's brief table (dashes before the first sample).
+pub fn brief_latency(s: &Summary) -> Vec<Text> {
+    let txt = |v: String| Text::new(v, Style::plain("text"));
+    if s.count == 0 {
+        vec![txt("-".into()), txt("-".into()), txt("-".into())]
+    } else {
+        vec![
+            txt(crate::units::ms(s.p50_us)),
+            txt(crate::units::ms(s.p99_us)),
+            txt(crate::units::ms(s.max_us)),
+        ]
+    }
+}
+
+/// The counts column of the overview's brief table: warm when something is wrong.
+pub fn brief_note(text: String, bad: bool) -> Text {
+    Text::new(
+        text,
+        if bad {
+            Style::plain("warn")
+        } else {
+            Style::plain("dim")
+        },
+    )
 }

@@ -20,6 +20,9 @@ impl Lab for KinesisLab {
     const SERVICE: Service = Service::Kinesis;
     /// The producer puts from the moment the lab has started.
     const MEASURES_FROM_START: bool = true;
+    /// Its panes are the tallest: on a wide overview it takes the left.
+    const OVERVIEW_LEAD: bool = true;
+    const OVERVIEW_WEIGHT: u16 = 4;
     /// A consumer.
     const SUBJECT_PARTS: usize = 1;
     const QUANTITIES: &'static [&'static str] = &["arrival_to_receive"];
@@ -31,6 +34,29 @@ impl Lab for KinesisLab {
 
     async fn start(ctx: &Arc<RunContext>, scenario: &KinesisScenario) -> anyhow::Result<Self> {
         KinesisLab::start(ctx.clone(), scenario).await
+    }
+
+    fn view(snap: &KinesisSnapshot, history: Option<&KinesisHistory>) -> crate::view::LabView {
+        match history {
+            Some(h) => super::view::model(snap, &h.consumers, &h.read_rate),
+            None => super::view::model(snap, &[], &[]),
+        }
+    }
+
+    fn header(snap: &KinesisSnapshot) -> Vec<crate::view::HeaderPart> {
+        super::view::header(snap)
+    }
+
+    fn status(snap: &KinesisSnapshot) -> String {
+        super::view::status(snap)
+    }
+
+    fn brief(snap: &KinesisSnapshot) -> Vec<Vec<crate::view::Text>> {
+        super::view::brief(snap)
+    }
+
+    fn min_rows(snap: &KinesisSnapshot) -> u16 {
+        super::view::min_rows(snap)
     }
 
     fn reset(&self) {

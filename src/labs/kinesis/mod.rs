@@ -136,6 +136,7 @@ pub struct KinesisLab {
 pub const DOCUMENTED_READS_PER_SHARD: u32 = 5;
 
 /// The lab's last seconds, one value per second, oldest first, for the screen's sparklines.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct KinesisHistory {
     /// Per consumer (in snapshot order): arrival -> receive.
     pub consumers: Vec<Vec<crate::metrics::Point>>,

@@ -8,9 +8,10 @@ use super::snapshot::{ConsumerSnapshot, KinesisSnapshot};
 use super::state::UNSUPPORTED;
 use crate::metrics::Point;
 use crate::services::Service;
-use crate::units::{ms, short_ms, thousands};
+use crate::units::{fmt_rate, format_bytes, ms, short_ms, thousands};
 use crate::view::{
-    Block, Column, LabView, Line, Pane, Part, Series, Shrink, Size, Spark, Style, Table, Text,
+    Block, Column, HeaderPart, LabView, Line, Pane, Part, Series, Shrink, Size, Spark, Style,
+    Table, Text, brief_latency, brief_note,
 };
 
 const TEXT: Style = Style::plain("text");
@@ -338,5 +339,98 @@ fn extra_line(
                 DIM,
             )]
         }
+    }
+}
+
+/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+/// consumer.
+pub fn brief(k: &KinesisSnapshot) -> Vec<Vec<Text>> {
+    let mut rows = Vec::new();
+    for c in &k.consumers {
+        let sdk = &c.sdk.counters;
+        let mut cells = vec![
+            Text::new("Kinesis", Style::strong(kind_item(c.kind))),
+            Text::new(c.name.clone(), TEXT),
+        ];
+        cells.extend(brief_latency(&c.arrival_to_receive));
+        cells.push(Text::new(thousands(c.counts.received), TEXT));
+        let bad = sdk.throttles > 0
+            || c.counts.lost > 0
+            || c.counts.duplicates > 0
+            || c.counts.unread > 0;
+        // A consumer behind says so first: the column is cut on small screens.
+        let behind = if c.counts.unread > 0 {
+            format!("unread {} · ", thousands(c.counts.unread))
+        } else {
+            String::new()
+        };
+        cells.push(brief_note(
+            format!(
+                "{behind}throttled {} · escaped {} · lost {} · dup {}",
+                thousands(sdk.throttles),
+                thousands(sdk.escaped_total()),
+                thousands(c.counts.lost),
+                thousands(c.counts.duplicates),
+            ),
+            bad,
+        ));
+        rows.push(cells);
+    }
+    rows
+}
+
+/// Rows the tab needs to show every pane with at least one row of sparkline.
+pub fn min_rows(k: &KinesisSnapshot) -> u16 {
+    PANES
+        .iter()
+        .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
+        .filter(|n| *n > 0)
+        .map(|n| 2 + 1 + n + 1 + 1)
+        .sum()
+}
+
+/// Its parts of the header: the stream and its shards, and the producer's rate asked against
+/// achieved (with the first cause of a shortfall).
+pub fn header(k: &KinesisSnapshot) -> Vec<HeaderPart> {
+    let mut parts = Vec::new();
+    // While a reshard is under way the stream says so (the shard count is the open one).
+    parts.push(HeaderPart {
+        text: format!(
+            "{} · {} shard{}{}",
+            k.stream,
+            k.shards,
+            if k.shards == 1 { "" } else { "s" },
+            if k.updating { " · UPDATING" } else { "" }
+        ),
+        strong: k.updating,
+        rank: 3,
+    });
+    let p = &k.producer;
+    // Asked against achieved, over whole seconds; a shortfall the measurement can tell says
+    // by how much and its first measured cause.
+    let short = p.shortfall();
+    let achieved = match &short {
+        Some(s) => format!("{} achieved, {}", fmt_rate(p.achieved_rate), s.describe(1)),
+        None if p.rate_resolution().is_none() => "achieved: measuring".to_string(),
+        None => format!("{} achieved", fmt_rate(p.achieved_rate)),
+    };
+    parts.push(HeaderPart {
+        text: format!(
+            "{} rec/s asked · {achieved} · {}",
+            fmt_rate(p.asked_rate),
+            format_bytes(p.payload_bytes)
+        ),
+        strong: short.is_some(),
+        rank: 2,
+    });
+    parts
+}
+
+/// What the tab's figures rest on: the SDK's retry settings.
+pub fn status(k: &KinesisSnapshot) -> String {
+    // A producer that cannot put says so first: without it, nothing below means anything.
+    match &k.producer.unsupported {
+        Some(why) => format!(" producer stopped: {why}"),
+        None => format!(" SDK: {}", k.retry),
     }
 }

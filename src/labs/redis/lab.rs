@@ -65,6 +65,22 @@ impl Lab for RedisLab {
         RedisLab::start_live(self)
     }
 
+    fn view(snap: &RedisSnapshot, history: Option<&Self::History>) -> crate::view::LabView {
+        super::view::model(snap, history.map_or(&[][..], |h| h.as_slice()))
+    }
+
+    fn status(_snap: &RedisSnapshot) -> String {
+        super::view::status()
+    }
+
+    fn brief(snap: &RedisSnapshot) -> Vec<Vec<crate::view::Text>> {
+        super::view::brief(snap)
+    }
+
+    fn min_rows(_snap: &RedisSnapshot) -> u16 {
+        super::view::MIN_ROWS
+    }
+
     fn reset(&self) {
         self.shared.reset();
     }

@@ -9,6 +9,7 @@ use crate::services::Service;
 use crate::units::{format_bytes, ms, thousands};
 use crate::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
+    brief_latency, brief_note,
 };
 
 const TEXT: Style = Style::plain("text");
@@ -166,4 +167,52 @@ fn info(r: &RedisSnapshot) -> Vec<Line> {
             DIM,
         )],
     ]
+}
+
+/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+/// method, or one saying why the lab is not running.
+pub fn brief(r: &RedisSnapshot) -> Vec<Vec<Text>> {
+    let label = Text::new("Redis", Style::strong("redis"));
+    let txt = |v: String| Text::new(v, TEXT);
+    match &r.unavailable {
+        Some(why) => vec![vec![
+            label,
+            Text::new("not running", Style::strong("error")),
+            txt("-".into()),
+            txt("-".into()),
+            txt("-".into()),
+            txt("-".into()),
+            Text::new(why.clone(), Style::strong("error")),
+        ]],
+        None => r
+            .methods
+            .iter()
+            .map(|m| {
+                let mut cells = vec![
+                    label.clone(),
+                    Text::new(format!("lag: {}", m.method.short()), TEXT),
+                ];
+                cells.extend(brief_latency(&m.lag));
+                cells.push(txt(thousands(m.tries)));
+                cells.push(brief_note(
+                    format!(
+                        "errors {} · value {}",
+                        thousands(m.errors),
+                        format_bytes(r.value_bytes)
+                    ),
+                    m.errors > 0,
+                ));
+                cells
+            })
+            .collect(),
+    }
+}
+
+/// Rows the tab needs: three panes (one per method) with a row of sparkline each, and the info
+/// lines.
+pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
+
+/// What the tab's figures rest on: what each method's lag includes.
+pub fn status() -> String {
+    " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
 }

@@ -17,6 +17,8 @@ impl Lab for S3Lab {
     const SERVICE: Service = Service::S3;
     /// A storage class and an operation.
     const SUBJECT_PARTS: usize = 2;
+    /// Two panes to Redis's three.
+    const OVERVIEW_WEIGHT: u16 = 2;
     const QUANTITIES: &'static [&'static str] = &["total"];
 
     type Scenario = S3Scenario;
@@ -51,6 +53,22 @@ impl Lab for S3Lab {
 
     fn start_live(&self) {
         S3Lab::start_live(self)
+    }
+
+    fn view(snap: &S3Snapshot, history: Option<&Self::History>) -> crate::view::LabView {
+        super::view::model(snap, history.map_or(&[][..], |h| h.as_slice()))
+    }
+
+    fn status(snap: &S3Snapshot) -> String {
+        super::view::status(snap)
+    }
+
+    fn brief(snap: &S3Snapshot) -> Vec<Vec<crate::view::Text>> {
+        super::view::brief(snap)
+    }
+
+    fn min_rows(_snap: &S3Snapshot) -> u16 {
+        super::view::MIN_ROWS
     }
 
     fn reset(&self) {

@@ -1,74 +1,79 @@
-//! One module per lab's tab, and the overview that puts them together.
+//! What the screens take from each lab, generated from the registry: its tab's model (drawn by
+//! `tui::render`), its header parts, its status line, its brief rows and the rows its tab
+//! needs; the overview that puts the labs together; and the cost on a pane's edge.
 
-pub mod kinesis;
 pub mod overview;
-pub mod redis;
-pub mod s3;
 #[cfg(test)]
 mod tests;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 
 use super::app::App;
 use super::theme::Theme;
 use super::view::View;
-use crate::labs::LabKind;
+use crate::labs::{Lab, LabKind};
 use crate::run::snapshot::Snapshot;
+use crate::view::{HeaderPart, LabView, Text};
+
+macro_rules! screens {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// A lab's model, if the view has that lab.
+        pub fn model(lab: LabKind, view: &View) -> Option<LabView> {
+            match lab {
+                $(LabKind::$kind => view.snapshot.$module.as_ref().map(|s| {
+                    <crate::labs::$module::$ty as Lab>::view(s, view.history.$module.as_ref())
+                }),)*
+            }
+        }
+
+        /// A lab's parts of the header.
+        pub fn header(lab: LabKind, snap: &Snapshot) -> Vec<HeaderPart> {
+            match lab {
+                $(LabKind::$kind => snap
+                    .$module
+                    .as_ref()
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as Lab>::header),)*
+            }
+        }
+
+        /// The status line when no message is shown: what the lab's figures rest on.
+        pub fn status(lab: LabKind, snap: &Snapshot) -> String {
+            match lab {
+                $(LabKind::$kind => snap
+                    .$module
+                    .as_ref()
+                    .map_or_else(String::new, <crate::labs::$module::$ty as Lab>::status),)*
+            }
+        }
+
+        /// A lab's rows of the overview's brief table.
+        pub fn brief(lab: LabKind, snap: &Snapshot) -> Vec<Vec<Text>> {
+            match lab {
+                $(LabKind::$kind => snap
+                    .$module
+                    .as_ref()
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as Lab>::brief),)*
+            }
+        }
+
+        /// Rows a lab's tab needs (0: the view does not have it).
+        pub fn min_rows(lab: LabKind, snap: &Snapshot) -> u16 {
+            match lab {
+                $(LabKind::$kind => snap
+                    .$module
+                    .as_ref()
+                    .map_or(0, <crate::labs::$module::$ty as Lab>::min_rows),)*
+            }
+        }
+    };
+}
+crate::labs::for_each_lab!(screens);
 
 /// Draws one lab's tab in `area`, if the view has that lab.
 pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
-    let snap = &view.snapshot;
-    match lab {
-        LabKind::Kinesis => {
-            if let Some(k) = &snap.kinesis {
-                let model = crate::labs::kinesis::view::model(k, &view.sparks, &view.read_rate);
-                super::render::draw_lab(f, theme, app, view, lab, &model, area);
-            }
-        }
-        LabKind::S3 => {
-            if let Some(s) = &snap.s3 {
-                let model = crate::labs::s3::view::model(s, &view.s3_sparks);
-                super::render::draw_lab(f, theme, app, view, lab, &model, area);
-            }
-        }
-        LabKind::Redis => {
-            if let Some(r) = &snap.redis {
-                let model = crate::labs::redis::view::model(r, &view.redis_sparks);
-                super::render::draw_lab(f, theme, app, view, lab, &model, area);
-            }
-        }
-    }
-}
-
-/// A lab's parts of the header: (text, style, drop rank: higher ranks go first when narrow).
-pub fn header(lab: LabKind, snap: &Snapshot, style: Style) -> Vec<(String, Style, u8)> {
-    match lab {
-        LabKind::Kinesis => snap
-            .kinesis
-            .as_ref()
-            .map_or_else(Vec::new, |k| kinesis::header(k, style)),
-        LabKind::S3 | LabKind::Redis => Vec::new(),
-    }
-}
-
-/// The status line when no message is shown: what the lab's figures rest on.
-pub fn status(lab: LabKind, snap: &Snapshot) -> String {
-    match lab {
-        LabKind::Kinesis => snap
-            .kinesis
-            .as_ref()
-            .map_or_else(String::new, kinesis::status),
-        LabKind::S3 => match snap
-            .s3
-            .as_ref()
-            .and_then(|s| s.express_unsupported.as_ref())
-        {
-            Some(why) => format!(" S3 Express One Zone {why}; measuring Standard"),
-            None => s3::status(),
-        },
-        LabKind::Redis => redis::status(),
+    if let Some(model) = model(lab, view) {
+        super::render::draw_lab(f, theme, app, view, lab, &model, area);
     }
 }
 

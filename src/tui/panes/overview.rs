@@ -4,116 +4,68 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Cell, Row, Table};
+use ratatui::widgets::{Block, Borders, Row, Table};
 
-use super::{kinesis, redis, s3};
 use crate::labs::LabKind;
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use crate::tui::view::View;
 use crate::tui::widgets::*;
 
-/// Every lab on one screen: Kinesis on the left and S3 above Redis on the right when the terminal
-/// is wide enough, otherwise one above the other.
+/// Every lab on one screen: the lead lab (the one whose panes are tallest) on the left and the
+/// others above one another on the right when the terminal is wide enough, otherwise all one
+/// above the other; each lab's share of its column is its weight.
 pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
     let snap = &view.snapshot;
-    // S3 and Redis, one above the other, Redis (three panes) the taller.
-    let side = |f: &mut Frame, r: Rect| {
-        let parts = [snap.s3.is_some(), snap.redis.is_some()];
-        let weights = [2, 3];
-        let rects = Layout::vertical(
-            parts
-                .iter()
-                .zip(weights)
-                .filter(|(on, _)| **on)
-                .map(|(_, w)| Constraint::Fill(w)),
-        )
-        .split(r);
-        // One rectangle per lab present, in order.
-        let mut rects = rects.iter().copied();
-        if let Some(s3) = &snap.s3
-            && let Some(rect) = rects.next()
-        {
-            let model = crate::labs::s3::view::model(s3, &view.s3_sparks);
-            crate::tui::render::draw_lab(f, theme, app, view, LabKind::S3, &model, rect);
-        }
-        if let Some(red) = &snap.redis
-            && let Some(rect) = rects.next()
-        {
-            let model = crate::labs::redis::view::model(red, &view.redis_sparks);
-            crate::tui::render::draw_lab(f, theme, app, view, LabKind::Redis, &model, rect);
+    let labs = snap.labs();
+    let lead = labs.iter().copied().find(|l| l.overview_lead());
+    let side: Vec<LabKind> = labs.iter().copied().filter(|l| Some(*l) != lead).collect();
+    let draw_side = |f: &mut Frame, r: Rect| {
+        let rects =
+            Layout::vertical(side.iter().map(|l| Constraint::Fill(l.overview_weight()))).split(r);
+        for (lab, rect) in side.iter().zip(rects.iter()) {
+            super::draw(*lab, f, theme, app, view, *rect);
         }
     };
     // Rows each lab needs to show its panes with at least one row of sparkline.
-    let kinesis_rows = snap.kinesis.as_ref().map_or(0, kinesis::min_rows);
-    let s3_rows = if snap.s3.is_some() { s3::MIN_ROWS } else { 0 };
-    let redis_rows = if snap.redis.is_some() {
-        redis::MIN_ROWS
-    } else {
-        0
-    };
-    let side_by_side = area.width >= OVERVIEW_SIDE_BY_SIDE
-        && area.height >= kinesis_rows.max(s3_rows + redis_rows);
-    let stacked = area.height >= kinesis_rows + s3_rows + redis_rows;
+    let lead_rows = lead.map_or(0, |l| super::min_rows(l, snap));
+    let side_rows: u16 = side.iter().map(|l| super::min_rows(*l, snap)).sum();
+    let side_by_side =
+        area.width >= OVERVIEW_SIDE_BY_SIDE && area.height >= lead_rows.max(side_rows);
+    let stacked = area.height >= lead_rows + side_rows;
     if !side_by_side && !stacked {
         draw_overview_table(f, theme, view, area);
         return;
     }
-    let others = snap.s3.is_some() as u16 + snap.redis.is_some() as u16;
-    match &snap.kinesis {
-        Some(k) if side_by_side => {
+    match lead {
+        Some(l) if side_by_side => {
             let right_w = (area.width * 2 / 5).max(80);
             let [left, right] =
                 Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
-            draw_kinesis(f, theme, app, view, k, left);
-            side(f, right);
+            super::draw(l, f, theme, app, view, left);
+            draw_side(f, right);
         }
-        Some(k) => {
-            let [top, rest] =
-                Layout::vertical([Constraint::Fill(4), Constraint::Fill(others * 3)]).areas(area);
-            draw_kinesis(f, theme, app, view, k, top);
-            side(f, rest);
+        Some(l) => {
+            let others = side.len() as u16;
+            let [top, rest] = Layout::vertical([
+                Constraint::Fill(l.overview_weight()),
+                Constraint::Fill(others * 3),
+            ])
+            .areas(area);
+            super::draw(l, f, theme, app, view, top);
+            draw_side(f, rest);
         }
-        None => side(f, area),
+        None => draw_side(f, area),
     }
-}
-
-fn draw_kinesis(
-    f: &mut Frame,
-    theme: &Theme,
-    app: &App,
-    view: &View,
-    k: &crate::labs::kinesis::snapshot::KinesisSnapshot,
-    area: Rect,
-) {
-    let model = crate::labs::kinesis::view::model(k, &view.sparks, &view.read_rate);
-    crate::tui::render::draw_lab(f, theme, app, view, LabKind::Kinesis, &model, area);
 }
 
 /// The overview on a screen too small for every lab's panes: one table, a row per consumer, S3
 /// operation and Redis method, with the figures that matter most.
 fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
     let snap = &view.snapshot;
-    let mut rows: Vec<Vec<Cell>> = Vec::new();
-    for lab in snap.labs() {
-        match lab {
-            LabKind::Kinesis => {
-                if let Some(k) = &snap.kinesis {
-                    rows.extend(kinesis::brief(theme, k));
-                }
-            }
-            LabKind::S3 => {
-                if let Some(s) = &snap.s3 {
-                    rows.extend(s3::brief(theme, s));
-                }
-            }
-            LabKind::Redis => {
-                if let Some(r) = &snap.redis {
-                    rows.extend(redis::brief(theme, r));
-                }
-            }
-        }
-    }
+    let labs = snap.labs();
+    let rows: Vec<Vec<crate::view::Text>> =
+        labs.iter().flat_map(|l| super::brief(*l, snap)).collect();
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.fg(theme.border))
@@ -121,12 +73,13 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
             " Every lab, in brief (a larger terminal shows their panes; 1-3 show one lab) ",
             theme.strong(theme.title),
         ));
-    // Names as wide as the longest (consumer names are the scenario's); when narrow, max and the
-    // count go first, then the names narrow.
-    let longest = snap
-        .kinesis
+    // Names as wide as the longest the scenario gave (the lead lab's: consumer names); when
+    // narrow, max and the count go first, then the names narrow.
+    let lead = labs.iter().copied().find(|l| l.overview_lead());
+    let longest = lead
+        .map_or_else(Vec::new, |l| super::brief(l, snap))
         .iter()
-        .flat_map(|k| k.consumers.iter().map(|c| c.name.chars().count()))
+        .filter_map(|row| row.get(1).map(|t| t.text.chars().count()))
         .chain([20])
         .max()
         .unwrap_or(20)
@@ -151,7 +104,10 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
     )
     .fill_last();
     let head = fitted.header(&columns, theme.strong(theme.table_header));
-    let rows: Vec<Row> = rows.into_iter().map(|cells| fitted.row(cells)).collect();
+    let rows: Vec<Row> = rows
+        .iter()
+        .map(|cells| fitted.row(crate::tui::render::cells(theme, cells, &columns)))
+        .collect();
     let widths = fitted.constraints();
     f.render_widget(
         Table::new(rows, widths)
