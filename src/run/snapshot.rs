@@ -1,10 +1,7 @@
 //! A frozen view of a run: what the TUI draws each frame and what reports print, one part per
 //! lab (each built by its lab from its shared state); nothing here is measured, only read.
 
-use crate::labs::LabKind;
-use crate::labs::kinesis::snapshot::KinesisSnapshot;
-use crate::labs::redis::snapshot::RedisSnapshot;
-use crate::labs::s3::snapshot::S3Snapshot;
+use crate::labs::{Lab, LabKind};
 
 /// Where the figures came from; every screen and report shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,23 +36,40 @@ impl Backend {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Snapshot {
-    pub scenario: String,
-    pub backend: Backend,
-    pub elapsed_secs: f64,
-    /// How long the producer ran: the measured period.
-    pub producing_secs: f64,
-    /// Taken after the run ended and the consumers drained: lost counts are final.
-    pub complete: bool,
-    pub kinesis: Option<KinesisSnapshot>,
-    pub s3: Option<S3Snapshot>,
-    pub redis: Option<RedisSnapshot>,
-    /// The faults set on the run and those that fired.
-    pub faults: FaultsSnapshot,
-    /// latlab's own process over the run.
-    pub process: super::process::ProcessSnapshot,
+macro_rules! snapshot {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// The run at one moment: its header figures, each lab's part (from the registry, one
+        /// field per lab, named as its folder), the faults and latlab's own process.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Snapshot {
+            pub scenario: String,
+            pub backend: Backend,
+            pub elapsed_secs: f64,
+            /// How long the producer ran: the measured period.
+            pub producing_secs: f64,
+            /// Taken after the run ended and the consumers drained: lost counts are final.
+            pub complete: bool,
+            $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Snapshot>,)*
+            /// The faults set on the run and those that fired.
+            pub faults: FaultsSnapshot,
+            /// latlab's own process over the run.
+            pub process: super::process::ProcessSnapshot,
+        }
+
+        impl Snapshot {
+            /// The labs the run has, in screen order.
+            pub fn labs(&self) -> Vec<LabKind> {
+                LabKind::ALL
+                    .into_iter()
+                    .filter(|l| match l {
+                        $(LabKind::$kind => self.$module.is_some(),)*
+                    })
+                    .collect()
+            }
+        }
+    };
 }
+crate::labs::for_each_lab!(snapshot);
 
 /// One fault that fired, timed from the run's start.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,19 +118,5 @@ impl FaultsSnapshot {
                 .collect(),
             counts: log.counts().into_iter().collect(),
         }
-    }
-}
-
-impl Snapshot {
-    /// The labs the run has, in screen order.
-    pub fn labs(&self) -> Vec<LabKind> {
-        LabKind::ALL
-            .into_iter()
-            .filter(|l| match l {
-                LabKind::Kinesis => self.kinesis.is_some(),
-                LabKind::S3 => self.s3.is_some(),
-                LabKind::Redis => self.redis.is_some(),
-            })
-            .collect()
     }
 }
