@@ -14,7 +14,6 @@ pub mod table;
 
 use serde::{Deserialize, Serialize};
 
-use crate::labs::LabKind;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::ConsumerSnapshot;
 use crate::metrics::Summary;
@@ -473,19 +472,20 @@ pub trait Section {
     fn csv(&self, rows: &mut CsvRows);
 }
 
-/// Each lab's part of a run, in screen order.
-fn sections(s: &Snapshot) -> Vec<&dyn Section> {
-    LabKind::ALL
-        .into_iter()
-        .filter_map(|lab| -> Option<&dyn Section> {
-            match lab {
-                LabKind::Kinesis => s.kinesis.as_ref().map(|x| x as &dyn Section),
-                LabKind::S3 => s.s3.as_ref().map(|x| x as &dyn Section),
-                LabKind::Redis => s.redis.as_ref().map(|x| x as &dyn Section),
-            }
-        })
-        .collect()
+macro_rules! sections {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// Each lab's part of a run, in screen order (from the registry: a lab's snapshot type
+        /// implements `Section`).
+        fn sections(s: &Snapshot) -> Vec<&dyn Section> {
+            let mut out: Vec<&dyn Section> = Vec::new();
+            $(if let Some(x) = s.$module.as_ref() {
+                out.push(x);
+            })*
+            out
+        }
+    };
 }
+crate::labs::for_each_lab!(sections);
 
 /// The CSV's long-form rows: lab, subject, metric, value.
 #[derive(Default)]

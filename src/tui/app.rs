@@ -86,7 +86,7 @@ impl App {
         }
         App {
             tab: Tab::Lab(LabKind::ALL[0]),
-            labs: vec![LabKind::Kinesis],
+            labs: vec![LabKind::ALL[0]],
             themes,
             theme: 0,
             zoom: 1,
@@ -343,16 +343,10 @@ impl App {
     /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`
     /// (skipping the keys that close the menu).
     pub fn menu_faults(&self) -> Vec<(char, crate::faults::Kind)> {
-        use crate::faults::{Kind, Service};
+        use crate::faults::Kind;
         Kind::ALL
             .into_iter()
-            .filter(|k| {
-                self.labs.contains(&match k.service() {
-                    Service::Kinesis => LabKind::Kinesis,
-                    Service::S3 => LabKind::S3,
-                    Service::Redis => LabKind::Redis,
-                })
-            })
+            .filter(|k| LabKind::of_service(k.service()).is_some_and(|l| self.labs.contains(&l)))
             // Not f or q: in the menu they close it.
             .zip(('a'..='z').filter(|c| !matches!(c, 'f' | 'q')))
             .map(|(k, c)| (c, k))
