@@ -133,3 +133,40 @@ pub fn step(steps: &[u64], current: u64, up: bool) -> u64 {
             .unwrap_or(current)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_gives_each_lab_one_of_everything() {
+        let mut keys = std::collections::BTreeSet::new();
+        let mut services = std::collections::BTreeSet::new();
+        let mut demos = std::collections::BTreeSet::new();
+        for lab in LabKind::ALL {
+            assert!(keys.insert(lab.key()), "{lab:?}'s key is another lab's");
+            assert!(
+                services.insert(lab.service()),
+                "{lab:?} measures another lab's service"
+            );
+            assert!(demos.insert(lab.demo()), "{lab:?}'s demo is another lab's");
+            assert_eq!(LabKind::of_service(lab.service()), Some(lab));
+            assert_eq!(lab.key(), lab.name().to_lowercase());
+            assert!(lab.subject_parts() >= 1 && !lab.quantities().is_empty());
+            assert!(lab.overview_weight() > 0);
+            // Its demo is a built-in scenario that runs it alone.
+            let demo = crate::scenario::Scenario::resolve(lab.demo()).expect("a built-in");
+            assert_eq!(crate::run::scenario_labs(&demo), [lab], "{}", lab.demo());
+        }
+        // One lab leads the overview (on a wide screen, the left).
+        assert_eq!(LabKind::ALL.iter().filter(|l| l.overview_lead()).count(), 1);
+        // Every service latlab measures has its lab.
+        for s in [
+            crate::services::Service::Kinesis,
+            crate::services::Service::S3,
+            crate::services::Service::Redis,
+        ] {
+            assert!(LabKind::of_service(s).is_some(), "{s:?} has no lab");
+        }
+    }
+}
