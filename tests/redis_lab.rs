@@ -266,20 +266,16 @@ async fn a_primary_named_as_replica_is_refused() {
     .await
     .unwrap();
     let ends = Endpoints::open(&local.primary_url(), &local.primary_url(), false).unwrap();
-    let e = RedisLab::open(
-        ends,
-        None,
-        1000,
-        &run_id(),
-        Default::default(),
-        std::time::Instant::now(),
-    )
-    .await
-    .err()
-    .expect("refused");
+    let e = refused(ends).await;
     assert!(format!("{e:#}").contains("is not a replica"), "{e:#}");
     let ends = Endpoints::open(&local.replica_url(), &local.replica_url(), false).unwrap();
-    let e = RedisLab::open(
+    let e = refused(ends).await;
+    assert!(format!("{e:#}").contains("is not a primary"), "{e:#}");
+}
+
+/// Why a Redis lab on `ends` did not open.
+async fn refused(ends: Endpoints) -> anyhow::Error {
+    RedisLab::open(
         ends,
         None,
         1000,
@@ -289,8 +285,7 @@ async fn a_primary_named_as_replica_is_refused() {
     )
     .await
     .err()
-    .expect("refused");
-    assert!(format!("{e:#}").contains("is not a primary"), "{e:#}");
+    .expect("refused")
 }
 
 #[test]

@@ -45,10 +45,6 @@ impl Tab {
             Tab::Lab(l) => Some(l),
         }
     }
-
-    pub fn of(lab: LabKind) -> Tab {
-        Tab::Lab(lab)
-    }
 }
 
 pub struct App {
@@ -153,7 +149,7 @@ impl App {
         };
         if self.labs.contains(&lab) {
             if self.tab != Tab::Overview {
-                self.tab = Tab::of(lab);
+                self.tab = Tab::Lab(lab);
             }
             Action::Lab(cmd)
         } else {

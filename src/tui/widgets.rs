@@ -7,7 +7,6 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, SparklineBar};
 
-use crate::metrics::Point;
 use crate::tui::app::{App, window_label};
 use crate::tui::theme::Theme;
 use crate::units::short_ms;
@@ -146,24 +145,6 @@ fn shown<T>(items: Vec<T>, show: &[bool]) -> Vec<T> {
         .collect()
 }
 
-/// Folds `points` (one per second, oldest first, ending now) into `per_sec` (the window, ending
-/// now): a second keeps the highest `value` measured in it, in the colour of where it came from.
-pub fn merge_points(
-    per_sec: &mut [(u64, Color)],
-    points: &[Point],
-    color: Color,
-    value: impl Fn(&Point) -> u64,
-) {
-    let window = per_sec.len();
-    let pts = &points[points.len().saturating_sub(window)..];
-    let offset = window - pts.len();
-    for (slot, p) in per_sec[offset..].iter_mut().zip(pts) {
-        if p.count > 0 && value(p) >= slot.0 {
-            *slot = (value(p), color);
-        }
-    }
-}
-
 /// A sparkline of per-second values, each second in its own colour, with its labels: the highest
 /// value shown, what is plotted (`p99/s`) and the time window. `marks` are the faults injected
 /// in the window (seconds ago): a `▼` over the second each fired in.
@@ -257,32 +238,6 @@ pub fn columns<T: Copy>(values: &[(u64, T)], cols: usize) -> Vec<(u64, T)> {
 /// A right-aligned cell, for figures.
 pub fn right(span: Span<'static>) -> Cell<'static> {
     Cell::from(Line::from(span).alignment(ratatui::layout::Alignment::Right))
-}
-
-/// p50, p99 and max cells for the overview's brief table (dashes before the first sample).
-pub fn brief_latency(theme: &Theme, s: &crate::metrics::Summary) -> Vec<Cell<'static>> {
-    let txt = |v: String| right(Span::styled(v, theme.fg(theme.text)));
-    if s.count == 0 {
-        vec![txt("-".into()), txt("-".into()), txt("-".into())]
-    } else {
-        vec![
-            txt(crate::units::ms(s.p50_us)),
-            txt(crate::units::ms(s.p99_us)),
-            txt(crate::units::ms(s.max_us)),
-        ]
-    }
-}
-
-/// The counts column of the overview's brief table: warm when something is wrong.
-pub fn brief_note(theme: &Theme, text: String, bad: bool) -> Cell<'static> {
-    Cell::from(Span::styled(
-        text,
-        if bad {
-            theme.fg(theme.warn)
-        } else {
-            theme.fg(theme.dim)
-        },
-    ))
 }
 
 #[cfg(test)]
