@@ -16,6 +16,7 @@ pub mod faults;
 pub mod labs;
 pub mod metrics;
 pub mod provenance;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod scenario;

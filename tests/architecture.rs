@@ -119,3 +119,85 @@ fn a_long_source_file_says_why_it_is_one_file() {
         "over 600 lines without saying why in the opening comment: {long:?}"
     );
 }
+
+/// The modules latlab's own code names, for each top-level module: `crate::NAME` outside comments
+/// and tests (a `#[cfg(test)]` module, or a `tests.rs` file, may borrow a fixture from anywhere).
+fn module_graph(
+    src: &Path,
+) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let modules: Vec<String> = std::fs::read_dir(src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+        .filter(|m| m != "lib" && m != "main")
+        .collect();
+    let mut graph = std::collections::BTreeMap::new();
+    for module in &modules {
+        let dir = src.join(module);
+        let files = if dir.is_dir() {
+            rust_files(&dir)
+        } else {
+            vec![src.join(format!("{module}.rs"))]
+        };
+        let mut uses = std::collections::BTreeSet::new();
+        for f in files.iter().filter(|f| !f.ends_with("tests.rs")) {
+            let text = std::fs::read_to_string(f).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for (i, _) in line.match_indices("crate::") {
+                    let name: String = line[i + 7..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if &name != module && modules.contains(&name) {
+                        uses.insert(name);
+                    }
+                }
+            }
+        }
+        graph.insert(module.clone(), uses);
+    }
+    graph
+}
+
+/// A circle of imports (run -> report -> run) means neither module can be understood, tested or
+/// changed alone: the modules form a hierarchy, and this finds any circle with its path.
+#[test]
+fn no_circle_between_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    assert!(
+        graph["labs"].contains("view") && graph["record"].contains("run"),
+        "{graph:#?}"
+    );
+    // Depth-first search; a module met again on the current path closes a circle.
+    fn visit<'a>(
+        m: &'a str,
+        graph: &'a std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut std::collections::BTreeSet<&'a str>,
+        circles: &mut Vec<String>,
+    ) {
+        if let Some(at) = path.iter().position(|p| *p == m) {
+            circles.push(format!("{} -> {m}", path[at..].join(" -> ")));
+            return;
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for next in &graph[m] {
+            visit(next, graph, path, done, circles);
+        }
+        path.pop();
+    }
+    let mut circles = Vec::new();
+    let mut done = std::collections::BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done, &mut circles);
+    }
+    assert!(
+        circles.is_empty(),
+        "modules import each other in a circle: {circles:#?}"
+    );
+}

@@ -31,7 +31,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         let lab = std::sync::Arc::new(Run::start(scenario.clone(), &opts).await?);
         metrics.attach(&lab);
         let mut recorder = match &args.out.record {
-            Some(dir) => Some(crate::run::record::Recorder::create(
+            Some(dir) => Some(crate::record::Recorder::create(
                 dir,
                 &lab,
                 &scenario.source,

@@ -318,9 +318,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             // Priced as the run was: `--prices`, else the recording's copy of the run's.
             let prices = match load_prices(args.prices.as_deref())? {
                 Some(p) => Some(p),
-                None => crate::run::record::recorded_prices(&args.path)?,
+                None => crate::record::recorded_prices(&args.path)?,
             };
-            let report = crate::run::record::read_report(&args.path)?.with_prices(prices);
+            let report = crate::record::read_report(&args.path)?.with_prices(prices);
             let text = report.render(args.format);
             match &args.output {
                 Some(path) => std::fs::write(path, text)

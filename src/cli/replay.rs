@@ -59,9 +59,9 @@ pub(super) fn parse_speed(s: &str) -> Result<u32, String> {
 pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let prices = match super::load_prices(args.prices.as_deref())? {
         Some(p) => Some(p),
-        None => crate::run::record::recorded_prices(&args.dir)?,
+        None => crate::record::recorded_prices(&args.dir)?,
     };
-    let rec = crate::run::record::Recording::open(&args.dir)?;
+    let rec = crate::record::Recording::open(&args.dir)?;
     let at = args.at.map(|d| d.as_secs_f64());
     if let Some(a) = at
         && a > rec.at_secs(rec.len() - 1) + 1.0

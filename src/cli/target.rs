@@ -153,8 +153,8 @@ impl OutputArgs {
         let prices = load_prices(self.prices.as_deref())?;
         let metrics = crate::run::export::open(self.metrics_addr.as_deref())?;
         if let Some(dir) = &self.record {
-            crate::run::record::Recorder::prepare(dir)?;
-            crate::run::record::Recorder::keep_prices(dir, self.prices.as_deref())?;
+            crate::record::Recorder::prepare(dir)?;
+            crate::record::Recorder::keep_prices(dir, self.prices.as_deref())?;
         }
         Ok((prices, metrics))
     }

@@ -9,8 +9,8 @@ use anyhow::Context;
 use hdrhistogram::Histogram;
 
 use super::hlog::{self, Interval};
+use crate::record::{SCHEMA, read_report, slug};
 use crate::report::Report;
-use crate::run::record::{SCHEMA, read_report, slug};
 
 /// What an input is.
 #[derive(Clone, Debug, PartialEq)]

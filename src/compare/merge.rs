@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::hlog::{self, Interval};
 use super::input::{Input, Kind};
-use crate::run::record::SCHEMA;
+use crate::record::SCHEMA;
 
 /// What a merge made.
 pub struct Merged {

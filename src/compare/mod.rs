@@ -262,7 +262,7 @@ mod tests {
                 sum.add(&i.hist).unwrap();
             }
             map.insert(
-                crate::run::record::slug(name),
+                crate::record::slug(name),
                 input::Series {
                     name: name.into(),
                     figures: Figures::of(&sum),

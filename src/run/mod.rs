@@ -7,7 +7,6 @@ mod knobs;
 mod labs;
 mod model;
 pub mod process;
-pub mod record;
 pub mod snapshot;
 
 use std::sync::Arc;
@@ -198,7 +197,7 @@ pub struct Run {
     unavailable: Vec<(LabKind, String)>,
     emulator: Option<Emulator>,
     /// The faults set, as they read.
-    faults_set: Vec<String>,
+    pub faults_set: Vec<String>,
     /// latlab's own memory, descriptors and tasks over the run.
     process: process::ProcessWatch,
 }

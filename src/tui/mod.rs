@@ -228,7 +228,7 @@ where
     };
     lab.start_live();
     let mut recorder = match &opts.record {
-        Some(dir) => Some(crate::run::record::Recorder::create(
+        Some(dir) => Some(crate::record::Recorder::create(
             dir,
             &lab,
             &scenario.source,

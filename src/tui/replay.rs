@@ -14,8 +14,8 @@ use super::cursor::Cursor;
 use super::theme::Theme;
 use super::view::View;
 use super::{Event, ui};
+use crate::record::Recording;
 use crate::report::Report;
-use crate::run::record::Recording;
 use crate::units::clock;
 
 pub struct ReplayOptions {

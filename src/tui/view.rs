@@ -26,11 +26,11 @@ impl View {
     /// Frame `i` of a recording, with `window` seconds of sparkline history: what the screen
     /// showed at that second (the sparklines end at the last whole second).
     pub fn of_recording(
-        rec: &crate::run::record::Recording,
+        rec: &crate::record::Recording,
         i: usize,
         window: u64,
     ) -> anyhow::Result<View> {
-        use crate::run::record::frames::s3_key;
+        use crate::record::frames::s3_key;
         let snapshot = rec.snapshot(i)?;
         let points = |lab: &str, name: &str| match rec.upto(i, lab) {
             Some(upto) => rec.points(&format!("{lab} {name}"), upto, window),

@@ -36,7 +36,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 
-use super::Run;
+use crate::run::Run;
 
 /// The recording format's name and version, in `recording.json`.
 pub const SCHEMA: &str = "latlab-recording/1";
