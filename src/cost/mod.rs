@@ -7,20 +7,30 @@
 //! A month is 730 hours (365 days × 24 h / 12), as AWS's pricing examples take it; a GB is 2^30
 //! bytes, as the S3 FAQ's worked examples divide by 1,048,576 KB.
 
-mod kinesis;
+//!
+//! This is the base each lab prices its own configuration on (`labs/X/cost.rs`, through
+//! `Lab::cost`): the price file, a charge, a lab's total and the run's. It names no lab.
+
 pub mod listing;
 pub mod prices;
-mod redis;
-mod s3;
 #[cfg(test)]
 mod tests;
 
-pub use kinesis::{ConsumerUnit, consumer_units};
-pub use prices::{Chosen, Prices};
-pub use s3::{ClassUnit, class_units};
+/// What the labs' cost tests share.
+#[cfg(test)]
+pub mod testing {
+    use super::prices::{Chosen, Prices};
 
-use crate::labs::LabKind;
-use crate::run::snapshot::Snapshot;
+    pub fn us_east_1() -> Chosen {
+        Prices::choose(None, "us-east-1").expect("the built-in us-east-1 file parses")
+    }
+
+    pub fn close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9 * b.abs().max(1.0), "{a} != {b}");
+    }
+}
+
+pub use prices::{Chosen, Prices};
 
 /// Hours in the month the monthly figures are for.
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -43,7 +53,8 @@ pub struct Item {
 /// One lab's configuration, priced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LabCost {
-    pub lab: LabKind,
+    /// The lab, as screens name it ("Kinesis").
+    pub lab: &'static str,
     pub items: Vec<Item>,
     /// What the figures assume or leave out.
     pub notes: Vec<String>,
@@ -104,7 +115,8 @@ impl RunCost {
         format!("list price, {}, {}", self.region, self.taken)
     }
 
-    pub fn lab(&self, lab: LabKind) -> Option<&LabCost> {
+    /// The part of the lab screens name `lab` ("Kinesis").
+    pub fn lab(&self, lab: &str) -> Option<&LabCost> {
         self.labs.iter().find(|l| l.lab == lab)
     }
 
@@ -113,39 +125,46 @@ impl RunCost {
     }
 }
 
-/// Prices every lab of the snapshot with `chosen`'s prices.
-pub fn of(snap: &Snapshot, chosen: &Chosen) -> RunCost {
-    let p = &chosen.prices;
-    let mut labs = Vec::new();
-    let mut used: Vec<String> = Vec::new();
-    if let Some(k) = &snap.kinesis {
-        let (lab, keys) = kinesis::cost(k, snap.complete, p);
-        labs.push(lab);
-        used.extend(keys);
+impl RunCost {
+    /// The run's cost from its labs' parts (each with the price keys it used), in screen order.
+    pub fn of(chosen: &Chosen, parts: Vec<(LabCost, Vec<String>)>) -> RunCost {
+        let p = &chosen.prices;
+        let mut used: Vec<String> = parts.iter().flat_map(|(_, k)| k.clone()).collect();
+        used.sort();
+        used.dedup();
+        RunCost {
+            region: p.region.clone(),
+            taken: p.taken.clone(),
+            origin: p.origin.clone(),
+            note: chosen.note.clone(),
+            labs: parts.into_iter().map(|(lab, _)| lab).collect(),
+            unverified: used
+                .into_iter()
+                .filter_map(|k| p.unverified.get(&k).map(|why| (k, why.clone())))
+                .collect(),
+        }
     }
-    if let Some(s) = &snap.s3 {
-        let (lab, keys) = s3::cost(s, p);
-        labs.push(lab);
-        used.extend(keys);
-    }
-    if let Some(r) = snap.redis.as_ref().filter(|r| r.unavailable.is_none()) {
-        let (lab, keys) = redis::cost(r, p);
-        labs.push(lab);
-        used.extend(keys);
-    }
-    used.sort();
-    used.dedup();
-    RunCost {
-        region: p.region.clone(),
-        taken: p.taken.clone(),
-        origin: p.origin.clone(),
-        note: chosen.note.clone(),
-        labs,
-        unverified: used
-            .into_iter()
-            .filter_map(|k| p.unverified.get(&k).map(|why| (k, why.clone())))
-            .collect(),
-    }
+}
+
+/// A lab's trade-off table: what each of its subjects (a consumer, a class and operation) costs
+/// per unit it moves, beside its latency, for the report (text and JSON).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitCosts {
+    /// `Kinesis consumers: latency and cost` (the report adds the prices' label).
+    pub title: String,
+    pub columns: Vec<&'static str>,
+    /// How many leading columns are labels.
+    pub labels: usize,
+    /// One row of cells per subject.
+    pub rows: Vec<Vec<String>>,
+    /// The lab is in the run: its table is shown (with no rows if it has no subjects).
+    pub in_run: bool,
+    /// How the figures are made, said under the table.
+    pub how: String,
+    /// Its key in the JSON report's cost (`kinesis_consumers`), and its rows there: present (as
+    /// an empty list) even when the lab is not in the run, as the schema requires.
+    pub json_key: &'static str,
+    pub json: serde_json::Value,
 }
 
 /// Dollars, with the digits a small figure needs: `$0.0153`, `$11.17`, `$0`.
@@ -169,7 +188,7 @@ pub fn usd_or_dash(x: Option<f64>) -> String {
 }
 
 /// An item, marking it unverified when its price key is.
-fn item(p: &Prices, key: &str, what: &str, how: String, hourly: f64) -> Item {
+pub fn item(p: &Prices, key: &str, what: &str, how: String, hourly: f64) -> Item {
     Item {
         what: what.into(),
         how,

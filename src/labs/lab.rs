@@ -79,6 +79,21 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Rows its tab needs to show every pane with a row of sparkline.
     fn min_rows(snap: &Self::Snapshot) -> u16;
 
+    /// Its configuration at list price (`labs/X/cost.rs`), with the price keys it used; None when
+    /// there is nothing to price (it could not start). `complete`: the run has ended.
+    fn cost(
+        snap: &Self::Snapshot,
+        complete: bool,
+        prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)>;
+
+    /// Its trade-off table for the report's cost section (None: it has none); `snap` is None when
+    /// it is not in the run (the JSON still carries the table's key, empty).
+    fn unit_costs(
+        snap: Option<&Self::Snapshot>,
+        prices: &crate::cost::Prices,
+    ) -> Option<crate::cost::UnitCosts>;
+
     /// Its histograms and counts start over.
     fn reset(&self);
 

@@ -66,6 +66,24 @@ macro_rules! snapshot {
                     })
                     .collect()
             }
+
+            /// Every lab's configuration at `chosen`'s list prices, in screen order.
+            pub fn cost(&self, chosen: &crate::cost::Chosen) -> crate::cost::RunCost {
+                let mut parts = Vec::new();
+                $(
+                    if let Some(s) = &self.$module {
+                        parts.extend(<crate::labs::$module::$ty as Lab>::cost(s, self.complete, &chosen.prices));
+                    }
+                )*
+                crate::cost::RunCost::of(chosen, parts)
+            }
+
+            /// Every lab's trade-off table (a lab not in the run gives its table empty).
+            pub fn unit_costs(&self, prices: &crate::cost::Prices) -> Vec<crate::cost::UnitCosts> {
+                let mut out = Vec::new();
+                $(out.extend(<crate::labs::$module::$ty as Lab>::unit_costs(self.$module.as_ref(), prices));)*
+                out
+            }
         }
     };
 }

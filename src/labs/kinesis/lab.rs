@@ -59,6 +59,21 @@ impl Lab for KinesisLab {
         super::view::min_rows(snap)
     }
 
+    fn cost(
+        snap: &KinesisSnapshot,
+        complete: bool,
+        prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
+        Some(super::cost::cost(snap, complete, prices))
+    }
+
+    fn unit_costs(
+        snap: Option<&KinesisSnapshot>,
+        prices: &crate::cost::Prices,
+    ) -> Option<crate::cost::UnitCosts> {
+        Some(super::cost::unit_costs(snap, prices))
+    }
+
     fn reset(&self) {
         self.ctx.shared.reset();
     }

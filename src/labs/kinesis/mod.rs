@@ -7,6 +7,7 @@
 //! the `x` and `X` keys and a scenario's schedule ask for.
 
 pub mod config;
+pub mod cost;
 pub mod efo;
 mod knobs;
 mod lab;

@@ -81,6 +81,25 @@ impl Lab for RedisLab {
         super::view::MIN_ROWS
     }
 
+    /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
+    fn cost(
+        snap: &RedisSnapshot,
+        _complete: bool,
+        prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
+        snap.unavailable
+            .is_none()
+            .then(|| super::cost::cost(snap, prices))
+    }
+
+    /// A primary and its replica have no per-unit trade-off to show.
+    fn unit_costs(
+        _snap: Option<&RedisSnapshot>,
+        _prices: &crate::cost::Prices,
+    ) -> Option<crate::cost::UnitCosts> {
+        None
+    }
+
     fn reset(&self) {
         self.shared.reset();
     }

@@ -11,6 +11,7 @@
 
 mod conditions;
 pub mod config;
+pub mod cost;
 mod endpoints;
 mod faults;
 mod lab;

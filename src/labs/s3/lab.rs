@@ -71,6 +71,21 @@ impl Lab for S3Lab {
         super::view::MIN_ROWS
     }
 
+    fn cost(
+        snap: &S3Snapshot,
+        _complete: bool,
+        prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
+        Some(super::cost::cost(snap, prices))
+    }
+
+    fn unit_costs(
+        snap: Option<&S3Snapshot>,
+        prices: &crate::cost::Prices,
+    ) -> Option<crate::cost::UnitCosts> {
+        Some(super::cost::unit_costs(snap, prices))
+    }
+
     fn reset(&self) {
         self.shared.reset();
     }

@@ -6,6 +6,7 @@
 
 mod buckets;
 pub mod config;
+pub mod cost;
 mod lab;
 mod matrix;
 pub mod snapshot;

@@ -98,8 +98,8 @@ pub fn cost_edge(f: &mut Frame, theme: &Theme, app: &App, view: &View, lab: LabK
     else {
         return;
     };
-    let cost = crate::cost::of(snap, &chosen);
-    let Some(lab_cost) = cost.lab(lab) else {
+    let cost = snap.cost(&chosen);
+    let Some(lab_cost) = cost.lab(lab.name()) else {
         return;
     };
     if area.height < 2 || area.width < 12 {

@@ -2,7 +2,7 @@
 //! its replica of the scenario's node type. latlab measures its own redis-server pair (or yours),
 //! so the node type is the scenario's assumption, and the figures say so.
 
-use super::{LabCost, Prices, item, usd};
+use crate::cost::{LabCost, Prices, item, usd};
 use crate::labs::LabKind;
 use crate::labs::redis::snapshot::RedisSnapshot;
 
@@ -33,7 +33,7 @@ pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
         ));
         return (
             LabCost {
-                lab: LabKind::Redis,
+                lab: LabKind::Redis.name(),
                 items: Vec::new(),
                 notes,
                 missing: Some(format!(
@@ -57,11 +57,44 @@ pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
     )];
     (
         LabCost {
-            lab: LabKind::Redis,
+            lab: LabKind::Redis.name(),
             items,
             notes,
             missing: None,
         },
         vec![key],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    //! The arithmetic against examples worked by hand from the built-in us-east-1 file (see
+    //! `crate::cost::testing`).
+    use super::*;
+    use crate::cost::testing::{close, us_east_1};
+    use crate::tui::fixture;
+
+    #[test]
+    fn redis_node_hours_of_the_scenarios_node_type() {
+        // 2 nodes (primary + replica) × 0.017 = 0.034 $/h; × 730 = 24.82 $/month.
+        let mut view = fixture::sample_redis_view();
+        let cost = view.snapshot.cost(&us_east_1());
+        let r = cost.lab(LabKind::Redis.name()).unwrap();
+        close(r.hourly(), 0.034);
+        close(r.monthly(), 24.82);
+        assert!(
+            r.notes[0].contains("scenario's assumption"),
+            "{:?}",
+            r.notes
+        );
+        // A node type the file does not price: said, not guessed.
+        view.snapshot.redis.as_mut().unwrap().node_type = "cache.r7g.large".into();
+        let cost = view.snapshot.cost(&us_east_1());
+        let r = cost.lab(LabKind::Redis.name()).unwrap();
+        assert!(r.items.is_empty());
+        assert_eq!(
+            r.line(&cost),
+            "cost: no price for cache.r7g.large in the price file (built-in)"
+        );
+    }
 }
