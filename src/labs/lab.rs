@@ -87,6 +87,29 @@ pub trait Lab: Sized + Send + Sync + 'static {
         prices: &crate::cost::Prices,
     ) -> Option<(crate::cost::LabCost, Vec<String>)>;
 
+    /// Its figures as metric families for the Prometheus export (`labs/X/metrics.rs`), from its
+    /// snapshot and its series' whole histograms (`series`: its own, from [`Lab::histograms`]).
+    fn metric_families(
+        snap: &Self::Snapshot,
+        series: &[crate::labs::series::Histogrammed],
+    ) -> Vec<crate::metrics::exposition::Family>;
+
+    /// Its AWS SDK clients' counts, labelled (`client`, ...), for the export's SDK families;
+    /// none by default (a lab that uses no AWS SDK).
+    fn sdk_clients(
+        _snap: &Self::Snapshot,
+    ) -> Vec<(
+        Vec<(&'static str, String)>,
+        &crate::metrics::sdk::SdkSnapshot,
+    )> {
+        Vec::new()
+    }
+
+    /// Whether it runs: false when it could not start and its snapshot says why.
+    fn runs(_snap: &Self::Snapshot) -> bool {
+        true
+    }
+
     /// Its trade-off table for the report's cost section (None: it has none); `snap` is None when
     /// it is not in the run (the JSON still carries the table's key, empty).
     fn unit_costs(

@@ -2,6 +2,7 @@
 //! Probes write here; the TUI and reports read snapshots. Everything has a fixed size.
 
 pub mod cpu;
+pub mod exposition;
 pub mod ledger;
 pub mod order;
 pub mod sdk;

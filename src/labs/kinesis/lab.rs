@@ -67,6 +67,22 @@ impl Lab for KinesisLab {
         Some(super::cost::cost(snap, complete, prices))
     }
 
+    fn metric_families(
+        snap: &KinesisSnapshot,
+        series: &[Histogrammed],
+    ) -> Vec<crate::metrics::exposition::Family> {
+        super::metrics::families(snap, series)
+    }
+
+    fn sdk_clients(
+        snap: &KinesisSnapshot,
+    ) -> Vec<(
+        Vec<(&'static str, String)>,
+        &crate::metrics::sdk::SdkSnapshot,
+    )> {
+        super::metrics::sdk_clients(snap)
+    }
+
     fn unit_costs(
         snap: Option<&KinesisSnapshot>,
         prices: &crate::cost::Prices,

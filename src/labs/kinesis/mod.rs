@@ -13,6 +13,7 @@ mod knobs;
 mod lab;
 pub mod lambda;
 pub mod lineage;
+mod metrics;
 pub mod payload;
 pub mod poller;
 pub mod producer;

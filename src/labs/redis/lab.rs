@@ -92,6 +92,17 @@ impl Lab for RedisLab {
             .then(|| super::cost::cost(snap, prices))
     }
 
+    fn metric_families(
+        snap: &RedisSnapshot,
+        series: &[Histogrammed],
+    ) -> Vec<crate::metrics::exposition::Family> {
+        super::metrics::families(snap, series)
+    }
+
+    fn runs(snap: &RedisSnapshot) -> bool {
+        snap.unavailable.is_none()
+    }
+
     /// A primary and its replica have no per-unit trade-off to show.
     fn unit_costs(
         _snap: Option<&RedisSnapshot>,

@@ -17,6 +17,7 @@ mod faults;
 mod lab;
 pub mod local;
 mod methods;
+mod metrics;
 mod shaper;
 pub mod snapshot;
 pub mod view;

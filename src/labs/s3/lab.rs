@@ -79,6 +79,22 @@ impl Lab for S3Lab {
         Some(super::cost::cost(snap, prices))
     }
 
+    fn metric_families(
+        snap: &S3Snapshot,
+        series: &[Histogrammed],
+    ) -> Vec<crate::metrics::exposition::Family> {
+        super::metrics::families(snap, series)
+    }
+
+    fn sdk_clients(
+        snap: &S3Snapshot,
+    ) -> Vec<(
+        Vec<(&'static str, String)>,
+        &crate::metrics::sdk::SdkSnapshot,
+    )> {
+        vec![(vec![("client", "s3".to_string())], &snap.sdk)]
+    }
+
     fn unit_costs(
         snap: Option<&S3Snapshot>,
         prices: &crate::cost::Prices,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod cost;
 mod lab;
 mod matrix;
+mod metrics;
 pub mod snapshot;
 mod transfer;
 pub mod view;

@@ -6,58 +6,19 @@
 //! Counts start over when the lab is reset (the TUI's reset key); Prometheus reads that as a
 //! counter reset.
 
-use hdrhistogram::Histogram;
-
-use super::text::{Buckets, Family, Type, Value};
-use crate::labs::LabKind;
+use crate::labs::series::Histogrammed;
+use crate::labs::{Lab, LabKind};
+use crate::metrics::exposition::{Family, Type, Value};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::run::Run;
 use crate::run::snapshot::Snapshot;
 
-/// Every series' whole histogram (microseconds), with what labels it.
-#[derive(Default)]
-struct Latency {
-    /// (consumer, kind): arrival at the service -> received by the consumer.
-    kinesis: Vec<(String, String, Histogram<u64>)>,
-    /// (storage class, operation): the request's total time.
-    s3: Vec<(String, String, Histogram<u64>)>,
-    /// Method: the replication lag.
-    redis: Vec<(String, Histogram<u64>)>,
-}
-
-impl Run {
-    /// The run's series ([`Run::series`]), sorted by lab for the families.
-    fn latency(&self) -> Latency {
-        let mut out = Latency::default();
-        for s in self.series() {
-            let label = |k: &str| {
-                s.labels
-                    .iter()
-                    .find(|(l, _)| *l == k)
-                    .map_or_else(String::new, |(_, v)| v.clone())
-            };
-            match (s.id.lab, s.id.subject.as_slice()) {
-                (LabKind::Kinesis, [consumer]) => {
-                    out.kinesis
-                        .push((consumer.clone(), label("kind"), s.histogram))
-                }
-                (LabKind::S3, [class, op]) => out.s3.push((class.clone(), op.clone(), s.histogram)),
-                (LabKind::Redis, [method]) => out.redis.push((method.clone(), s.histogram)),
-                _ => {}
-            }
-        }
-        out
-    }
-}
-
 /// The lab's figures now, family by family.
 pub fn families(lab: &Run) -> Vec<Family> {
     let snap = lab.snapshot(false);
-    let latency = lab.latency();
+    let series = lab.series();
     let mut out = run(&snap);
-    out.extend(kinesis(&snap, &latency));
-    out.extend(s3(&snap, &latency));
-    out.extend(redis(&snap, &latency));
+    out.extend(labs(&snap, series));
     out.extend(sdk(&snap));
     out.extend(faults(&snap));
     out
@@ -65,10 +26,6 @@ pub fn families(lab: &Run) -> Vec<Family> {
 
 fn s(v: &str) -> String {
     v.to_string()
-}
-
-fn histogram(h: &Histogram<u64>) -> Value {
-    Value::Histogram(Box::new(Buckets::of(h)))
 }
 
 fn run(snap: &Snapshot) -> Vec<Family> {
@@ -96,237 +53,56 @@ fn run(snap: &Snapshot) -> Vec<Family> {
         Type::Gauge,
         "1 for each lab of the scenario that runs, 0 for one that could not start (the Redis lab without redis-server, say).",
     );
-    if snap.kinesis.is_some() {
-        running.push(vec![("lab", s("kinesis"))], Value::Count(1));
-    }
-    if snap.s3.is_some() {
-        running.push(vec![("lab", s("s3"))], Value::Count(1));
-    }
-    if let Some(r) = &snap.redis {
-        let up = u64::from(r.unavailable.is_none());
-        running.push(vec![("lab", s("redis"))], Value::Count(up));
+    for (lab, runs) in lab_running(snap) {
+        running.push(vec![("lab", s(lab.key()))], Value::Count(u64::from(runs)));
     }
     vec![info, elapsed, running]
 }
 
-fn kinesis(snap: &Snapshot, latency: &Latency) -> Vec<Family> {
-    let Some(k) = &snap.kinesis else {
-        return Vec::new();
-    };
-    let mut hist = Family::new(
-        "latlab_kinesis_arrival_to_receive_seconds",
-        Type::Histogram,
-        "Kinesis: a record's arrival at the service to its receipt by the consumer, every record since the start or the last reset.",
-    );
-    for (consumer, kind, h) in &latency.kinesis {
-        hist.push(
-            vec![("consumer", consumer.clone()), ("kind", s(kind))],
-            histogram(h),
-        );
-    }
-    let mut received = Family::new(
-        "latlab_kinesis_records_received",
-        Type::Counter,
-        "Kinesis: records the consumer received at least once, counted by sequence number.",
-    );
-    let mut lost = Family::new(
-        "latlab_kinesis_records_lost",
-        Type::Counter,
-        "Kinesis: acknowledged records the consumer passed over without receiving.",
-    );
-    let mut duplicated = Family::new(
-        "latlab_kinesis_records_duplicated",
-        Type::Counter,
-        "Kinesis: copies the consumer received beyond a record's first.",
-    );
-    let mut unread = Family::new(
-        "latlab_kinesis_records_unread",
-        Type::Gauge,
-        "Kinesis: acknowledged records still ahead of the consumer's position.",
-    );
-    let mut behind = Family::new(
-        "latlab_kinesis_behind_latest_seconds",
-        Type::Gauge,
-        "Kinesis: MillisBehindLatest of the consumer's last answer (the largest among its shards), in seconds.",
-    );
-    for c in &k.consumers {
-        let labels = vec![("consumer", c.name.clone()), ("kind", s(c.kind.name()))];
-        received.push(labels.clone(), Value::Count(c.counts.received));
-        lost.push(labels.clone(), Value::Count(c.counts.lost));
-        duplicated.push(labels.clone(), Value::Count(c.counts.duplicates));
-        unread.push(labels.clone(), Value::Count(c.counts.unread));
-        if let Some(ms) = c.millis_behind {
-            behind.push(labels, Value::Number(ms as f64 / 1000.0));
+macro_rules! labs {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// Each lab of the run and whether it runs (one that could not start does not).
+        fn lab_running(snap: &Snapshot) -> Vec<(LabKind, bool)> {
+            let mut out = Vec::new();
+            $(if let Some(s) = &snap.$module {
+                out.push((LabKind::$kind, <crate::labs::$module::$ty as Lab>::runs(s)));
+            })*
+            out
         }
-    }
-    let p = &k.producer;
-    let producer = |name, kind, help, value| {
-        let mut f = Family::new(name, kind, help);
-        f.push(vec![], value);
-        f
-    };
-    vec![
-        hist,
-        received,
-        lost,
-        duplicated,
-        unread,
-        behind,
-        producer(
-            "latlab_kinesis_producer_records_sent",
-            Type::Counter,
-            "Kinesis producer: records handed to the service (a re-sent record counts again).",
-            Value::Count(p.sent),
-        ),
-        producer(
-            "latlab_kinesis_producer_records_acknowledged",
-            Type::Counter,
-            "Kinesis producer: records the service acknowledged.",
-            Value::Count(p.acked),
-        ),
-        producer(
-            "latlab_kinesis_producer_records_failed",
-            Type::Counter,
-            "Kinesis producer: records that failed after the SDK's retries and a re-send.",
-            Value::Count(p.failed),
-        ),
-        producer(
-            "latlab_kinesis_producer_asked_records_per_second",
-            Type::Gauge,
-            "Kinesis producer: the rate asked for, records per second.",
-            Value::Number(p.asked_rate),
-        ),
-        producer(
-            "latlab_kinesis_producer_achieved_records_per_second",
-            Type::Gauge,
-            "Kinesis producer: records acknowledged per second over the last whole seconds (at most 10).",
-            Value::Number(p.achieved_rate),
-        ),
-        producer(
-            "latlab_kinesis_get_records_calls_per_second",
-            Type::Gauge,
-            "Kinesis: GetRecords attempts per shard in the last whole second, every shared-throughput reader together.",
-            Value::Number(k.get_records_calls_per_sec),
-        ),
-        producer(
-            "latlab_kinesis_get_records_limit_per_second",
-            Type::Gauge,
-            "Kinesis: the GetRecords calls a second a shard allows, which the attempts count against.",
-            Value::Count(u64::from(k.get_records_limit_per_sec)),
-        ),
-    ]
-}
 
-fn s3(snap: &Snapshot, latency: &Latency) -> Vec<Family> {
-    let Some(s3) = &snap.s3 else {
-        return Vec::new();
-    };
-    let mut hist = Family::new(
-        "latlab_s3_request_duration_seconds",
-        Type::Histogram,
-        "S3: a request's total time, sent to last byte, every request since the start or the last reset.",
-    );
-    for (class, op, h) in &latency.s3 {
-        hist.push(
-            vec![("storage_class", s(class)), ("operation", s(op))],
-            histogram(h),
-        );
-    }
-    let mut requests = Family::new(
-        "latlab_s3_requests",
-        Type::Counter,
-        "S3: requests that completed.",
-    );
-    let mut bytes = Family::new(
-        "latlab_s3_transferred_bytes",
-        Type::Counter,
-        "S3: payload bytes the completed requests moved.",
-    );
-    let mut slow_downs = Family::new(
-        "latlab_s3_slow_downs",
-        Type::Counter,
-        "S3: requests answered SlowDown.",
-    );
-    let mut errors = Family::new(
-        "latlab_s3_errors",
-        Type::Counter,
-        "S3: requests that failed after the SDK's retries.",
-    );
-    let mut rate = Family::new(
-        "latlab_s3_throughput_bytes_per_second",
-        Type::Gauge,
-        "S3: payload bytes moved per second of request time (bytes over the time requests were in flight).",
-    );
-    for o in &s3.ops {
-        let labels = vec![
-            ("storage_class", s(o.class.storage_class())),
-            ("operation", o.op.clone()),
-        ];
-        requests.push(labels.clone(), Value::Count(o.requests));
-        bytes.push(labels.clone(), Value::Count(o.bytes));
-        slow_downs.push(labels.clone(), Value::Count(o.slow_downs));
-        errors.push(labels.clone(), Value::Count(o.errors));
-        rate.push(labels, Value::Number(o.mb_per_sec * 1e6));
-    }
-    vec![hist, requests, bytes, slow_downs, errors, rate]
-}
-
-fn redis(snap: &Snapshot, latency: &Latency) -> Vec<Family> {
-    let Some(r) = &snap.redis else {
-        return Vec::new();
-    };
-    let mut hist = Family::new(
-        "latlab_redis_replication_lag_seconds",
-        Type::Histogram,
-        "Redis: primary -> replica replication lag per try, every try since the start or the last reset.",
-    );
-    for (method, h) in &latency.redis {
-        hist.push(vec![("method", s(method))], histogram(h));
-    }
-    let mut median = Family::new(
-        "latlab_redis_replication_lag_median_seconds",
-        Type::Gauge,
-        "Redis: the median replication lag (p50) of every try since the start or the last reset; absent before the first.",
-    );
-    let mut tries = Family::new(
-        "latlab_redis_tries",
-        Type::Counter,
-        "Redis: tries made (a write on the primary, then its read on the replica).",
-    );
-    let mut errors = Family::new(
-        "latlab_redis_errors",
-        Type::Counter,
-        "Redis: tries that failed.",
-    );
-    for m in &r.methods {
-        let labels = vec![("method", s(m.method.key()))];
-        if m.lag.count > 0 {
-            median.push(labels.clone(), Value::Number(m.lag.p50_us as f64 / 1e6));
+        /// Each lab's own families (`labs/X/metrics.rs`), from its snapshot and its series.
+        fn labs(snap: &Snapshot, mut series: Vec<Histogrammed>) -> Vec<Family> {
+            let mut out = Vec::new();
+            $(if let Some(s) = &snap.$module {
+                let (mine, rest): (Vec<Histogrammed>, Vec<Histogrammed>) =
+                    std::mem::take(&mut series)
+                        .into_iter()
+                        .partition(|h| h.id.lab == LabKind::$kind);
+                series = rest;
+                out.extend(<crate::labs::$module::$ty as Lab>::metric_families(s, &mine));
+            })*
+            // What is left is a series of a lab the snapshot does not have: not exported.
+            drop(series);
+            out
         }
-        tries.push(labels.clone(), Value::Count(m.tries));
-        errors.push(labels, Value::Count(m.errors));
-    }
-    vec![hist, median, tries, errors]
-}
 
-/// The SDK's counts of each client: the Kinesis producer, each Kinesis consumer, the S3 lab's.
+        /// Each lab's SDK clients, labelled.
+        fn labs_sdk<'a>(
+            snap: &'a Snapshot,
+            clients: &mut Vec<(Vec<(&'static str, String)>, &'a SdkSnapshot)>,
+        ) {
+            $(if let Some(s) = &snap.$module {
+                clients.extend(<crate::labs::$module::$ty as Lab>::sdk_clients(s));
+            })*
+        }
+    };
+}
+crate::labs::for_each_lab!(labs);
+
+/// The SDK's counts of each client each lab has (the Kinesis producer and consumers, the S3 lab's).
 fn sdk(snap: &Snapshot) -> Vec<Family> {
     let mut clients: Vec<(Vec<(&'static str, String)>, &SdkSnapshot)> = Vec::new();
-    if let Some(k) = &snap.kinesis {
-        clients.push((vec![("client", s("kinesis-producer"))], &k.producer.sdk));
-        for c in &k.consumers {
-            clients.push((
-                vec![
-                    ("client", s("kinesis-consumer")),
-                    ("consumer", c.name.clone()),
-                ],
-                &c.sdk,
-            ));
-        }
-    }
-    if let Some(s3) = &snap.s3 {
-        clients.push((vec![("client", s("s3"))], &s3.sdk));
-    }
+    labs_sdk(snap, &mut clients);
     let mut calls = Family::new(
         "latlab_sdk_calls",
         Type::Counter,

@@ -9,7 +9,6 @@
 //! for a scrape being read and nothing more.
 
 mod figures;
-pub mod text;
 
 use std::convert::Infallible;
 use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
@@ -28,7 +27,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::Run;
-pub use text::Format;
+pub use crate::metrics::exposition::Format;
 
 /// Where the figures are served.
 pub const PATH: &str = "/metrics";
@@ -324,7 +323,7 @@ async fn scrape(source: &Arc<Source>, format: Format) -> Result<String, &'static
         return Err(unavailable);
     };
     let read = tokio::task::spawn_blocking(move || {
-        let body = text::render(&figures::families(&lab), format);
+        let body = crate::metrics::exposition::render(&figures::families(&lab), format);
         // The lab is let go before the permit is: once `stop` holds the permit, nothing
         // here holds the lab.
         drop(lab);

@@ -144,6 +144,13 @@ pub enum Value {
     Histogram(Box<Buckets>),
 }
 
+impl Value {
+    /// A latency histogram (microseconds) as Prometheus buckets of seconds.
+    pub fn histogram(h: &Histogram<u64>) -> Value {
+        Value::Histogram(Box::new(Buckets::of(h)))
+    }
+}
+
 /// One series of a family: its labels (names in the family's order) and its value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
