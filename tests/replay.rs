@@ -201,3 +201,112 @@ fn a_damaged_or_foreign_recording_is_one_line_naming_the_file() {
     let (ok, _, err) = latlab(&["report", d]);
     assert!(ok, "its report still prints: {err}");
 }
+
+/// A recording made by latlab before the labs became one registry and one interface (commit
+/// e1ba53f; tests/fixtures/recording-e1ba53f/README.md): today's `latlab report` and
+/// `latlab replay` read it, and print and draw exactly what that commit's binary did.
+#[test]
+fn a_recording_made_before_the_redesign_reads_as_it_did() {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-e1ba53f");
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = tmp.path().join("recording");
+    std::fs::create_dir_all(rec.join("hlog")).unwrap();
+    for dir in ["", "hlog"] {
+        for entry in std::fs::read_dir(fixture.join("recording").join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, rec.join(dir).join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let d = rec.to_str().unwrap();
+    let expected =
+        |name: &str| std::fs::read_to_string(fixture.join("expected").join(name)).unwrap();
+    let svg = tmp.path().join("overview.svg");
+    let runs: [(&str, Vec<&str>); 3] = [
+        ("report.txt", vec!["report", d]),
+        (
+            "report.json",
+            vec!["replay", d, "--headless", "--format", "json"],
+        ),
+        ("at-3s.txt", vec!["replay", d, "--headless", "--at", "3s"]),
+    ];
+    for (name, args) in runs {
+        let (ok, out, err) = latlab(&args);
+        assert!(ok, "{args:?}: {err}");
+        assert!(
+            out == expected(name),
+            "{args:?} prints other than {name}:\n{out}"
+        );
+    }
+    let (ok, _, err) = latlab(&[
+        "replay",
+        d,
+        "--screenshot",
+        svg.to_str().unwrap(),
+        "--at",
+        "4s",
+        "--size",
+        "200x60",
+        "--theme",
+        "dark",
+    ]);
+    assert!(ok, "{err}");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn == expected("overview-4s.svg"),
+        "the overview at 4 s is drawn otherwise than before"
+    );
+}
+
+/// The same old recording's sparklines read back through the labs (`Lab::history_of_frames`):
+/// every point the frames hold comes back under its series, the shard's GetRecords rate
+/// included, as the file has them.
+#[test]
+fn an_old_recordings_sparklines_come_back_as_its_frames_hold_them() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/recording-e1ba53f/recording");
+    // The file read independently: each second's GetRecords rate, and each Kinesis consumer's
+    // records counted over its points.
+    let mut rates = std::collections::BTreeMap::new();
+    let mut counts = std::collections::BTreeMap::<String, u64>::new();
+    let mut upto = 0;
+    for line in std::fs::read_to_string(dir.join("frames.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let frame: serde_json::Value = serde_json::from_str(line).unwrap();
+        let points = &frame["points"];
+        for pair in points["read_rate"].as_array().into_iter().flatten() {
+            rates.insert(pair[0].as_u64().unwrap(), pair[1].as_f64().unwrap());
+        }
+        for (name, pts) in points["kinesis"].as_object().into_iter().flatten() {
+            let n: u64 = pts
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_u64().unwrap())
+                .sum();
+            *counts.entry(name.clone()).or_default() += n;
+        }
+        upto = points["upto"]["kinesis"].as_u64().unwrap_or(upto);
+    }
+    let rec = latlab::record::Recording::open(&dir).unwrap();
+    let view = latlab::tui::view::View::of_recording(&rec, rec.len() - 1, 60).unwrap();
+    let k = view.history.kinesis.expect("the Kinesis lab's history");
+    let expected: Vec<f64> = (0..=upto)
+        .map(|s| rates.get(&s).copied().unwrap_or(0.0))
+        .collect();
+    assert_eq!(k.read_rate, expected);
+    assert!(k.read_rate.iter().any(|r| *r > 0.0), "{:?}", k.read_rate);
+    let snapshot = view.snapshot.kinesis.unwrap();
+    for (c, points) in snapshot.consumers.iter().zip(&k.consumers) {
+        let got: u64 = points.iter().map(|p| u64::from(p.count)).sum();
+        assert_eq!(got, counts[&c.name], "{}", c.name);
+        assert!(got > 0, "{}", c.name);
+    }
+    assert_eq!(k.consumers.len(), counts.len());
+    assert_eq!(view.history.s3.map(|s| s.len()), Some(2));
+    assert_eq!(view.history.redis.map(|r| r.len()), Some(3));
+}

@@ -164,8 +164,11 @@ pub struct UnitCosts {
     /// Its key in the JSON report's cost (`kinesis_consumers`), and its rows there: present (as
     /// an empty list) even when the lab is not in the run, as the schema requires.
     pub json_key: &'static str,
-    pub json: serde_json::Value,
+    pub json: Vec<JsonRow>,
 }
+
+/// One row of a trade-off table as the JSON report writes it: its fields, in order.
+pub type JsonRow = Vec<(&'static str, serde_json::Value)>;
 
 /// Dollars, with the digits a small figure needs: `$0.0153`, `$11.17`, `$0`.
 pub fn usd(x: f64) -> String {

@@ -87,6 +87,25 @@ pub trait Lab: Sized + Send + Sync + 'static {
         prices: &crate::cost::Prices,
     ) -> Option<(crate::cost::LabCost, Vec<String>)>;
 
+    /// The key a recording's frame writes its gauge series under (`read_rate`: Kinesis's
+    /// GetRecords calls a second per shard); None (the default): it has no gauge series.
+    const GAUGE: Option<&'static str> = None;
+
+    /// Its sparklines as a recording's frame writes them, from its snapshot and history; None
+    /// while the two disagree (a consumer added between them: the next tick writes it).
+    fn frame_series<'a>(
+        snap: &'a Self::Snapshot,
+        history: &'a Self::History,
+    ) -> Option<crate::labs::series::FrameSeries<'a>>;
+
+    /// Its history at a recording's frame: `points(key)` is the series the frames wrote under
+    /// `key`, `gauge()` its gauge, each the screen's window ending at its last whole second.
+    fn history_of_frames(
+        snap: &Self::Snapshot,
+        points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
+        gauge: &dyn Fn() -> Vec<f64>,
+    ) -> Self::History;
+
     /// Its figures as metric families for the Prometheus export (`labs/X/metrics.rs`), from its
     /// snapshot and its series' whole histograms (`series`: its own, from [`Lab::histograms`]).
     fn metric_families(

@@ -76,6 +76,17 @@ impl std::fmt::Display for SeriesId {
     }
 }
 
+/// What a recording's frame keeps of a lab's sparklines at one tick (`record::frames`).
+pub struct FrameSeries<'a> {
+    /// Each latency series: its id, the key the frame writes it under (a consumer's name,
+    /// `EXPRESS_ONEZONE PUT`, a Redis method), and its last seconds (the newest under way).
+    pub series: Vec<(SeriesId, String, &'a [crate::metrics::Point])>,
+    /// Its gauge's last seconds, ending at `upto`, written under the lab's `Lab::GAUGE` key.
+    pub gauge: &'a [f64],
+    /// Its last whole second, when it has one.
+    pub upto: Option<u64>,
+}
+
 /// A series' whole histogram (microseconds) now, with the labels the Prometheus export gives it.
 pub struct Histogrammed {
     pub id: SeriesId,

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::labs::LabKind;
-use crate::labs::series::SeriesId;
+use crate::labs::series::FrameSeries;
+use crate::labs::{Lab, LabKind};
 use crate::metrics::Point;
 use crate::report::{Ending, ScenarioInfo, json};
-use crate::run::Run;
 use crate::run::snapshot::Snapshot;
+use crate::run::{History, Run};
 
 /// Faults a frame carries: those of the last [`FAULTS_WINDOW_SECS`], the newest
 /// [`FAULTS_KEPT`] of them (the sparklines' widest window is ten minutes).
@@ -44,21 +44,22 @@ pub fn point(p: &Pt) -> Point {
 /// The seconds that became whole since the frame before, per series.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Points {
-    /// Kinesis: arrival -> receive per consumer, by name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub kinesis: BTreeMap<String, Vec<Pt>>,
-    /// GetRecords attempts per second per shard: `[second, rate]`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub read_rate: Vec<(u64, f64)>,
-    /// S3: the total time per class and operation, by `s3_key`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub s3: BTreeMap<String, Vec<Pt>>,
-    /// Redis: the lag per method, by its key.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub redis: BTreeMap<String, Vec<Pt>>,
+    /// Each lab's series under the lab's key (`kinesis`: arrival -> receive by consumer name;
+    /// `s3`: the total time by `CLASS OP`; `redis`: the lag by method), and a lab's gauge under
+    /// its own key (`read_rate`: GetRecords attempts per second per shard, `[second, rate]`s).
+    #[serde(flatten)]
+    pub parts: BTreeMap<String, Part>,
     /// Each lab's last whole second at this frame (`kinesis`, `s3`, `redis`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub upto: BTreeMap<String, u64>,
+}
+
+/// One lab's part of a frame's points: its latency series by key, or its gauge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Part {
+    Series(BTreeMap<String, Vec<Pt>>),
+    Gauge(Vec<(u64, f64)>),
 }
 
 /// How the run ended, on its last frame.
@@ -82,11 +83,6 @@ pub struct Frame {
     pub end: Option<End>,
 }
 
-/// An S3 series' key in [`Points::s3`]: `EXPRESS_ONEZONE PUT`.
-pub fn s3_key(class: crate::services::s3::Class, op: &str) -> String {
-    format!("{} {op}", class.storage_class())
-}
-
 /// The newest faults of the last ten minutes of `s`, so that a frame's size stays bounded.
 pub fn trim_faults(s: &mut Snapshot) {
     let now = s.elapsed_secs;
@@ -101,7 +97,8 @@ pub fn trim_faults(s: &mut Snapshot) {
 #[derive(Default)]
 pub struct Framer {
     written: BTreeMap<String, u64>,
-    read_rate_written: Option<u64>,
+    /// Each gauge's last second written, by its key.
+    gauges_written: BTreeMap<String, u64>,
     /// The model is written in the first frame only (it does not change while a run lasts);
     /// the reader gives it to every frame.
     model_written: bool,
@@ -112,54 +109,7 @@ impl Framer {
     pub fn frame(&mut self, lab: &Run, at_secs: f64, snapshot: &Snapshot) -> Frame {
         let history = lab.history(LOOKBACK);
         let mut points = Points::default();
-        if let (Some(k), Some(h)) = (&snapshot.kinesis, &history.kinesis)
-            && k.consumers.len() == h.consumers.len()
-        {
-            // A consumer added between the snapshot and the history waits for the next tick.
-            for (c, series) in k.consumers.iter().zip(&h.consumers) {
-                let id = SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive");
-                let new = self.whole(&id.name(), series);
-                if !new.is_empty() {
-                    points.kinesis.insert(c.name.clone(), new);
-                }
-            }
-            // The read rate's values end at the last whole second.
-            if let Some(now) = h.consumers.first().and_then(|s| s.last()).map(|p| p.second) {
-                let upto = now.saturating_sub(1);
-                points.upto.insert("kinesis".into(), upto);
-                let first = (upto + 1).saturating_sub(h.read_rate.len() as u64);
-                for (i, v) in h.read_rate.iter().enumerate() {
-                    let second = first + i as u64;
-                    if self.read_rate_written.is_none_or(|w| second > w) {
-                        points.read_rate.push((second, *v));
-                        self.read_rate_written = Some(second);
-                    }
-                }
-            }
-        }
-        for (class, op, series) in history.s3.iter().flatten() {
-            let key = s3_key(*class, op);
-            if let Some(p) = series.last() {
-                points.upto.insert("s3".into(), p.second.saturating_sub(1));
-            }
-            let id = SeriesId::new(LabKind::S3, &[class.storage_class(), op], "total");
-            let new = self.whole(&id.name(), series);
-            if !new.is_empty() {
-                points.s3.insert(key, new);
-            }
-        }
-        for (method, series) in history.redis.iter().flatten() {
-            if let Some(p) = series.last() {
-                points
-                    .upto
-                    .insert("redis".into(), p.second.saturating_sub(1));
-            }
-            let id = SeriesId::new(LabKind::Redis, &[method.key()], "lag");
-            let new = self.whole(&id.name(), series);
-            if !new.is_empty() {
-                points.redis.insert(method.key().to_string(), new);
-            }
-        }
+        self.labs(snapshot, &history, &mut points);
         let mut trimmed = snapshot.clone();
         trim_faults(&mut trimmed);
         if self.model_written {
@@ -171,6 +121,34 @@ impl Framer {
             snapshot: json::Snapshot::from(&trimmed),
             points,
             end: None,
+        }
+    }
+
+    /// A lab's series and gauge: the seconds of each that became whole since the last frame.
+    fn write(&mut self, lab: LabKind, gauge: Option<&str>, f: FrameSeries, points: &mut Points) {
+        let mut series = BTreeMap::new();
+        for (id, key, pts) in f.series {
+            let new = self.whole(&id.name(), pts);
+            if !new.is_empty() {
+                series.insert(key, new);
+            }
+        }
+        if !series.is_empty() {
+            points.parts.insert(lab.key().into(), Part::Series(series));
+        }
+        let Some(upto) = f.upto else { return };
+        points.upto.insert(lab.key().into(), upto);
+        let Some(key) = gauge else { return };
+        // The gauge's values end at the last whole second.
+        let first = (upto + 1).saturating_sub(f.gauge.len() as u64);
+        let done = self.gauges_written.get(key).copied();
+        let new: Vec<(u64, f64)> = (first..)
+            .zip(f.gauge.iter().copied())
+            .filter(|(second, _)| done.is_none_or(|w| *second > w))
+            .collect();
+        if let Some((last, _)) = new.last() {
+            self.gauges_written.insert(key.to_string(), *last);
+            points.parts.insert(key.to_string(), Part::Gauge(new));
         }
     }
 
@@ -192,3 +170,20 @@ impl Framer {
         new
     }
 }
+
+macro_rules! framer {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        impl Framer {
+            /// Each lab's points of this tick (from the registry).
+            fn labs(&mut self, snapshot: &Snapshot, history: &History, points: &mut Points) {
+                $(if let (Some(s), Some(h)) = (&snapshot.$module, &history.$module)
+                    && let Some(f) = <crate::labs::$module::$ty as Lab>::frame_series(s, h)
+                {
+                    let gauge = <crate::labs::$module::$ty as Lab>::GAUGE;
+                    self.write(LabKind::$kind, gauge, f, points);
+                })*
+            }
+        }
+    };
+}
+crate::labs::for_each_lab!(framer);

@@ -10,7 +10,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 use super::SCHEMA;
-use super::frames::{End, Frame, Points, point};
+use super::frames::{End, Frame, Part, Points, point};
 use crate::metrics::Point;
 use crate::report::{Ending, Report, ScenarioInfo};
 use crate::units::clock;
@@ -47,7 +47,8 @@ pub struct Recording {
     frames: Vec<FrameAt>,
     /// Sparkline points per series (`kinesis NAME`, `s3 CLASS OP`, `redis METHOD`), by second.
     series: BTreeMap<String, BTreeMap<u64, Point>>,
-    read_rate: BTreeMap<u64, f64>,
+    /// Each lab's gauge (`read_rate`), by its key, by second.
+    gauges: BTreeMap<String, BTreeMap<u64, f64>>,
     pub events: Vec<RecordedEvent>,
     /// Why the recording ends before its run did, when it does: one line.
     pub cut: Option<String>,
@@ -134,7 +135,7 @@ impl Recording {
             seed: info.seed,
             frames: Vec::new(),
             series: BTreeMap::new(),
-            read_rate: BTreeMap::new(),
+            gauges: BTreeMap::new(),
             events: Vec::new(),
             cut: None,
             end: None,
@@ -191,16 +192,23 @@ impl Recording {
     }
 
     fn add_points(&mut self, p: &Points) {
-        let lanes = [("kinesis", &p.kinesis), ("s3", &p.s3), ("redis", &p.redis)];
-        for (lab, map) in lanes {
-            for (name, pts) in map {
-                let series = self.series.entry(format!("{lab} {name}")).or_default();
-                for x in pts {
-                    series.insert(x[0], point(x));
+        for (key, part) in &p.parts {
+            match part {
+                Part::Series(map) => {
+                    for (name, pts) in map {
+                        let series = self.series.entry(format!("{key} {name}")).or_default();
+                        for x in pts {
+                            series.insert(x[0], point(x));
+                        }
+                    }
                 }
+                Part::Gauge(values) => self
+                    .gauges
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(values.iter().copied()),
             }
         }
-        self.read_rate.extend(p.read_rate.iter().copied());
     }
 
     /// How many frames (seconds) it holds.
@@ -275,11 +283,13 @@ impl Recording {
             .collect()
     }
 
-    /// The shard's GetRecords rate, `window` seconds ending at `upto`.
-    pub fn read_rate(&self, upto: u64, window: u64) -> Vec<f64> {
+    /// A lab's gauge (`read_rate`), `window` seconds ending at `upto`; a second without a value
+    /// is 0.
+    pub fn gauge(&self, key: &str, upto: u64, window: u64) -> Vec<f64> {
         let start = (upto + 1).saturating_sub(window);
+        let known = self.gauges.get(key);
         (start..=upto)
-            .map(|s| self.read_rate.get(&s).copied().unwrap_or(0.0))
+            .map(|s| known.and_then(|g| g.get(&s)).copied().unwrap_or(0.0))
             .collect()
     }
 

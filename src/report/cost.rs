@@ -112,7 +112,36 @@ pub struct Cost {
     /// Each lab's trade-off table under its own key (`kinesis_consumers`, `s3_classes`), its
     /// rows as the lab writes them (`labs/X/cost.rs`).
     #[serde(flatten)]
-    pub units: std::collections::BTreeMap<String, serde_json::Value>,
+    pub units: std::collections::BTreeMap<String, Rows>,
+}
+
+/// A trade-off table's rows, each an object whose fields keep the order its lab wrote them in.
+pub struct Rows(pub Vec<Vec<(String, serde_json::Value)>>);
+
+impl Serialize for Rows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        struct Row<'a>(&'a [(String, serde_json::Value)]);
+        impl Serialize for Row<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+            }
+        }
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for row in &self.0 {
+            seq.serialize_element(&Row(row))?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Rows {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rows, D::Error> {
+        let rows = Vec::<serde_json::Map<String, serde_json::Value>>::deserialize(d)?;
+        Ok(Rows(
+            rows.into_iter().map(|r| r.into_iter().collect()).collect(),
+        ))
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -185,7 +214,13 @@ pub fn json(r: &Report) -> Option<Cost> {
             .snapshot
             .unit_costs(&p)
             .into_iter()
-            .map(|u| (u.json_key.to_string(), u.json))
+            .map(|u| {
+                let rows = u
+                    .json
+                    .into_iter()
+                    .map(|row| row.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+                (u.json_key.to_string(), Rows(rows.collect()))
+            })
             .collect(),
     })
 }

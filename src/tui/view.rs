@@ -1,7 +1,7 @@
 //! What one frame shows: a snapshot of the lab and the sparkline points of each consumer, taken
 //! together so the whole frame describes one instant.
 
-use crate::labs::kinesis::KinesisHistory;
+use crate::labs::{Lab, LabKind};
 use crate::run::snapshot::Snapshot;
 use crate::run::{History, Run};
 
@@ -22,45 +22,36 @@ impl View {
     }
 }
 
-impl View {
-    /// Frame `i` of a recording, with `window` seconds of sparkline history: what the screen
-    /// showed at that second (the sparklines end at the last whole second).
-    pub fn of_recording(
-        rec: &crate::record::Recording,
-        i: usize,
-        window: u64,
-    ) -> anyhow::Result<View> {
-        use crate::record::frames::s3_key;
-        let snapshot = rec.snapshot(i)?;
-        let points = |lab: &str, name: &str| match rec.upto(i, lab) {
-            Some(upto) => rec.points(&format!("{lab} {name}"), upto, window),
-            None => Vec::new(),
-        };
-        let history = History {
-            kinesis: snapshot.kinesis.as_ref().map(|k| KinesisHistory {
-                consumers: k
-                    .consumers
-                    .iter()
-                    .map(|c| points("kinesis", &c.name))
-                    .collect(),
-                read_rate: match rec.upto(i, "kinesis") {
-                    Some(upto) => rec.read_rate(upto, window),
-                    None => vec![0.0; window as usize],
-                },
-            }),
-            s3: snapshot.s3.as_ref().map(|s| {
-                s.ops
-                    .iter()
-                    .map(|o| (o.class, o.op.clone(), points("s3", &s3_key(o.class, &o.op))))
-                    .collect()
-            }),
-            redis: snapshot.redis.as_ref().map(|r| {
-                r.methods
-                    .iter()
-                    .map(|m| (m.method, points("redis", m.method.key())))
-                    .collect()
-            }),
-        };
-        Ok(View { snapshot, history })
-    }
+macro_rules! of_recording {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        impl View {
+            /// Frame `i` of a recording, with `window` seconds of sparkline history: what the
+            /// screen showed at that second (the sparklines end at the last whole second). Each
+            /// lab reads its own series back (`Lab::history_of_frames`).
+            pub fn of_recording(
+                rec: &crate::record::Recording,
+                i: usize,
+                window: u64,
+            ) -> anyhow::Result<View> {
+                let snapshot = rec.snapshot(i)?;
+                let history = History {
+                    $($module: snapshot.$module.as_ref().map(|s| {
+                        let lab = LabKind::$kind.key();
+                        let upto = rec.upto(i, lab);
+                        let points = |key: &str| match upto {
+                            Some(upto) => rec.points(&format!("{lab} {key}"), upto, window),
+                            None => Vec::new(),
+                        };
+                        let gauge = || match (upto, <crate::labs::$module::$ty as Lab>::GAUGE) {
+                            (Some(upto), Some(key)) => rec.gauge(key, upto, window),
+                            _ => vec![0.0; window as usize],
+                        };
+                        <crate::labs::$module::$ty as Lab>::history_of_frames(s, &points, &gauge)
+                    }),)*
+                };
+                Ok(View { snapshot, history })
+            }
+        }
+    };
 }
+crate::labs::for_each_lab!(of_recording);

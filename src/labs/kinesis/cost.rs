@@ -187,16 +187,6 @@ fn trim(x: f64) -> String {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million records and per GB: (the stream's shard-hours and PUT payload units, which every consumer reads through, plus the consumer's own enhanced fan-out charges) at the asked rate, divided by the records (GB) the producer is asked for an hour";
 
-/// A consumer's row of the JSON report's `cost.kinesis_consumers`.
-#[derive(serde::Serialize)]
-struct ConsumerCost {
-    name: String,
-    kind: ConsumerKind,
-    own_hourly_usd: f64,
-    usd_per_million_records: Option<f64>,
-    usd_per_gb: Option<f64>,
-}
-
 /// The consumers' trade-off table: each one's latency beside what it costs per million records
 /// and per GB.
 pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
@@ -216,14 +206,17 @@ pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
             })
             .collect()
     });
-    let json: Vec<ConsumerCost> = units
+    // A consumer's row of the JSON report's `cost.kinesis_consumers`.
+    let json = units
         .into_iter()
-        .map(|u| ConsumerCost {
-            name: u.name,
-            kind: u.kind,
-            own_hourly_usd: u.own_hourly,
-            usd_per_million_records: u.per_million_records,
-            usd_per_gb: u.per_gb,
+        .map(|u| {
+            vec![
+                ("name", u.name.into()),
+                ("kind", serde_json::to_value(u.kind).unwrap_or_default()),
+                ("own_hourly_usd", u.own_hourly.into()),
+                ("usd_per_million_records", u.per_million_records.into()),
+                ("usd_per_gb", u.per_gb.into()),
+            ]
         })
         .collect();
     UnitCosts {
@@ -234,7 +227,7 @@ pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
         in_run: k.is_some(),
         how: HOW.into(),
         json_key: "kinesis_consumers",
-        json: serde_json::to_value(json).unwrap_or_default(),
+        json,
     }
 }
 

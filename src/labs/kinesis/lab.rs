@@ -83,6 +83,46 @@ impl Lab for KinesisLab {
         super::metrics::sdk_clients(snap)
     }
 
+    const GAUGE: Option<&'static str> = Some("read_rate");
+
+    /// Each consumer's arrival -> receive by its name, and the shard's GetRecords rate; its last
+    /// whole second is the one before the consumers' newest.
+    fn frame_series<'a>(
+        snap: &'a KinesisSnapshot,
+        history: &'a KinesisHistory,
+    ) -> Option<crate::labs::series::FrameSeries<'a>> {
+        (snap.consumers.len() == history.consumers.len()).then(|| {
+            crate::labs::series::FrameSeries {
+                series: snap
+                    .consumers
+                    .iter()
+                    .zip(&history.consumers)
+                    .map(|(c, points)| {
+                        let id = SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive");
+                        (id, c.name.clone(), points.as_slice())
+                    })
+                    .collect(),
+                gauge: &history.read_rate,
+                upto: history
+                    .consumers
+                    .first()
+                    .and_then(|s| s.last())
+                    .map(|p| p.second.saturating_sub(1)),
+            }
+        })
+    }
+
+    fn history_of_frames(
+        snap: &KinesisSnapshot,
+        points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
+        gauge: &dyn Fn() -> Vec<f64>,
+    ) -> KinesisHistory {
+        KinesisHistory {
+            consumers: snap.consumers.iter().map(|c| points(&c.name)).collect(),
+            read_rate: gauge(),
+        }
+    }
+
     fn unit_costs(
         snap: Option<&KinesisSnapshot>,
         prices: &crate::cost::Prices,

@@ -92,6 +92,39 @@ impl Lab for RedisLab {
             .then(|| super::cost::cost(snap, prices))
     }
 
+    /// Each method's lag, by the method's key.
+    fn frame_series<'a>(
+        _snap: &'a RedisSnapshot,
+        history: &'a Self::History,
+    ) -> Option<crate::labs::series::FrameSeries<'a>> {
+        Some(crate::labs::series::FrameSeries {
+            series: history
+                .iter()
+                .map(|(method, points)| {
+                    let id = SeriesId::new(LabKind::Redis, &[method.key()], "lag");
+                    (id, method.key().to_string(), points.as_slice())
+                })
+                .collect(),
+            gauge: &[],
+            upto: history
+                .iter()
+                .filter_map(|(_, s)| s.last())
+                .next_back()
+                .map(|p| p.second.saturating_sub(1)),
+        })
+    }
+
+    fn history_of_frames(
+        snap: &RedisSnapshot,
+        points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
+        _gauge: &dyn Fn() -> Vec<f64>,
+    ) -> Self::History {
+        snap.methods
+            .iter()
+            .map(|m| (m.method, points(m.method.key())))
+            .collect()
+    }
+
     fn metric_families(
         snap: &RedisSnapshot,
         series: &[Histogrammed],

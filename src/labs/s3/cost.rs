@@ -164,15 +164,6 @@ pub fn class_units(s: &S3Snapshot, p: &Prices) -> Vec<ClassUnit> {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million requests and per GB moved at the current payload: the request price, plus S3 Express One Zone's per-GB charge on the charged part of each request; storage not included";
 
-/// A class and operation's row of the JSON report's `cost.s3_classes`.
-#[derive(serde::Serialize)]
-struct ClassCost {
-    class: String,
-    op: String,
-    usd_per_million_requests: f64,
-    usd_per_gb: Option<f64>,
-}
-
 /// The classes' trade-off table: each class and operation's latency beside what it costs per
 /// million requests and per GB. A class the endpoint cannot serve is not beside the other in
 /// the text: nothing of it was measured.
@@ -199,13 +190,16 @@ pub fn unit_costs(s: Option<&S3Snapshot>, p: &Prices) -> UnitCosts {
             })
             .collect()
     });
-    let json: Vec<ClassCost> = units
+    // A class and operation's row of the JSON report's `cost.s3_classes`.
+    let json = units
         .into_iter()
-        .map(|u| ClassCost {
-            class: u.class.storage_class().into(),
-            op: u.op,
-            usd_per_million_requests: u.per_million_requests,
-            usd_per_gb: u.per_gb,
+        .map(|u| {
+            vec![
+                ("class", u.class.storage_class().into()),
+                ("op", u.op.into()),
+                ("usd_per_million_requests", u.per_million_requests.into()),
+                ("usd_per_gb", u.per_gb.into()),
+            ]
         })
         .collect();
     UnitCosts {
@@ -219,7 +213,7 @@ pub fn unit_costs(s: Option<&S3Snapshot>, p: &Prices) -> UnitCosts {
             format_bytes(s.map_or(0, |s| s.payload_bytes))
         ),
         json_key: "s3_classes",
-        json: serde_json::to_value(json).unwrap_or_default(),
+        json,
     }
 }
 

@@ -79,6 +79,39 @@ impl Lab for S3Lab {
         Some(super::cost::cost(snap, prices))
     }
 
+    /// Each class and operation's total time, by `CLASS OP`.
+    fn frame_series<'a>(
+        _snap: &'a S3Snapshot,
+        history: &'a Self::History,
+    ) -> Option<crate::labs::series::FrameSeries<'a>> {
+        Some(crate::labs::series::FrameSeries {
+            series: history
+                .iter()
+                .map(|(class, op, points)| {
+                    let id = SeriesId::new(LabKind::S3, &[class.storage_class(), op], "total");
+                    (id, frame_key(*class, op), points.as_slice())
+                })
+                .collect(),
+            gauge: &[],
+            upto: history
+                .iter()
+                .filter_map(|(_, _, s)| s.last())
+                .next_back()
+                .map(|p| p.second.saturating_sub(1)),
+        })
+    }
+
+    fn history_of_frames(
+        snap: &S3Snapshot,
+        points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
+        _gauge: &dyn Fn() -> Vec<f64>,
+    ) -> Self::History {
+        snap.ops
+            .iter()
+            .map(|o| (o.class, o.op.clone(), points(&frame_key(o.class, &o.op))))
+            .collect()
+    }
+
     fn metric_families(
         snap: &S3Snapshot,
         series: &[Histogrammed],
@@ -146,4 +179,9 @@ impl Lab for S3Lab {
     async fn cleanup(&self) -> Vec<String> {
         S3Lab::cleanup(self).await
     }
+}
+
+/// An S3 series' key in a recording's frames: `EXPRESS_ONEZONE PUT`.
+fn frame_key(class: Class, op: &str) -> String {
+    format!("{} {op}", class.storage_class())
 }
