@@ -159,18 +159,8 @@ pub(super) fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
 
 pub(super) fn update_progress(pb: &indicatif::ProgressBar, lab: &Run) {
     pb.set_position(lab.elapsed().as_millis() as u64);
-    let snap = lab.snapshot(false);
-    if let Some(k) = snap.kinesis {
-        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
-        let escaped: u64 = k
-            .consumers
-            .iter()
-            .map(|c| c.sdk.counters.escaped_total())
-            .sum();
-        pb.set_message(format!(
-            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
-            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
-        ));
+    if let Some(line) = lab.snapshot(false).progress() {
+        pb.set_message(line);
     }
 }
 

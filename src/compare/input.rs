@@ -119,29 +119,11 @@ impl Input {
 
 /// The series a report's figures describe, named as a recording names its logs.
 pub fn report_series(r: &Report) -> Vec<(String, Figures)> {
-    use crate::labs::LabKind;
-    use crate::labs::series::SeriesId;
-    let s = &r.snapshot;
-    let mut out = Vec::new();
-    for c in s.kinesis.iter().flat_map(|k| &k.consumers) {
-        out.push((
-            SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive").name(),
-            Figures::from_summary(&c.arrival_to_receive),
-        ));
-    }
-    for o in s.s3.iter().flat_map(|s| &s.ops) {
-        out.push((
-            SeriesId::new(LabKind::S3, &[o.class.storage_class(), &o.op], "total").name(),
-            Figures::from_summary(&o.total),
-        ));
-    }
-    for m in s.redis.iter().flat_map(|r| &r.methods) {
-        out.push((
-            SeriesId::new(LabKind::Redis, &[m.method.key()], "lag").name(),
-            Figures::from_summary(&m.lag),
-        ));
-    }
-    out
+    r.snapshot
+        .summaries()
+        .into_iter()
+        .map(|(id, s)| (id.name(), Figures::from_summary(s)))
+        .collect()
 }
 
 fn read_report_file(path: &Path) -> anyhow::Result<Input> {

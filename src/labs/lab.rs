@@ -61,6 +61,22 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// it).
     fn start_live(&self) {}
 
+    /// Whether the scenario sets it an experiment that runs to its own end (the S3 matrix, the
+    /// Redis conditions) rather than for the run's duration; none by default.
+    fn has_experiment(&self) -> bool {
+        false
+    }
+
+    /// Runs its set experiment to the end (`quick`: its short form); `say` hears what is being
+    /// measured.
+    fn run_experiment(
+        &self,
+        _quick: bool,
+        _say: &(dyn Fn(String) + Send + Sync),
+    ) -> impl Future<Output = anyhow::Result<()>> + Send {
+        async { Ok(()) }
+    }
+
     /// What its tab shows (`crate::view`), from its snapshot and its last seconds (None: none
     /// yet).
     fn view(snap: &Self::Snapshot, history: Option<&Self::History>) -> crate::view::LabView;
@@ -105,6 +121,17 @@ pub trait Lab: Sized + Send + Sync + 'static {
         points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
         gauge: &dyn Fn() -> Vec<f64>,
     ) -> Self::History;
+
+    /// Each of its series with its summary in the snapshot: what a report's figures say of the
+    /// series a recording logs (`latlab compare` of a report file).
+    fn summaries(
+        snap: &Self::Snapshot,
+    ) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)>;
+
+    /// Its part of a headless run's progress line (None: it has none).
+    fn progress(_snap: &Self::Snapshot) -> Option<String> {
+        None
+    }
 
     /// Its figures as metric families for the Prometheus export (`labs/X/metrics.rs`), from its
     /// snapshot and its series' whole histograms (`series`: its own, from [`Lab::histograms`]).

@@ -180,6 +180,24 @@ macro_rules! per_lab {
                 }
             }
 
+            /// Whether the scenario sets it an experiment that runs to its own end.
+            pub(super) fn has_experiment(&self) -> bool {
+                match self {
+                    $(Running::$kind(l) => Lab::has_experiment(l.as_ref()),)*
+                }
+            }
+
+            /// Runs its set experiment to the end.
+            pub(super) async fn run_experiment(
+                &self,
+                quick: bool,
+                say: &(dyn Fn(String) + Send + Sync),
+            ) -> anyhow::Result<()> {
+                match self {
+                    $(Running::$kind(l) => Lab::run_experiment(l.as_ref(), quick, say).await,)*
+                }
+            }
+
             /// Stops its probes and lets them drain.
             pub(super) async fn stop(&self) {
                 match self {
@@ -198,26 +216,20 @@ macro_rules! per_lab {
 }
 for_each_lab!(per_lab);
 
-impl Running {
-    /// The Kinesis lab, for what only it has (the recorder's per-consumer histograms).
-    pub(super) fn as_kinesis(&self) -> Option<&kinesis::KinesisLab> {
-        match self {
-            Running::Kinesis(k) => Some(k),
-            _ => None,
+macro_rules! accessors {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        impl super::Run {
+            $(
+                /// The lab, when the run has it (for tests and tools that reach into one).
+                #[allow(unreachable_patterns)]
+                pub fn $module(&self) -> Option<&$module::$ty> {
+                    self.labs.iter().find_map(|l| match l {
+                        Running::$kind(l) => Some(l.as_ref()),
+                        _ => None,
+                    })
+                }
+            )*
         }
-    }
-
-    pub(super) fn as_s3(&self) -> Option<&s3::S3Lab> {
-        match self {
-            Running::S3(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub(super) fn as_redis(&self) -> Option<&redis::RedisLab> {
-        match self {
-            Running::Redis(r) => Some(r),
-            _ => None,
-        }
-    }
+    };
 }
+for_each_lab!(accessors);

@@ -279,19 +279,6 @@ impl Run {
         }
     }
 
-    fn s3(&self) -> Option<&crate::labs::s3::S3Lab> {
-        self.labs.iter().find_map(Running::as_s3)
-    }
-
-    fn redis(&self) -> Option<&crate::labs::redis::RedisLab> {
-        self.labs.iter().find_map(Running::as_redis)
-    }
-
-    /// The Kinesis lab, when the run has one.
-    pub fn kinesis(&self) -> Option<&crate::labs::kinesis::KinesisLab> {
-        self.labs.iter().find_map(Running::as_kinesis)
-    }
-
     /// Every lab's series, each with its whole histogram now (copied under its own lock, one at
     /// a time): what the recorder logs and the Prometheus export reads.
     pub fn series(&self) -> Vec<crate::labs::series::Histogrammed> {
@@ -312,32 +299,21 @@ impl Run {
             .unwrap_or(Duration::ZERO)
     }
 
-    /// The Redis conditions a headless run measures, when the scenario sets them.
-    fn conditions(&self) -> Option<&crate::labs::redis::config::RedisScenario> {
-        self.redis()
-            .and(self.scenario.redis.as_ref())
-            .filter(|r| !r.conditions.is_empty())
-    }
-
     /// Whether the scenario sets an experiment that runs to its own end (the S3 matrix, the Redis
     /// conditions) rather than for its duration.
     pub fn has_experiment(&self) -> bool {
-        self.s3().is_some_and(|s| !s.scenario.matrix.is_empty()) || self.conditions().is_some()
+        self.labs.iter().any(Running::has_experiment)
     }
 
-    /// Runs the set experiments to their end: the S3 matrix, then the Redis conditions (`quick`:
-    /// their short forms). `say` hears what is being measured.
+    /// Runs the set experiments to their end, lab by lab in screen order (the S3 matrix, then
+    /// the Redis conditions; `quick`: their short forms). `say` hears what is being measured.
     pub async fn run_experiment(
         &self,
         quick: bool,
         say: &(dyn Fn(String) + Send + Sync),
     ) -> anyhow::Result<()> {
-        if let Some(s3) = self.s3().filter(|s| !s.scenario.matrix.is_empty()) {
-            s3.run_matrix(quick, say).await?;
-        }
-        if let (Some(redis), Some(r)) = (self.redis(), self.conditions()) {
-            let tries = if quick { r.quick_tries } else { r.tries };
-            redis.run_conditions(&r.conditions, tries, say).await?;
+        for lab in self.labs.iter().filter(|l| l.has_experiment()) {
+            lab.run_experiment(quick, say).await?;
         }
         Ok(())
     }

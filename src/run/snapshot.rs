@@ -78,6 +78,24 @@ macro_rules! snapshot {
                 crate::cost::RunCost::of(chosen, parts)
             }
 
+            /// Every lab's series with its summary, in screen order.
+            pub fn summaries(&self) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)> {
+                let mut out = Vec::new();
+                $(if let Some(s) = &self.$module {
+                    out.extend(<crate::labs::$module::$ty as Lab>::summaries(s));
+                })*
+                out
+            }
+
+            /// The labs' parts of a headless run's progress line, joined.
+            pub fn progress(&self) -> Option<String> {
+                let mut parts: Vec<String> = Vec::new();
+                $(if let Some(s) = &self.$module {
+                    parts.extend(<crate::labs::$module::$ty as Lab>::progress(s));
+                })*
+                (!parts.is_empty()).then(|| parts.join(" | "))
+            }
+
             /// Every lab's trade-off table (a lab not in the run gives its table empty).
             pub fn unit_costs(&self, prices: &crate::cost::Prices) -> Vec<crate::cost::UnitCosts> {
                 let mut out = Vec::new();

@@ -67,6 +67,31 @@ impl Lab for KinesisLab {
         Some(super::cost::cost(snap, complete, prices))
     }
 
+    fn summaries(snap: &KinesisSnapshot) -> Vec<(SeriesId, &crate::metrics::Summary)> {
+        snap.consumers
+            .iter()
+            .map(|c| {
+                let id = SeriesId::new(LabKind::Kinesis, &[&c.name], "arrival_to_receive");
+                (id, &c.arrival_to_receive)
+            })
+            .collect()
+    }
+
+    /// What is sent, the shard's GetRecords calls against its limit, and the readers' throttles
+    /// and escaped errors.
+    fn progress(k: &KinesisSnapshot) -> Option<String> {
+        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
+        let escaped: u64 = k
+            .consumers
+            .iter()
+            .map(|c| c.sdk.counters.escaped_total())
+            .sum();
+        Some(format!(
+            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
+            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
+        ))
+    }
+
     fn metric_families(
         snap: &KinesisSnapshot,
         series: &[Histogrammed],

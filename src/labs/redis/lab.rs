@@ -52,6 +52,7 @@ impl Lab for RedisLab {
         )
         .await?;
         lab.node_type = r.node_type.clone();
+        lab.experiment = Some(r.clone()).filter(|r| !r.conditions.is_empty());
         Ok(lab)
     }
 
@@ -122,6 +123,35 @@ impl Lab for RedisLab {
         snap.methods
             .iter()
             .map(|m| (m.method, points(m.method.key())))
+            .collect()
+    }
+
+    /// The scenario's conditions, each measured for its tries.
+    fn has_experiment(&self) -> bool {
+        self.experiment.is_some()
+    }
+
+    async fn run_experiment(
+        &self,
+        quick: bool,
+        say: &(dyn Fn(String) + Send + Sync),
+    ) -> anyhow::Result<()> {
+        if let Some(r) = &self.experiment {
+            let tries = if quick { r.quick_tries } else { r.tries };
+            self.run_conditions(&r.conditions, tries, say).await?;
+        }
+        Ok(())
+    }
+
+    fn summaries(snap: &RedisSnapshot) -> Vec<(SeriesId, &crate::metrics::Summary)> {
+        snap.methods
+            .iter()
+            .map(|m| {
+                (
+                    SeriesId::new(LabKind::Redis, &[m.method.key()], "lag"),
+                    &m.lag,
+                )
+            })
             .collect()
     }
 

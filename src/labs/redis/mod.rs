@@ -292,6 +292,8 @@ pub struct RedisLab {
     pub fault_log: Arc<crate::faults::FaultLog>,
     /// The ElastiCache node type the scenario prices the pair as (`[redis] node_type`).
     pub node_type: String,
+    /// The conditions a headless run measures one after another, when the scenario sets them.
+    pub experiment: Option<config::RedisScenario>,
 }
 
 impl RedisLab {
@@ -400,6 +402,7 @@ impl RedisLab {
             results: Mutex::new(Vec::new()),
             fault_log,
             node_type: config::DEFAULT_NODE_TYPE.into(),
+            experiment: None,
         };
         let load = tokio::spawn(cpu_load(
             lab.ends.clone(),

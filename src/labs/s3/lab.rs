@@ -112,6 +112,32 @@ impl Lab for S3Lab {
             .collect()
     }
 
+    /// The scenario's matrix of classes, payloads and concurrencies.
+    fn has_experiment(&self) -> bool {
+        !self.scenario.matrix.is_empty()
+    }
+
+    async fn run_experiment(
+        &self,
+        quick: bool,
+        say: &(dyn Fn(String) + Send + Sync),
+    ) -> anyhow::Result<()> {
+        if self.has_experiment() {
+            self.run_matrix(quick, say).await?;
+        }
+        Ok(())
+    }
+
+    fn summaries(snap: &S3Snapshot) -> Vec<(SeriesId, &crate::metrics::Summary)> {
+        snap.ops
+            .iter()
+            .map(|o| {
+                let id = SeriesId::new(LabKind::S3, &[o.class.storage_class(), &o.op], "total");
+                (id, &o.total)
+            })
+            .collect()
+    }
+
     fn metric_families(
         snap: &S3Snapshot,
         series: &[Histogrammed],
