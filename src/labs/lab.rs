@@ -36,6 +36,9 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// stack on the right (the lab whose panes are tallest).
     const OVERVIEW_LEAD: bool = false;
 
+    /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
+    const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
+
     /// Its part of the scenario file.
     type Scenario: Clone + Send + Sync + 'static;
     /// What its keys ask of it while it runs.

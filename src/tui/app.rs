@@ -209,7 +209,7 @@ impl App {
         if self.fault_menu {
             return self.fault_menu_key(key);
         }
-        match super::keys::binding(&key, self.replay.is_some()) {
+        match super::keys::binding(&key, self.replay.is_some(), self.tab.lab(), &self.labs) {
             Some((does, true)) => self.act(does, live),
             Some((does, false)) => self.refuse_in_replay(does),
             None => Action::None,
@@ -237,7 +237,6 @@ impl App {
     fn command(&self, does: Does) -> Option<Command> {
         match does {
             Does::Lab(cmd) | Does::Send(cmd) => Some(cmd),
-            Does::OfTab(tab, on, off) => Some(if self.tab == tab { on } else { off }),
             _ => None,
         }
     }

@@ -10,6 +10,8 @@
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
 //! colours every lab's model the same way it colours the rest of the screen.
 
+pub mod keys;
+
 use crate::metrics::Summary;
 use crate::services::Service;
 

@@ -27,6 +27,7 @@ impl Lab for KinesisLab {
     const SUBJECT_PARTS: usize = 1;
     const QUANTITIES: &'static [&'static str] = &["arrival_to_receive"];
 
+    const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
     type Scenario = KinesisScenario;
     type Command = Command;
     type Snapshot = KinesisSnapshot;

@@ -9,6 +9,7 @@
 pub mod config;
 pub mod cost;
 pub mod efo;
+pub mod keys;
 mod knobs;
 mod lab;
 pub mod lambda;

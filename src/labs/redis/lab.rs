@@ -21,6 +21,7 @@ impl Lab for RedisLab {
     const SUBJECT_PARTS: usize = 1;
     const QUANTITIES: &'static [&'static str] = &["lag"];
 
+    const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
     type Scenario = RedisScenario;
     type Command = Command;
     type Snapshot = RedisSnapshot;

@@ -14,6 +14,7 @@ pub mod config;
 pub mod cost;
 mod endpoints;
 mod faults;
+pub mod keys;
 mod lab;
 pub mod local;
 mod methods;

@@ -21,6 +21,7 @@ impl Lab for S3Lab {
     const OVERVIEW_WEIGHT: u16 = 2;
     const QUANTITIES: &'static [&'static str] = &["total"];
 
+    const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
     type Scenario = S3Scenario;
     type Command = Command;
     type Snapshot = S3Snapshot;

@@ -1,6 +1,7 @@
 //! Every key the TUI answers, declared once: the help overlay, the footer and the keys
-//! `latlab screenshot --press` accepts are all drawn from [`KEYS`] (in `table.rs`), whose rows
-//! bind each key to what it does; `App::act` in `app.rs` answers that.
+//! `latlab screenshot --press` accepts are all drawn from [`keys()`] (in `table.rs`: each lab's
+//! rows from its folder, then the TUI's own), whose rows bind each key to what it does;
+//! `App::act` in `app.rs` answers that.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -9,7 +10,7 @@ use crate::labs::LabKind;
 use crate::run::Command;
 
 mod table;
-pub use table::KEYS;
+pub use table::keys;
 
 /// Where a key shows in the footer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,19 +35,20 @@ pub enum Footer {
 
 /// One line of the help: the keys as shown, what they do, the characters `--press` may give
 /// for them, and where the footer shows them.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Key {
-    pub keys: &'static str,
-    pub what: &'static str,
-    pub press: &'static str,
+    pub keys: String,
+    pub what: String,
+    pub press: String,
     pub footer: Footer,
     /// Whether the key works live, in a replay, or in both.
     pub when: When,
     /// The labs whose experiment it changes: the help lists it only in a run with one of them
     /// (empty: every run).
-    pub labs: &'static [LabKind],
-    /// What each of its keys does when pressed: the one place a key code is bound.
-    pub bindings: &'static [(Press, Does)],
+    pub labs: Vec<LabKind>,
+    /// What each of its keys does when pressed: the one place a key code is bound. A row several
+    /// labs share binds a key once for each of them (see [`binding`]).
+    pub bindings: Vec<(Press, Does)>,
 }
 
 /// A key as pressed: a character (Shift included), Ctrl with a character, or a named key.
@@ -76,8 +78,6 @@ pub enum Does {
     Lab(Command),
     /// A command sent as it is: the run answers it, whichever tab is shown.
     Send(Command),
-    /// On `tab`, the first command; on any other, the second (sent as they are).
-    OfTab(Tab, Command, Command),
     Show(Tab),
     NextTab,
     PreviousTab,
@@ -103,15 +103,39 @@ pub enum Does {
 
 /// What a key does live (`replay` false) or in a replay, and whether that key works there: a
 /// key of the live lab pressed in a replay is found, so that it can be refused with a reason.
-pub fn binding(key: &KeyEvent, replay: bool) -> Option<(Does, bool)> {
+/// A key several labs bind (the payload's) goes to the lab of the tab shown (`tab`), else to
+/// the first of them the run has (`labs`), else to the first of them.
+pub fn binding(
+    key: &KeyEvent,
+    replay: bool,
+    tab: Option<LabKind>,
+    labs: &[LabKind],
+) -> Option<(Does, bool)> {
     let find = |works: bool| {
-        KEYS.iter()
+        let found: Vec<Does> = keys()
+            .iter()
             .filter(|k| k.works(replay) == works)
-            .flat_map(|k| k.bindings)
-            .find(|(press, _)| press.matches(key))
-            .map(|(_, does)| (*does, works))
+            .flat_map(|k| &k.bindings)
+            .filter(|(press, _)| press.matches(key))
+            .map(|(_, does)| *does)
+            .collect();
+        let of = |lab: LabKind| found.iter().copied().find(|d| d.lab() == Some(lab));
+        tab.and_then(of)
+            .or_else(|| labs.iter().find_map(|l| of(*l)))
+            .or_else(|| found.first().copied())
+            .map(|does| (does, works))
     };
     find(true).or_else(|| find(false))
+}
+
+impl Does {
+    /// The lab whose command it sends, if it sends one.
+    pub fn lab(self) -> Option<LabKind> {
+        match self {
+            Does::Lab(cmd) | Does::Send(cmd) => cmd.lab(),
+            _ => None,
+        }
+    }
 }
 
 /// When a key is answered: in the live lab, in a replay (`latlab replay`), or both.
@@ -127,7 +151,7 @@ pub enum When {
 /// The characters `latlab screenshot --press` accepts: the keys that change the experiment or
 /// the display, never one that quits or waits for another key.
 pub fn pressable() -> String {
-    KEYS.iter().flat_map(|k| k.press.chars()).collect()
+    keys().iter().flat_map(|k| k.press.chars()).collect()
 }
 
 /// The footer's keys for a screen: `tab` is the lab shown (None: the overview), `labs` the labs
@@ -144,7 +168,7 @@ pub fn footer(
     let mut lab_keys = Vec::new();
     let mut trail = Vec::new();
     // The leading keys in reverse help order: quit, then help.
-    for k in KEYS.iter().rev() {
+    for k in keys().iter().rev() {
         if let Footer::Lead(items) = k.footer {
             lead.extend_from_slice(items);
         }
@@ -179,7 +203,7 @@ pub fn footer(
 /// The keys the help lists for a run of `labs`: those of its labs and those every run has (the
 /// tab keys only when it has several labs); in a replay, those that work there.
 pub fn help_keys(replay: bool, labs: &[LabKind]) -> impl Iterator<Item = &'static Key> {
-    KEYS.iter().filter(move |k| {
+    keys().iter().filter(move |k| {
         let tabs = !matches!(k.footer, Footer::Tabs(_)) || labs.len() > 1;
         k.works(replay) && k.in_run(labs) && tabs
     })
@@ -212,14 +236,13 @@ impl Key {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::{kinesis, redis};
-    use crate::tui::app::{Action, App, Tab};
+    use crate::tui::app::{Action, App};
     use crate::tui::theme::Theme;
     use crossterm::event::{KeyCode, KeyEvent};
 
     #[test]
     fn every_listed_key_is_answered() {
-        for k in KEYS {
+        for k in keys() {
             for c in k.press.chars() {
                 let mut app = App::new(Theme::dark());
                 app.sync_labs(&LabKind::ALL);
@@ -229,23 +252,32 @@ mod tests {
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }
         }
-        assert_eq!(pressable(), "+-<>eExXbiao[]svcmCLl0123frzZt");
+        // Each lab's keys in the registry's order, then the TUI's own.
+        assert_eq!(pressable(), "+-<>eExXbiao[]sCvcmLl0123frzZt");
     }
 
     #[test]
     fn no_key_is_bound_twice_where_it_works_and_every_pressable_key_is_bound() {
         for replay in [false, true] {
             let mut seen: Vec<(Press, &str)> = Vec::new();
-            for k in KEYS.iter().filter(|k| k.works(replay)) {
-                for (press, _) in k.bindings {
+            for k in keys().iter().filter(|k| k.works(replay)) {
+                // A row several labs share binds each of its keys once per lab.
+                let mut mine: Vec<(Press, Option<LabKind>)> = Vec::new();
+                for (press, does) in &k.bindings {
                     if let Some((_, other)) = seen.iter().find(|(p, _)| p == press) {
                         panic!("{press:?} is bound by both '{other}' and '{}'", k.keys);
                     }
-                    seen.push((*press, k.keys));
+                    assert!(
+                        !mine.contains(&(*press, does.lab())),
+                        "{press:?} is bound twice in '{}'",
+                        k.keys
+                    );
+                    mine.push((*press, does.lab()));
                 }
+                seen.extend(mine.into_iter().map(|(p, _)| (p, k.keys.as_str())));
             }
         }
-        for k in KEYS {
+        for k in keys() {
             for c in k.press.chars() {
                 assert!(
                     k.bindings.iter().any(|(p, _)| *p == Press::Char(c)),
@@ -257,53 +289,76 @@ mod tests {
     }
 
     #[test]
-    fn a_key_of_the_live_lab_is_found_in_a_replay_to_be_refused() {
-        let key = |c| KeyEvent::from(KeyCode::Char(c));
-        assert_eq!(
-            binding(&key('+'), true),
-            Some((
-                Does::Send(Command::Kinesis(kinesis::Command::AddPoller)),
-                false
-            ))
-        );
-        assert_eq!(binding(&key('>'), true), Some((Does::Faster, true)));
-        assert_eq!(
-            binding(&key('>'), false),
-            Some((Does::Lab(Command::Kinesis(kinesis::Command::RateUp)), true))
-        );
-        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(binding(&ctrl_c, false), Some((Does::Quit, true)));
-        assert_eq!(
-            binding(&key('c'), false),
-            Some((Does::Lab(Command::Redis(redis::Command::CpuLoad)), true))
-        );
-        assert_eq!(binding(&key('w'), false), None);
+    fn a_key_several_labs_bind_goes_to_the_tab_shown_else_to_the_first_lab_of_the_run() {
+        // Rows of several labs' commands (not the latency profile, which is the run's).
+        let shared: Vec<&Key> = keys()
+            .iter()
+            .filter(|k| k.labs.len() > 1 && k.bindings.iter().all(|(_, d)| d.lab().is_some()))
+            .collect();
+        assert!(!shared.is_empty(), "some key is shared by labs");
+        for k in shared {
+            let Some((Press::Char(c), _)) = k.bindings.first() else {
+                continue;
+            };
+            let key = KeyEvent::from(KeyCode::Char(*c));
+            for lab in &k.labs {
+                let (does, works) = binding(&key, false, Some(*lab), &LabKind::ALL).unwrap();
+                assert!(works);
+                assert_eq!(does.lab(), Some(*lab), "'{c}' on the tab of {lab:?}");
+                // On the overview, the first of them the run has.
+                let (does, _) = binding(&key, false, None, &[*lab]).unwrap();
+                assert_eq!(
+                    does.lab(),
+                    Some(*lab),
+                    "'{c}' on the overview of a {lab:?} run"
+                );
+            }
+            let (does, _) = binding(&key, false, None, &LabKind::ALL).unwrap();
+            assert_eq!(does.lab(), Some(k.labs[0]));
+        }
     }
 
     #[test]
-    fn the_footer_shows_each_tab_its_own_keys_first() {
-        let names = |tab: Tab, labs: &[LabKind]| {
-            footer(tab.lab(), labs, labs.len() > 1, false)
-                .into_iter()
-                .map(|(k, _)| k)
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        assert_eq!(
-            names(Tab::Lab(LabKind::Kinesis), &[LabKind::Kinesis]),
-            "q ? +/- </> e/E [/] f p r z/Z t"
-        );
-        assert_eq!(
-            names(Tab::Lab(LabKind::S3), &[LabKind::S3]),
-            "q ? s C [/] f p r z/Z t"
-        );
-        assert_eq!(
-            names(Tab::Lab(LabKind::Redis), &[LabKind::Redis]),
-            "q ? v c m L f p r z/Z t"
-        );
-        assert_eq!(
-            names(Tab::Overview, &[LabKind::Kinesis, LabKind::Redis]),
-            "q ? Tab +/- v f p r z/Z t"
-        );
+    fn a_key_of_the_live_lab_is_found_in_a_replay_to_be_refused_and_the_replay_keys_win_there() {
+        let key = |c| KeyEvent::from(KeyCode::Char(c));
+        for k in keys().iter().filter(|k| k.when == When::Live) {
+            for (press, does) in &k.bindings {
+                let Press::Char(c) = press else { continue };
+                let replayed = binding(&key(*c), true, None, &LabKind::ALL);
+                match replayed {
+                    Some((_, false)) => {}
+                    // The replay's own key of the same character ('>' is faster there).
+                    Some((other, true)) => assert!(
+                        keys().iter().any(|r| r.when == When::Replay
+                            && r.bindings.iter().any(|(p, d)| p == press && *d == other)),
+                        "'{c}' ({does:?}) works in a replay as {other:?}"
+                    ),
+                    None => panic!("'{c}' is not found in a replay"),
+                }
+            }
+        }
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(binding(&ctrl_c, false, None, &[]), Some((Does::Quit, true)));
+        assert_eq!(binding(&key('w'), false, None, &LabKind::ALL), None);
+    }
+
+    #[test]
+    fn the_tab_keys_number_the_labs_in_the_registrys_order() {
+        let tabs = keys()
+            .iter()
+            .find(|k| matches!(k.footer, Footer::Tabs(_)))
+            .unwrap();
+        for (i, lab) in LabKind::ALL.into_iter().enumerate() {
+            let c = char::from_digit(i as u32 + 1, 10).unwrap();
+            assert!(
+                tabs.bindings
+                    .contains(&(Press::Char(c), Does::Show(Tab::Lab(lab))))
+            );
+            assert!(
+                tabs.what.contains(&format!("{} {}", i + 1, lab.name())),
+                "{}",
+                tabs.what
+            );
+        }
     }
 }
