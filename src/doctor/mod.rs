@@ -4,8 +4,10 @@
 //!
 //! The checks: the endpoint, the credentials and region for it and which Kinesis and S3
 //! operations it answers (`probe.rs`; the calls in `calls.rs`, creating nothing on an endpoint
-//! latlab does not own; their reading in `ops.rs`), then redis-server or the given Redis pair,
-//! the terminal, its colours and the log file (`local.rs`).
+//! latlab does not own; their reading in `ops.rs`), then each lab's own (`Lab::doctor`, in its
+//! folder: the stream or buckets given, redis-server or the given Redis pair), then the
+//! terminal, its colours and the log file (`local.rs`). The check itself (`Check`, `Part`) is
+//! `labs::check`, so that labs write theirs.
 
 mod calls;
 mod local;
@@ -15,112 +17,8 @@ mod probe;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::labs::LabKind;
+pub use crate::labs::check::{Check, Part, Status};
 use crate::run::TargetOptions;
-
-/// How a check came out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Ok,
-    /// A lab runs, with less than it could (a consumer kind, a colour depth).
-    Warn,
-    /// A lab cannot run.
-    Fail,
-}
-
-impl Status {
-    pub fn mark(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Warn => "warn",
-            Status::Fail => "FAIL",
-        }
-    }
-}
-
-/// What a check can stop or limit: a lab, or the live lab (the TUI itself).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    Lab(LabKind),
-    /// The live lab: the TUI itself, whatever labs its scenario runs.
-    Live,
-}
-
-impl Part {
-    /// Every part, in the order the verdicts list them: each lab, then the live lab.
-    pub fn all() -> impl Iterator<Item = Part> {
-        LabKind::ALL
-            .into_iter()
-            .map(Part::Lab)
-            .chain(std::iter::once(Part::Live))
-    }
-
-    pub fn label(self) -> String {
-        match self {
-            Part::Lab(l) => format!("{} lab", l.key()),
-            Part::Live => "live lab (TUI)".into(),
-        }
-    }
-}
-
-/// One check's line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Check {
-    pub status: Status,
-    pub name: &'static str,
-    /// What was found, in a few words (no closing full stop).
-    pub found: String,
-    /// For a warn or a FAIL: what to do about it.
-    pub fix: Option<String>,
-    /// The labs a FAIL stops, or a warn limits.
-    pub labs: Vec<Part>,
-}
-
-impl Check {
-    pub fn ok(name: &'static str, found: impl Into<String>) -> Check {
-        Check {
-            status: Status::Ok,
-            name,
-            found: found.into(),
-            fix: None,
-            labs: Vec::new(),
-        }
-    }
-
-    pub fn warn(
-        name: &'static str,
-        found: impl Into<String>,
-        fix: impl Into<String>,
-        labs: &[Part],
-    ) -> Check {
-        Check::with_fix(Status::Warn, name, found.into(), fix.into(), labs)
-    }
-
-    pub fn fail(
-        name: &'static str,
-        found: impl Into<String>,
-        fix: impl Into<String>,
-        labs: &[Part],
-    ) -> Check {
-        Check::with_fix(Status::Fail, name, found.into(), fix.into(), labs)
-    }
-
-    fn with_fix(
-        status: Status,
-        name: &'static str,
-        found: String,
-        fix: String,
-        labs: &[Part],
-    ) -> Check {
-        Check {
-            status,
-            name,
-            found,
-            fix: Some(fix),
-            labs: labs.to_vec(),
-        }
-    }
-}
 
 /// The width of the name column: the longest check name and two spaces.
 const NAME_WIDTH: usize = 15;
@@ -232,8 +130,12 @@ pub async fn run(target: TargetOptions, log: PathBuf, config: Check) -> anyhow::
         colour: tty && !env.no_color(),
     };
     checks.push(config);
-    probe::target_checks(&target, &mut checks).await?;
-    for c in local::redis(&target).await {
+    let probed = probe::target_checks(&target, &mut checks).await?;
+    let cx = crate::labs::check::DoctorContext {
+        target: &target,
+        endpoint: probed.as_ref().map(|p| &p.endpoint),
+    };
+    for c in lab_checks(&cx).await {
         checks.push(c);
     }
     let size = if tty {
@@ -255,19 +157,38 @@ pub async fn run(target: TargetOptions, log: PathBuf, config: Check) -> anyhow::
     })
 }
 
+macro_rules! lab_checks {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// Every lab's own checks, in the registry's order.
+        async fn lab_checks(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<Check> {
+            let mut out = Vec::new();
+            $(out.extend(<crate::labs::$module::$ty as crate::labs::Lab>::doctor(cx).await);)*
+            out
+        }
+    };
+}
+crate::labs::for_each_lab!(lab_checks);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::labs::LabKind;
+
+    /// Three labs of the registry: one limited, one that runs, one that cannot.
+    fn labs() -> (LabKind, LabKind, LabKind) {
+        (LabKind::ALL[0], LabKind::ALL[1], LabKind::ALL[2])
+    }
 
     fn checks() -> Vec<Check> {
+        let (limited, _, cannot) = labs();
         vec![
             Check::ok("endpoint", "answered"),
-            Check::warn("kinesis ops", "x", "y", &[Part::Lab(LabKind::Kinesis)]),
+            Check::warn("some ops", "x", "y", &[Part::Lab(limited)]),
             Check::fail(
-                "redis-server",
+                "a server",
                 "not on PATH",
                 "install it",
-                &[Part::Lab(LabKind::Redis)],
+                &[Part::Lab(cannot)],
             ),
             Check::warn("terminal", "not a terminal", "use one", &[Part::Live]),
             Check::fail("log", "cannot open", "--log", &[Part::Live]),
@@ -277,14 +198,15 @@ mod tests {
     #[test]
     fn a_failed_check_stops_only_the_labs_it_names() {
         let c = checks();
-        assert_eq!(verdict(Part::Lab(LabKind::S3), &c), Verdict::Runs);
+        let (limited, runs, cannot) = labs();
+        assert_eq!(verdict(Part::Lab(runs), &c), Verdict::Runs);
         assert_eq!(
-            verdict(Part::Lab(LabKind::Kinesis), &c),
-            Verdict::Limited(vec!["kinesis ops"])
+            verdict(Part::Lab(limited), &c),
+            Verdict::Limited(vec!["some ops"])
         );
         assert_eq!(
-            verdict(Part::Lab(LabKind::Redis), &c),
-            Verdict::Cannot(vec!["redis-server"])
+            verdict(Part::Lab(cannot), &c),
+            Verdict::Cannot(vec!["a server"])
         );
         // A failure outweighs a warning for the same lab.
         assert_eq!(verdict(Part::Live, &c), Verdict::Cannot(vec!["log"]));
@@ -294,15 +216,17 @@ mod tests {
 
     #[test]
     fn the_summary_has_a_line_per_lab() {
-        assert_eq!(
-            summary(&checks()),
-            vec![
-                "kinesis lab: can run, with limits (kinesis ops)",
-                "s3 lab: can run",
-                "redis lab: cannot run (redis-server)",
-                "live lab (TUI): cannot run (log)",
-            ]
-        );
+        let (limited, _, cannot) = labs();
+        let expected: Vec<String> = LabKind::ALL
+            .into_iter()
+            .map(|l| match l {
+                l if l == limited => format!("{} lab: can run, with limits (some ops)", l.key()),
+                l if l == cannot => format!("{} lab: cannot run (a server)", l.key()),
+                l => format!("{} lab: can run", l.key()),
+            })
+            .chain(["live lab (TUI): cannot run (log)".to_string()])
+            .collect();
+        assert_eq!(summary(&checks()), expected);
         assert!(summary(&[]).iter().all(|l| l.ends_with(": can run")));
     }
 
@@ -312,10 +236,10 @@ mod tests {
         assert_eq!(line(&c[0], false), "ok    endpoint       answered");
         assert_eq!(
             line(&c[2], false),
-            "FAIL  redis-server   not on PATH. Fix: install it"
+            "FAIL  a server       not on PATH. Fix: install it"
         );
         // Colour wraps the mark only: the columns after it stay where they were.
         let coloured = line(&c[2], true);
-        assert!(coloured.starts_with("\x1b[1;31mFAIL\x1b[0m  redis-server"));
+        assert!(coloured.starts_with("\x1b[1;31mFAIL\x1b[0m  a server"));
     }
 }

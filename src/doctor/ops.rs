@@ -199,6 +199,11 @@ mod tests {
     use crate::doctor::Status;
     use crate::labs::LabKind;
 
+    /// The part a check limits is the one it is given: any lab will do.
+    fn lab() -> Part {
+        Part::Lab(LabKind::ALL[0])
+    }
+
     fn p(op: &'static str, need: Need, outcome: Outcome) -> Probe {
         Probe { op, need, outcome }
     }
@@ -225,13 +230,7 @@ mod tests {
             answered("ListShards", Need::Setup),
             answered("PutRecord", Need::PutRecord),
         ];
-        let c = ops_check(
-            "kinesis ops",
-            Part::Lab(LabKind::Kinesis),
-            &probes,
-            false,
-            " (note)",
-        );
+        let c = ops_check("kinesis ops", lab(), &probes, false, " (note)");
         assert_eq!(c.status, Status::Ok);
         assert_eq!(c.found, "2 of 2 answer (note)");
     }
@@ -243,30 +242,17 @@ mod tests {
             lacking("RegisterStreamConsumer", Need::FanOut),
             lacking("SubscribeToShard", Need::FanOut),
         ];
-        let c = ops_check(
-            "kinesis ops",
-            Part::Lab(LabKind::Kinesis),
-            &probes,
-            false,
-            "",
-        );
+        let c = ops_check("kinesis ops", lab(), &probes, false, "");
         assert_eq!(c.status, Status::Warn);
         assert!(
             c.found.starts_with("1 of 3 answer; RegisterStreamConsumer and SubscribeToShard do not answer (HTTP 500, not an AWS response): the fan-out"),
             "{}",
             c.found
         );
-        assert_eq!(c.labs, vec![Part::Lab(LabKind::Kinesis)]);
+        assert_eq!(c.labs, vec![lab()]);
         let probes = [lacking("ListShards", Need::Setup)];
         assert_eq!(
-            ops_check(
-                "kinesis ops",
-                Part::Lab(LabKind::Kinesis),
-                &probes,
-                false,
-                ""
-            )
-            .status,
+            ops_check("kinesis ops", lab(), &probes, false, "").status,
             Status::Fail
         );
     }
@@ -277,15 +263,12 @@ mod tests {
             lacking("PutRecord", Need::PutRecord),
             answered("PutRecords", Need::PutRecords),
         ];
-        assert_eq!(
-            ops_check("k", Part::Lab(LabKind::Kinesis), &one, false, "").status,
-            Status::Warn
-        );
+        assert_eq!(ops_check("k", lab(), &one, false, "").status, Status::Warn);
         let both = [
             lacking("PutRecord", Need::PutRecord),
             lacking("PutRecords", Need::PutRecords),
         ];
-        let c = ops_check("k", Part::Lab(LabKind::Kinesis), &both, false, "");
+        let c = ops_check("k", lab(), &both, false, "");
         assert_eq!(c.status, Status::Fail);
         assert!(c.found.ends_with("no producer can write"), "{}", c.found);
         let readers = [
@@ -293,7 +276,7 @@ mod tests {
             lacking("SubscribeToShard", Need::FanOut),
         ];
         assert_eq!(
-            ops_check("k", Part::Lab(LabKind::Kinesis), &readers, false, "").status,
+            ops_check("k", lab(), &readers, false, "").status,
             Status::Fail
         );
     }
@@ -302,11 +285,11 @@ mod tests {
     fn head_bucket_matters_only_where_buckets_are_given() {
         let probes = [lacking("HeadBucket", Need::GivenBuckets)];
         assert_eq!(
-            ops_check("s3 ops", Part::Lab(LabKind::S3), &probes, true, "").status,
+            ops_check("s3 ops", lab(), &probes, true, "").status,
             Status::Warn
         );
         assert_eq!(
-            ops_check("s3 ops", Part::Lab(LabKind::S3), &probes, false, "").status,
+            ops_check("s3 ops", lab(), &probes, false, "").status,
             Status::Fail
         );
     }

@@ -1,7 +1,7 @@
 //! The endpoint's checks: the embedded emulator (started here, as the labs start it), a given
 //! endpoint or real AWS; the credentials and region for it; whether it answers at all; then the
-//! operations (`calls.rs` makes the calls, `ops.rs` reads their answers) and the stream and
-//! buckets given with --stream, --s3-bucket and --s3-express-bucket, only read.
+//! operations (`calls.rs` makes the calls, `ops.rs` reads their answers). The stream and buckets
+//! given are the labs' own checks (`Lab::doctor`), with the endpoint this returns.
 //!
 //! Every call is made once, without retries and within a short timeout, with the clients
 //! `crate::aws` makes for the labs.
@@ -17,8 +17,9 @@ use crate::aws::{Clients, QuotaPartition, RetrySettings, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
-use crate::labs::LabKind;
+use crate::labs::check::Endpoint;
 use crate::run::TargetOptions;
+use crate::services::Service;
 
 /// How long the SDK may take to find credentials (a profile's SSO or instance metadata).
 const CREDENTIALS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -32,7 +33,10 @@ enum Place {
 
 /// The endpoint's checks: credentials and region (for an endpoint or AWS), the endpoint, the
 /// Kinesis and S3 operations, and the stream and buckets given.
-pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> anyhow::Result<()> {
+pub(super) async fn target_checks(
+    target: &TargetOptions,
+    out: &mut Checks,
+) -> anyhow::Result<Option<Probed>> {
     let external = target.endpoint_url.is_some() || target.aws;
     if !external {
         let emulator = Emulator::start(EmulatorConfig {
@@ -61,7 +65,7 @@ pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> a
             "000000000000",
             Some("use1-az4"),
         );
-        probe(
+        let endpoint = probe(
             &clients,
             &names,
             Place::Embedded(emulator.addr()),
@@ -69,10 +73,13 @@ pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> a
             out,
         )
         .await;
-        return Ok(());
+        return Ok(endpoint.map(|endpoint| Probed {
+            endpoint,
+            _emulator: Some(emulator),
+        }));
     }
     let Some((region, account)) = credentials_and_region(target, out).await else {
-        return Ok(());
+        return Ok(None);
     };
     let aws_target = Target::Aws {
         endpoint_url: target.endpoint_url.clone(),
@@ -85,9 +92,9 @@ pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> a
                 "endpoint",
                 format!("{e:#}"),
                 "see the credentials and region lines",
-                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+                &Part::served(),
             ));
-            return Ok(());
+            return Ok(None);
         }
     };
     // A directory bucket's zone must be one of the region's on AWS: the given bucket's, if any.
@@ -103,8 +110,18 @@ pub(super) async fn target_checks(target: &TargetOptions, out: &mut Checks) -> a
         Some(url) => Place::Url(url.clone()),
         None => Place::Aws(region),
     };
-    probe(&clients, &names, place, target, out).await;
-    Ok(())
+    let endpoint = probe(&clients, &names, place, target, out).await;
+    Ok(endpoint.map(|endpoint| Probed {
+        endpoint,
+        _emulator: None,
+    }))
+}
+
+/// The endpoint that answered, for the labs' own checks, and the embedded emulator it is (kept
+/// running until they are done).
+pub(super) struct Probed {
+    pub endpoint: Endpoint,
+    _emulator: Option<Emulator>,
 }
 
 /// The region line and the credentials line; the region and the account (or a stand-in) when
@@ -128,7 +145,7 @@ async fn credentials_and_region(
                 (CREDENTIALS_TIMEOUT * 2).as_secs()
             ),
             "pass --region and set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or check your profile",
-            &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+            &Part::served(),
         ));
         return None;
     };
@@ -139,7 +156,7 @@ async fn credentials_and_region(
                 "region",
                 "none found (not in --region, AWS_REGION, AWS_DEFAULT_REGION or the profile)",
                 region_fix,
-                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+                &Part::served(),
             ));
             None
         }
@@ -148,7 +165,7 @@ async fn credentials_and_region(
                 "region",
                 format!("'{r}' is not a region name (they look like us-east-1)"),
                 region_fix,
-                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+                &Part::served(),
             ));
             None
         }
@@ -192,7 +209,7 @@ async fn credentials_and_region(
                 "credentials",
                 format!("not found ({why})"),
                 creds_fix,
-                &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+                &Part::served(),
             ));
             return None;
         }
@@ -255,7 +272,7 @@ async fn probe(
     place: Place,
     target: &TargetOptions,
     out: &mut Checks,
-) {
+) -> Option<Endpoint> {
     let embedded = matches!(place, Place::Embedded(_));
     let probing = clients.probing(CALL_TIMEOUT);
     let once = RetrySettings {
@@ -290,9 +307,9 @@ async fn probe(
             "endpoint",
             format!("{where_} does not answer: {why}"),
             fix,
-            &[Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)],
+            &Part::served(),
         ));
-        return;
+        return None;
     }
     out.push(Check::ok(
         "endpoint",
@@ -316,7 +333,7 @@ async fn probe(
     };
     out.push(ops_check(
         "kinesis ops",
-        Part::Lab(LabKind::Kinesis),
+        Part::of(Service::Kinesis),
         &kinesis_probes,
         embedded,
         kinesis_note,
@@ -328,94 +345,17 @@ async fn probe(
     };
     out.push(ops_check(
         "s3 ops",
-        Part::Lab(LabKind::S3),
+        Part::of(Service::S3),
         &s3_probes,
         embedded,
         s3_note,
     ));
-    if let Some(stream) = &target.stream {
-        out.push(stream_check(&kinesis, stream, &where_).await);
-    }
-    if !embedded {
-        out.push(buckets_check(&s3, target).await);
-    }
-}
-
-/// The stream given with --stream: found, and its state.
-async fn stream_check(c: &aws_sdk_kinesis::Client, stream: &str, at: &str) -> Check {
-    match c.describe_stream_summary().stream_name(stream).send().await {
-        Ok(out) => match out.stream_description_summary() {
-            Some(s) if s.stream_status().as_str() == "ACTIVE" => Check::ok(
-                "stream",
-                format!(
-                    "{stream} is ACTIVE with {} open shard(s)",
-                    s.open_shard_count()
-                ),
-            ),
-            Some(s) => Check::warn(
-                "stream",
-                format!(
-                    "{stream} is {} (the lab waits until it is ACTIVE)",
-                    s.stream_status().as_str()
-                ),
-                "wait for it to be ACTIVE",
-                &[Part::Lab(LabKind::Kinesis)],
-            ),
-            None => Check::fail(
-                "stream",
-                format!("{stream}: DescribeStreamSummary answered no summary"),
-                "an endpoint that answers DescribeStreamSummary",
-                &[Part::Lab(LabKind::Kinesis)],
-            ),
-        },
-        Err(e) => Check::fail(
-            "stream",
-            format!("{stream} at {at}: {}", crate::aws::error_line(&e)),
-            "check --stream and the region; leave --stream out to have the lab create one",
-            &[Part::Lab(LabKind::Kinesis)],
-        ),
-    }
-}
-
-/// The buckets given for another endpoint (latlab creates none there): each answers HeadBucket.
-/// Without S3 Express the lab measures Standard, as it does when it runs.
-async fn buckets_check(c: &aws_sdk_s3::Client, target: &TargetOptions) -> Check {
-    let fix = "give --s3-bucket NAME and --s3-express-bucket NAME--AZID--x-s3 (latlab writes only under their latlab/ prefix)";
-    let (Some(standard), Some(express)) = (&target.s3_bucket, &target.s3_express_bucket) else {
-        return Check::fail(
-            "s3 buckets",
-            "not given: on another endpoint the S3 lab needs a Standard bucket and a directory bucket (it creates none)",
-            fix,
-            &[Part::Lab(LabKind::S3)],
-        );
-    };
-    if let Err(e) = c.head_bucket().bucket(standard).send().await {
-        return Check::fail(
-            "s3 buckets",
-            format!("{standard}: {}", crate::aws::error_line(&e)),
-            "check --s3-bucket, the region and the credentials' access to it",
-            &[Part::Lab(LabKind::S3)],
-        );
-    }
-    match c.head_bucket().bucket(express).send().await {
-        Ok(_) => Check::ok("s3 buckets", format!("{standard} and {express} answer")),
-        Err(e) => match crate::aws::unsupported(&e) {
-            Some(answered) => Check::warn(
-                "s3 buckets",
-                format!(
-                    "{standard} answers; {express} does not ({answered}): S3 Express One Zone is not measured"
-                ),
-                "an endpoint with directory buckets (AWS, `latlab emulate`) to measure S3 Express",
-                &[Part::Lab(LabKind::S3)],
-            ),
-            None => Check::fail(
-                "s3 buckets",
-                format!("{express}: {}", crate::aws::error_line(&e)),
-                "check --s3-express-bucket (NAME--AZID--x-s3), the region and the credentials' access to it",
-                &[Part::Lab(LabKind::S3)],
-            ),
-        },
-    }
+    Some(Endpoint {
+        kinesis,
+        s3,
+        at: where_,
+        embedded,
+    })
 }
 
 #[cfg(test)]

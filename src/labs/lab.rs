@@ -64,6 +64,12 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// it).
     fn start_live(&self) {}
 
+    /// Its own `latlab doctor` checks (`labs/X/doctor.rs`): what it needs beyond the endpoint's
+    /// operations, which the doctor probes for every lab.
+    fn doctor(
+        cx: &crate::labs::check::DoctorContext<'_>,
+    ) -> impl Future<Output = Vec<crate::labs::check::Check>> + Send;
+
     /// Whether the scenario sets it an experiment that runs to its own end (the S3 matrix, the
     /// Redis conditions) rather than for the run's duration; none by default.
     fn has_experiment(&self) -> bool {

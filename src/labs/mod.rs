@@ -3,6 +3,7 @@
 //! supervisor (`crate::run`) starts, drives and stops them; the TUI and reports draw their
 //! snapshots.
 
+pub mod check;
 pub mod context;
 pub mod kinesis;
 mod lab;

@@ -93,6 +93,10 @@ impl Lab for KinesisLab {
         ))
     }
 
+    async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
+        super::doctor::checks(cx).await
+    }
+
     fn metric_families(
         snap: &KinesisSnapshot,
         series: &[Histogrammed],

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod cost;
+mod doctor;
 pub mod efo;
 pub mod keys;
 mod knobs;

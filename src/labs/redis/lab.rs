@@ -156,6 +156,10 @@ impl Lab for RedisLab {
             .collect()
     }
 
+    async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
+        super::doctor::checks(cx).await
+    }
+
     fn metric_families(
         snap: &RedisSnapshot,
         series: &[Histogrammed],

@@ -12,6 +12,7 @@
 mod conditions;
 pub mod config;
 pub mod cost;
+mod doctor;
 mod endpoints;
 mod faults;
 pub mod keys;

@@ -139,6 +139,10 @@ impl Lab for S3Lab {
             .collect()
     }
 
+    async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
+        super::doctor::checks(cx).await
+    }
+
     fn metric_families(
         snap: &S3Snapshot,
         series: &[Histogrammed],

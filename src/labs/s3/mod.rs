@@ -7,6 +7,7 @@
 mod buckets;
 pub mod config;
 pub mod cost;
+mod doctor;
 pub mod keys;
 mod lab;
 mod matrix;
