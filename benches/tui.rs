@@ -25,7 +25,7 @@ use ratatui::backend::TestBackend;
 
 use latlab::labs::LabKind;
 use latlab::tui::app::App;
-use latlab::tui::fixture::{sample_tour_view, sample_view};
+use latlab::tui::fixture::{lab_view, sample_tour_view};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;
 use latlab::tui::ui;
@@ -153,7 +153,7 @@ fn frames() -> Vec<(String, (f64, f64, f64))> {
         "overview of every lab: 9 panes (4 Kinesis with {rows} consumer rows, 2 S3, 3 Redis)"
     );
     // The Kinesis tab alone, round 2 with three pollers.
-    let view = sample_view();
+    let view = lab_view(LabKind::Kinesis);
     let kinesis_app = App::new(Theme::dark());
     let rows = view
         .snapshot

@@ -141,7 +141,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
 #[test]
 fn display_keys_change_only_the_display() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::sample_view();
+    let view = latlab::tui::fixture::lab_view(LabKind::Kinesis);
     let k = |c| KeyEvent::from(KeyCode::Char(c));
     assert_eq!(app.key(k('z'), || view.clone()), Action::Redraw);
     assert_eq!(app.window(), 30);

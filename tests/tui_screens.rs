@@ -3,9 +3,14 @@
 
 use latlab::labs::LabKind;
 use latlab::tui::app::{App, Tab};
-use latlab::tui::fixture::sample_view as fixture;
+
 use latlab::tui::screenshot::{render, svg};
 use latlab::tui::theme::Theme;
+
+/// The Kinesis lab's fixed view (round 2's set-up).
+fn fixture() -> latlab::tui::view::View {
+    latlab::tui::fixture::lab_view(LabKind::Kinesis)
+}
 
 /// The screen's characters, a line per row.
 fn text(buf: &ratatui::buffer::Buffer) -> String {
@@ -79,12 +84,12 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
         ("demo", fixture(), "S3 and Redis keys left out"),
         (
             "s3-demo",
-            latlab::tui::fixture::sample_s3_view(),
+            latlab::tui::fixture::lab_view(LabKind::S3),
             "Kinesis and Redis keys left out",
         ),
         (
             "redis-demo",
-            latlab::tui::fixture::sample_redis_view(),
+            latlab::tui::fixture::lab_view(LabKind::Redis),
             "Kinesis and S3 keys left out",
         ),
         ("tour", latlab::tui::fixture::sample_tour_view(), ""),
@@ -154,7 +159,7 @@ fn every_theme_colours_the_screen() {
 #[test]
 fn the_s3_pane() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::sample_s3_view();
+    let view = latlab::tui::fixture::lab_view(LabKind::S3);
     app.sync_labs(&[LabKind::S3]);
     let buf = render(&app, &view, (120, 40));
     let s = text(&buf);
@@ -243,7 +248,7 @@ fn the_overview_shows_every_lab_at_once() {
 #[test]
 fn the_redis_pane() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::sample_redis_view();
+    let view = latlab::tui::fixture::lab_view(LabKind::Redis);
     app.sync_labs(&[LabKind::Redis]);
     assert_eq!(app.tab, Tab::Lab(LabKind::Redis));
     let buf = render(&app, &view, (120, 40));

@@ -64,6 +64,17 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// it).
     fn start_live(&self) {}
 
+    /// A fixed sample of its figures and sparklines, made up (never measured), and the scenario
+    /// a screen of it alone is named after: what the screen tests, the render benchmark and the
+    /// cost examples draw (`labs/X/sample.rs`).
+    fn sample() -> (&'static str, Self::Snapshot, Self::History);
+
+    /// Its sample with every optional part its report can carry filled in (a headless run's
+    /// results), for the report schema's test; the sample itself by default.
+    fn sample_full() -> Self::Snapshot {
+        Self::sample().1
+    }
+
     /// Its own `latlab doctor` checks (`labs/X/doctor.rs`): what it needs beyond the endpoint's
     /// operations, which the doctor probes for every lab.
     fn doctor(

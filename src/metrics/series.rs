@@ -28,6 +28,24 @@ pub struct Summary {
     pub mean_us: f64,
 }
 
+impl Summary {
+    /// A made-up summary for the labs' fixed samples (`Lab::sample`): the percentiles between
+    /// `p50_ms` and `max_ms`, in milliseconds. Never a measurement.
+    pub fn sample(p50_ms: f64, p99_ms: f64, max_ms: f64, count: u64) -> Summary {
+        let us = |ms: f64| (ms * 1000.0) as u64;
+        Summary {
+            count,
+            min_us: us(p50_ms / 4.0),
+            p50_us: us(p50_ms),
+            p90_us: us((p50_ms + p99_ms) / 2.0),
+            p99_us: us(p99_ms),
+            p999_us: us(max_ms * 0.95),
+            max_us: us(max_ms),
+            mean_us: p50_ms * 1000.0,
+        }
+    }
+}
+
 /// A distribution of sizes in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BytesSummary {

@@ -549,7 +549,7 @@ mod tests {
     #[test]
     fn a_live_run_says_it_ran_until_quit_never_that_it_stopped_early() {
         let scenario = Scenario::resolve("demo").unwrap();
-        let mut snap = crate::tui::fixture::sample_view().snapshot;
+        let mut snap = crate::tui::fixture::lab_view(crate::labs::LabKind::ALL[0]).snapshot;
         snap.elapsed_secs = 231.0;
         snap.producing_secs = 229.0;
         let live = Report::new(&scenario, snap.clone(), Ending::Quit, vec![]).render(Format::Text);

@@ -255,11 +255,7 @@ mod tests {
 
     #[test]
     fn every_colour_a_lab_model_names_is_a_theme_item() {
-        let labs = [
-            crate::tui::fixture::sample_view(),
-            crate::tui::fixture::sample_s3_view(),
-            crate::tui::fixture::sample_redis_view(),
-        ];
+        let labs = LabKind::ALL.map(crate::tui::fixture::lab_view);
         let mut models: Vec<view::LabView> = labs
             .iter()
             .flat_map(|v| {

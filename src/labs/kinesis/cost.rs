@@ -259,7 +259,7 @@ mod tests {
         //   EFO retrieval      5 × 128 × 3,600 × 2 = 4,608,000 B / 2^30
         //                      = 0.00429153 GB × 0.013                     = 0.0000557899
         //   total 0.0453077899 $/h; × 730 = 33.0746867 $/month
-        let view = fixture::sample_view();
+        let view = fixture::lab_view(LabKind::Kinesis);
         let cost = view.snapshot.cost(&us_east_1());
         let k = cost.lab(LabKind::Kinesis.name()).unwrap();
         let hourly: Vec<f64> = k.items.iter().map(|i| i.hourly).collect();
@@ -290,7 +290,7 @@ mod tests {
         //   EFO retrieval      100 × 60,000 × 3,600 = 2.16e10 B / 2^30
         //                      = 20.1165378 GB × 0.013                     = 0.2615149
         //   total 0.366635379 $/h
-        let mut view = fixture::sample_view();
+        let mut view = fixture::lab_view(LabKind::Kinesis);
         let k = view.snapshot.kinesis.as_mut().unwrap();
         k.shards = 3;
         k.producer.asked_rate = 100.0;
@@ -320,7 +320,7 @@ mod tests {
         //   a poller          0.015252 / 0.018                            = 0.847333 $/M records
         //                     0.015252 / 0.00214577                       = 7.107947 $/GB
         //   a fan-out reader  (0.015252 + 0.015 + 0.00214577 × 0.013) / 0.018 = 1.682216 $/M
-        let view = fixture::sample_view();
+        let view = fixture::lab_view(LabKind::Kinesis);
         let k = view.snapshot.kinesis.as_ref().unwrap();
         let units = consumer_units(k, &us_east_1().prices);
         let poller = units

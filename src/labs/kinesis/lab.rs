@@ -93,6 +93,11 @@ impl Lab for KinesisLab {
         ))
     }
 
+    fn sample() -> (&'static str, Self::Snapshot, Self::History) {
+        let (snapshot, history) = super::sample::sample();
+        ("seed-kinesis-round2", snapshot, history)
+    }
+
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
     }

@@ -21,6 +21,7 @@ pub mod poller;
 pub mod producer;
 pub mod reader;
 mod reshard;
+mod sample;
 mod setup;
 pub mod shards;
 pub use knobs::{INTERVALS_MS, RATE_STEPS};

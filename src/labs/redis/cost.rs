@@ -77,7 +77,7 @@ mod tests {
     #[test]
     fn redis_node_hours_of_the_scenarios_node_type() {
         // 2 nodes (primary + replica) × 0.017 = 0.034 $/h; × 730 = 24.82 $/month.
-        let mut view = fixture::sample_redis_view();
+        let mut view = fixture::lab_view(LabKind::Redis);
         let cost = view.snapshot.cost(&us_east_1());
         let r = cost.lab(LabKind::Redis.name()).unwrap();
         close(r.hourly(), 0.034);

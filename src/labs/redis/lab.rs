@@ -156,6 +156,27 @@ impl Lab for RedisLab {
             .collect()
     }
 
+    fn sample() -> (&'static str, Self::Snapshot, Self::History) {
+        let (snapshot, history) = super::sample::sample();
+        ("redis-demo", snapshot, history)
+    }
+
+    /// With a headless run's condition.
+    fn sample_full() -> RedisSnapshot {
+        let mut r = super::sample::sample().0;
+        r.conditions = vec![super::ConditionResult {
+            condition: super::Condition {
+                name: "1 KB".into(),
+                value_bytes: 1000,
+                cpu_load: false,
+                memory_full: false,
+            },
+            methods: r.methods.clone(),
+            skipped: None,
+        }];
+        r
+    }
+
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
     }

@@ -20,6 +20,7 @@ mod lab;
 pub mod local;
 mod methods;
 mod metrics;
+mod sample;
 mod shaper;
 pub mod snapshot;
 pub mod view;

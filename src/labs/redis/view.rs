@@ -216,3 +216,21 @@ pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
 pub fn status() -> String {
     " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::labs::LabKind;
+    use crate::tui::app::{App, Tab};
+    use crate::tui::fixture::{lab_view, screen};
+    use crate::tui::theme::Theme;
+
+    /// Its tab's pane carries the configuration's cost at list price on its edge (worked by hand
+    /// in `cost.rs`).
+    #[test]
+    fn its_pane_shows_its_cost() {
+        let mut app = App::new(Theme::dark());
+        app.tab = Tab::Lab(LabKind::Redis);
+        let s = screen(&app, &lab_view(LabKind::Redis), (160, 50));
+        assert!(s.contains("cost $0.0340/h · $24.82/mo"), "{s}");
+    }
+}

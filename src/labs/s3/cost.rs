@@ -240,7 +240,7 @@ mod tests {
         //             upload 7.2e8 B/h = 0.670552 GB × 0.0032 = 0.00214577;
         //             retrieval 0.670552 × 0.0006 = 0.000402331
         //             total 0.0109003231 $/h
-        let mut view = fixture::sample_s3_view();
+        let mut view = fixture::lab_view(LabKind::S3);
         let cost = view.snapshot.cost(&us_east_1());
         close(
             cost.lab(LabKind::S3.name()).unwrap().hourly(),
@@ -269,7 +269,7 @@ mod tests {
             .1
             .replace("per_gb_above = \"0B\"", "per_gb_above = \"512KiB\"");
         let p = Arc::new(Prices::parse(&text, "test.toml").unwrap());
-        let mut view = fixture::sample_s3_view();
+        let mut view = fixture::lab_view(LabKind::S3);
         let s3 = view.snapshot.s3.as_mut().unwrap();
         s3.class = Class::ExpressOneZone;
         s3.payload_bytes = 1_000_000;
@@ -289,7 +289,7 @@ mod tests {
         //   Standard PUT 0.005 × 1,000 = 5.00 $/M, 5 / 93.1323 = 0.0536871 $/GB
         //   Express PUT 1.13 + 100,000 / 2^30 × 0.0032 × 1e6 = 1.13 + 0.298023 = 1.428023 $/M,
         //              1.428023 / 93.1323 = 0.0153333 $/GB
-        let view = fixture::sample_s3_view();
+        let view = fixture::lab_view(LabKind::S3);
         let units = class_units(view.snapshot.s3.as_ref().unwrap(), &us_east_1().prices);
         let find = |class, op: &str| {
             units

@@ -139,6 +139,28 @@ impl Lab for S3Lab {
             .collect()
     }
 
+    fn sample() -> (&'static str, Self::Snapshot, Self::History) {
+        let (snapshot, history) = super::sample::sample();
+        ("s3-demo", snapshot, history)
+    }
+
+    /// With a headless run's matrix row.
+    fn sample_full() -> S3Snapshot {
+        let mut s = super::sample::sample().0;
+        s.matrix = Some(vec![super::MatrixRow {
+            case: super::Case {
+                objects: 1,
+                size: 1_000_000_000,
+            },
+            upload_express_s: 10.0,
+            upload_standard_s: 20.0,
+            download_express_s: 5.0,
+            download_standard_s: 9.0,
+            repetitions: 1,
+        }]);
+        s
+    }
+
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
     }

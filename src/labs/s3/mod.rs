@@ -12,6 +12,7 @@ pub mod keys;
 mod lab;
 mod matrix;
 mod metrics;
+mod sample;
 pub mod snapshot;
 mod transfer;
 pub mod view;

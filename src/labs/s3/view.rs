@@ -257,3 +257,21 @@ pub fn status(s3: &S3Snapshot) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::labs::LabKind;
+    use crate::tui::app::{App, Tab};
+    use crate::tui::fixture::{lab_view, screen};
+    use crate::tui::theme::Theme;
+
+    /// Its tab's pane carries the configuration's cost at list price on its edge (worked by hand
+    /// in `cost.rs`).
+    #[test]
+    fn its_pane_shows_its_cost() {
+        let mut app = App::new(Theme::dark());
+        app.tab = Tab::Lab(LabKind::S3);
+        let s = screen(&app, &lab_view(LabKind::S3), (160, 50));
+        assert!(s.contains("cost $0.0389/h"), "{s}");
+    }
+}

@@ -310,30 +310,9 @@ mod tests {
     #[test]
     fn the_public_form_follows_the_schema_for_every_lab() {
         let validator = validator();
-        let mut view = crate::tui::fixture::sample_tour_view();
-        // A headless Redis run's conditions, and an S3 matrix, so every part is filled.
-        let redis = view.snapshot.redis.as_mut().unwrap();
-        redis.conditions = vec![crate::labs::redis::ConditionResult {
-            condition: crate::labs::redis::Condition {
-                name: "1 KB".into(),
-                value_bytes: 1000,
-                cpu_load: false,
-                memory_full: false,
-            },
-            methods: redis.methods.clone(),
-            skipped: None,
-        }];
-        view.snapshot.s3.as_mut().unwrap().matrix = Some(vec![crate::labs::s3::MatrixRow {
-            case: crate::labs::s3::Case {
-                objects: 1,
-                size: 1_000_000_000,
-            },
-            upload_express_s: 10.0,
-            upload_standard_s: 20.0,
-            download_express_s: 5.0,
-            download_standard_s: 9.0,
-            repetitions: 1,
-        }]);
+        // Every lab's sample with every optional part filled (a headless run's S3 matrix and
+        // Redis conditions among them).
+        let view = crate::tui::fixture::full_tour_view();
         let scenario = Scenario::resolve("tour").unwrap();
         let report = Report::new(&scenario, view.snapshot, Ending::Completed, Vec::new());
         let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();

@@ -3,8 +3,6 @@
 //! needs; the overview that puts the labs together; and the cost on a pane's edge.
 
 pub mod overview;
-#[cfg(test)]
-mod tests;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
