@@ -11,9 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::labs::kinesis::config::{self as kinesis, KinesisFile, KinesisScenario, KinesisSeed};
-use crate::labs::redis::config::{self as redis, RedisFile, RedisScenario, RedisSeed};
-use crate::labs::s3::config::{self as s3, S3File, S3Scenario, S3Seed};
+use crate::labs::{Lab, LabKind};
 use crate::units::{Dur, toml_error};
 
 /// The built-in scenarios: (name, file text).
@@ -35,55 +33,127 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("soak", include_str!("../scenarios/soak.toml")),
 ];
 
-#[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Seed {
-    pub kinesis: Option<KinesisSeed>,
-    pub s3: Option<S3Seed>,
-    pub redis: Option<RedisSeed>,
-}
+macro_rules! scenario {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// The seed's own figures, one part per lab (`[seed.kinesis]`), from the registry.
+        #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Seed {
+            $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Seed>,)*
+        }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
-    pub name: String,
-    pub description: String,
-    /// Headless run length; the TUI runs until quit.
-    pub duration: Duration,
-    /// The latency profile of the embedded emulator (a real endpoint adds its own latency).
-    pub latency_profile: String,
-    /// `--limit`-style overrides for the embedded emulator.
-    pub emulator_limits: Vec<String>,
-    pub kinesis: Option<KinesisScenario>,
-    pub s3: Option<S3Scenario>,
-    pub redis: Option<RedisScenario>,
-    /// Faults to inject while it runs (`[[faults]]`).
-    pub faults: Vec<crate::faults::FaultSpec>,
-    pub seed: Option<Seed>,
-    /// Where it came from: `built-in` or the file's path.
-    pub origin: String,
-    /// Its text, as it was read (a recording keeps it).
-    pub source: String,
-}
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Scenario {
+            pub name: String,
+            pub description: String,
+            /// Headless run length; the TUI runs until quit.
+            pub duration: Duration,
+            /// The latency profile of the embedded emulator (a real endpoint adds its own latency).
+            pub latency_profile: String,
+            /// `--limit`-style overrides for the embedded emulator.
+            pub emulator_limits: Vec<String>,
+            /// Each lab's part (`scenario.kinesis`, ...): those the file has a section for.
+            $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Scenario>,)*
+            /// Faults to inject while it runs (`[[faults]]`).
+            pub faults: Vec<crate::faults::FaultSpec>,
+            pub seed: Option<Seed>,
+            /// Where it came from: `built-in` or the file's path.
+            pub origin: String,
+            /// Its text, as it was read (a recording keeps it).
+            pub source: String,
+        }
 
-// ---- the file form ----
+        // ---- the file form ----
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    name: String,
-    description: String,
-    duration: Dur,
-    #[serde(default = "default_profile")]
-    latency_profile: String,
-    #[serde(default)]
-    emulator: EmulatorSection,
-    kinesis: Option<KinesisFile>,
-    s3: Option<S3File>,
-    redis: Option<RedisFile>,
-    #[serde(default)]
-    faults: Vec<toml::Table>,
-    seed: Option<Seed>,
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            name: String,
+            description: String,
+            duration: Dur,
+            #[serde(default = "default_profile")]
+            latency_profile: String,
+            #[serde(default)]
+            emulator: EmulatorSection,
+            $($module: Option<<crate::labs::$module::$ty as Lab>::File>,)*
+            #[serde(default)]
+            faults: Vec<toml::Table>,
+            seed: Option<Seed>,
+        }
+
+        impl File {
+            /// Each lab checks its section, then the seed's figures against it; then the
+            /// scenario, with `rest` (what the file says besides its labs) filled in.
+            fn labs(self, text: &str, rest: Scenario) -> anyhow::Result<Scenario> {
+                let scenario = Scenario {
+                    $($module: self
+                        .$module
+                        .map(|f| <crate::labs::$module::$ty as Lab>::parse(f, text))
+                        .transpose()?,)*
+                    ..rest
+                };
+                $(if let (Some(seed), Some(s)) = (
+                    scenario.seed.as_ref().and_then(|s| s.$module.as_ref()),
+                    scenario.$module.as_ref(),
+                ) {
+                    <crate::labs::$module::$ty as Lab>::check_seed(seed, s)?;
+                })*
+                Ok(scenario)
+            }
+        }
+
+        impl Scenario {
+            /// Whether it has no lab at all.
+            fn has_no_lab(&self) -> bool {
+                true $(&& self.$module.is_none())*
+            }
+
+            /// Every lab's part of the run's model (`Lab::model`), in screen order.
+            pub fn lab_model(&self) -> Vec<crate::provenance::Param> {
+                let mut out = Vec::new();
+                $(if let Some(s) = &self.$module {
+                    out.extend(<crate::labs::$module::$ty as Lab>::model(s));
+                })*
+                out
+            }
+
+            /// Readies every lab for a headless run of the scenario's duration.
+            pub fn for_duration(&mut self) {
+                $(if let Some(s) = self.$module.as_mut() {
+                    <crate::labs::$module::$ty as Lab>::for_duration(s, self.duration);
+                })*
+            }
+
+            /// A scenario of no lab yet: the parts the file gives besides its labs.
+            #[allow(clippy::too_many_arguments)]
+            fn without_labs(
+                name: String,
+                description: String,
+                duration: Duration,
+                latency_profile: String,
+                emulator_limits: Vec<String>,
+                faults: Vec<crate::faults::FaultSpec>,
+                seed: Option<Seed>,
+                origin: String,
+                source: String,
+            ) -> Scenario {
+                Scenario {
+                    name,
+                    description,
+                    duration,
+                    latency_profile,
+                    emulator_limits,
+                    $($module: None,)*
+                    faults,
+                    seed,
+                    origin,
+                    source,
+                }
+            }
+        }
+    };
 }
+crate::labs::for_each_lab!(scenario);
 
 fn default_profile() -> String {
     "seed-tokyo".into()
@@ -168,46 +238,36 @@ impl Scenario {
             .context("[emulator] limits")?;
         crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
             .context("latency_profile")?;
-        let kinesis = file.kinesis.map(|k| kinesis::parse(k, text)).transpose()?;
-        let s3 = file.s3.map(s3::parse).transpose()?;
-        let redis = file.redis.map(redis::parse).transpose()?;
-        if kinesis.is_none() && s3.is_none() && redis.is_none() {
-            bail!("the scenario has no [kinesis], [s3] or [redis] section: nothing to run");
-        }
-        if let (Some(seed), Some(k)) = (
-            file.seed.as_ref().and_then(|s| s.kinesis.as_ref()),
-            kinesis.as_ref(),
-        ) {
-            for row in &seed.arrival_to_receive {
-                if !k.consumer_names().contains(&row.consumer) {
-                    bail!(
-                        "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
-                        row.consumer,
-                        k.consumer_names().join(", ")
-                    );
-                }
-            }
-        }
         let faults = file
             .faults
             .iter()
             .enumerate()
             .map(|(i, t)| parse_fault(i, t))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(Scenario {
-            faults,
-            name: file.name,
-            description: file.description,
+        let rest = Scenario::without_labs(
+            file.name.clone(),
+            file.description.clone(),
             duration,
-            latency_profile: file.latency_profile,
+            file.latency_profile.clone(),
             emulator_limits,
-            kinesis,
-            s3,
-            redis,
-            seed: file.seed,
-            origin: origin.to_string(),
-            source: text.to_string(),
-        })
+            faults,
+            file.seed.clone(),
+            origin.to_string(),
+            text.to_string(),
+        );
+        let scenario = file.labs(text, rest)?;
+        if scenario.has_no_lab() {
+            let sections: Vec<String> = LabKind::ALL
+                .iter()
+                .map(|l| format!("[{}]", l.key()))
+                .collect();
+            let (last, rest) = sections.split_last().expect("the registry has a lab");
+            bail!(
+                "the scenario has no {} or {last} section: nothing to run",
+                rest.join(", ")
+            );
+        }
+        Ok(scenario)
     }
 }
 

@@ -12,10 +12,8 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         }
         scenario.duration = d;
     }
-    // The producer stops by itself after the run's length: exactly rate x duration records.
-    if let Some(k) = scenario.kinesis.as_mut() {
-        k.producer.stop_after = Some(scenario.duration);
-    }
+    // A producer stops by itself after the run's length: exactly rate x duration records.
+    scenario.for_duration();
     let (prices, metrics) = args.out.open()?;
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.

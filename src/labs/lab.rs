@@ -39,14 +39,55 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
     const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
 
-    /// Its part of the scenario file.
-    type Scenario: Clone + Send + Sync + 'static;
+    /// Its part of the scenario file, as parsed and checked.
+    type Scenario: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// Its section of the scenario file as written (`[kinesis]`), before it is checked.
+    type File: serde::de::DeserializeOwned;
+    /// The seed's own figures for it (`[seed.kinesis]`), printed beside its own.
+    type Seed: Clone
+        + std::fmt::Debug
+        + PartialEq
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
     /// What its keys ask of it while it runs.
     type Command: Copy + std::fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
     /// Its figures at one moment, for screens, reports and recordings.
     type Snapshot: Clone + std::fmt::Debug + PartialEq + Send + 'static;
     /// Its last seconds, one value per second, for the sparklines.
     type History: Clone + std::fmt::Debug + PartialEq + Send + 'static;
+
+    /// Its part of the JSON report (`latlab-run-report/2`, `labs/X/json.rs`): the schema's types,
+    /// beside their conversions both ways.
+    type Json: serde::Serialize + serde::de::DeserializeOwned;
+
+    /// Its snapshot in the report's public form.
+    fn to_json(snap: &Self::Snapshot) -> Self::Json;
+
+    /// Its snapshot back from the report's public form.
+    fn from_json(json: Self::Json) -> Self::Snapshot;
+
+    /// Its part of the run's model (`crate::provenance`): the parameters its scenario measures
+    /// against, each with its source; none by default.
+    fn model(_scenario: &Self::Scenario) -> Vec<crate::provenance::Param> {
+        Vec::new()
+    }
+
+    /// Readies its scenario for a headless run of `duration` (a producer that stops by itself
+    /// after it); nothing by default.
+    fn for_duration(_scenario: &mut Self::Scenario, _duration: Duration) {}
+
+    /// Checks its section of the scenario file (`text`: the whole file, for errors that name a
+    /// line) and makes its scenario.
+    fn parse(file: Self::File, text: &str) -> anyhow::Result<Self::Scenario>;
+
+    /// Checks the seed's figures against its scenario (a seed row naming a consumer the
+    /// scenario lacks); nothing to check by default.
+    fn check_seed(_seed: &Self::Seed, _scenario: &Self::Scenario) -> anyhow::Result<()> {
+        Ok(())
+    }
 
     /// Creates (or finds) what it measures and starts its probes, on the run's context.
     fn start(
@@ -147,6 +188,10 @@ pub trait Lab: Sized + Send + Sync + 'static {
     fn summaries(
         snap: &Self::Snapshot,
     ) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)>;
+
+    /// What a recording watches of its parts (`events.jsonl`: status changes, errors, throttle
+    /// bursts), from its snapshot.
+    fn watched(snap: &Self::Snapshot) -> Vec<crate::labs::series::Watched>;
 
     /// Its part of a headless run's progress line (None: it has none).
     fn progress(_snap: &Self::Snapshot) -> Option<String> {

@@ -87,6 +87,17 @@ pub struct FrameSeries<'a> {
     pub upto: Option<u64>,
 }
 
+/// What a recording watches of one of a lab's parts second by second (`events.jsonl`): its
+/// status, its last error and its throttle count, under the name a reader knows it by (a
+/// consumer's name, `producer`, `S3 STANDARD PUT`, `Redis offset`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Watched {
+    pub name: String,
+    pub status: Option<String>,
+    pub error: Option<String>,
+    pub throttles: u64,
+}
+
 /// A series' whole histogram (microseconds) now, with the labels the Prometheus export gives it.
 pub struct Histogrammed {
     pub id: SeriesId,

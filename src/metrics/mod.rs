@@ -3,6 +3,7 @@
 
 pub mod cpu;
 pub mod exposition;
+pub mod json;
 pub mod ledger;
 pub mod order;
 pub mod sdk;

@@ -1,7 +1,8 @@
 //! What changed between two seconds of a run, as `events.jsonl` lines: throttle bursts (their
-//! start, and their end with how many and how long), status changes and errors of every consumer,
-//! the producer, each S3 operation and the Redis lab. Faults and keys are written where they
-//! happen (see `Recorder`); these come from comparing one second's snapshot with the last.
+//! start, and their end with how many and how long), status changes and errors of what each lab
+//! watches (`Lab::watched`: every consumer, the producer, each S3 operation, the Redis lab).
+//! Faults and keys are written where they happen (see `Recorder`); these come from comparing one
+//! second's snapshot with the last.
 
 use std::collections::BTreeMap;
 
@@ -37,62 +38,20 @@ pub fn status_kind(s: &str) -> &str {
     s.split([',', '(', ':']).next().unwrap_or(s).trim()
 }
 
-/// Each series' figures in a snapshot, by a name a reader knows it by.
+/// Each series' figures in a snapshot, by a name a reader knows it by (each lab's
+/// `Lab::watched`).
 fn seen(s: &Snapshot) -> BTreeMap<String, Seen> {
-    let mut out = BTreeMap::new();
-    if let Some(k) = &s.kinesis {
-        out.insert(
-            "producer".to_string(),
-            Seen {
-                status: k.producer.unsupported.clone(),
-                error: k.producer.last_error.clone(),
-                throttles: k.producer.sdk.counters.throttles,
-            },
-        );
-        for c in &k.consumers {
-            out.insert(
-                c.name.clone(),
-                Seen {
-                    status: Some(c.status.clone()),
-                    error: c.last_error.clone(),
-                    throttles: c.sdk.counters.throttles,
-                },
-            );
-        }
-    }
-    if let Some(s3) = &s.s3 {
-        for op in &s3.ops {
-            out.insert(
-                format!("S3 {} {}", op.class.storage_class(), op.op),
-                Seen {
-                    status: None,
-                    error: op.last_error.clone(),
-                    throttles: op.slow_downs,
-                },
-            );
-        }
-    }
-    if let Some(r) = &s.redis {
-        out.insert(
-            "Redis".to_string(),
-            Seen {
-                status: Some(r.status.clone()),
-                error: None,
-                throttles: 0,
-            },
-        );
-        for m in &r.methods {
-            out.insert(
-                format!("Redis {}", m.method.key()),
-                Seen {
-                    status: None,
-                    error: m.last_error.clone(),
-                    throttles: 0,
-                },
-            );
-        }
-    }
-    out
+    s.watched()
+        .into_iter()
+        .map(|w| {
+            let seen = Seen {
+                status: w.status,
+                error: w.error,
+                throttles: w.throttles,
+            };
+            (w.name, seen)
+        })
+        .collect()
 }
 
 impl Watch {

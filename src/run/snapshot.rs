@@ -87,6 +87,15 @@ macro_rules! snapshot {
                 out
             }
 
+            /// What a recording watches of every lab's parts, in screen order.
+            pub fn watched(&self) -> Vec<crate::labs::series::Watched> {
+                let mut out = Vec::new();
+                $(if let Some(s) = &self.$module {
+                    out.extend(<crate::labs::$module::$ty as Lab>::watched(s));
+                })*
+                out
+            }
+
             /// The labs' parts of a headless run's progress line, joined.
             pub fn progress(&self) -> Option<String> {
                 let mut parts: Vec<String> = Vec::new();

@@ -234,7 +234,7 @@ pub struct SeedCount {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct KinesisFile {
+pub struct KinesisFile {
     stream: String,
     #[serde(default = "one")]
     shards: u32,
@@ -295,7 +295,7 @@ struct ConsumerFile {
 /// The smallest payload that holds a record's seq, send time and run id.
 pub const MIN_PAYLOAD: u64 = 96;
 
-pub(crate) fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+pub fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
     if let Some(problem) = crate::services::kinesis::name_problem(&k.stream) {
         bail!(
             "kinesis.stream '{}' is not a stream name: {problem}",

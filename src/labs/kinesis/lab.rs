@@ -28,10 +28,67 @@ impl Lab for KinesisLab {
     const QUANTITIES: &'static [&'static str] = &["arrival_to_receive"];
 
     const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
+    type File = super::config::KinesisFile;
+    type Seed = super::config::KinesisSeed;
+    type Json = super::json::Kinesis;
     type Scenario = KinesisScenario;
     type Command = Command;
     type Snapshot = KinesisSnapshot;
     type History = KinesisHistory;
+
+    fn to_json(snap: &Self::Snapshot) -> super::json::Kinesis {
+        super::json::Kinesis::from(snap)
+    }
+
+    fn from_json(json: super::json::Kinesis) -> Self::Snapshot {
+        json.into_snapshot()
+    }
+
+    /// Lambda's retry model, when a Lambda consumer keeps it.
+    fn model(k: &KinesisScenario) -> Vec<crate::provenance::Param> {
+        let mut params = Vec::new();
+        let lambda_default = k.consumers.iter().any(|c| {
+            matches!(
+                c.kind,
+                crate::labs::kinesis::config::ConsumerKind::LambdaStandard
+                    | crate::labs::kinesis::config::ConsumerKind::LambdaEfo
+            ) && c.retry.as_ref() == Some(&crate::labs::kinesis::config::lambda_retry())
+        });
+        if lambda_default {
+            params.push(crate::provenance::Param::new(
+                "lambda.retry",
+                format!(
+                    "{}, no retry quota",
+                    crate::labs::kinesis::config::lambda_retry().describe()
+                ),
+                crate::labs::kinesis::config::lambda_retry_provenance(),
+            ));
+        }
+        params
+    }
+
+    /// The producer stops by itself after the run's length: exactly rate x duration records.
+    fn for_duration(k: &mut KinesisScenario, duration: Duration) {
+        k.producer.stop_after = Some(duration);
+    }
+
+    fn parse(file: super::config::KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+        super::config::parse(file, text)
+    }
+
+    /// Every seed row names a consumer the scenario has.
+    fn check_seed(seed: &Self::Seed, k: &Self::Scenario) -> anyhow::Result<()> {
+        for row in &seed.arrival_to_receive {
+            if !k.consumer_names().contains(&row.consumer) {
+                anyhow::bail!(
+                    "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
+                    row.consumer,
+                    k.consumer_names().join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
 
     async fn start(ctx: &Arc<RunContext>, scenario: &KinesisScenario) -> anyhow::Result<Self> {
         KinesisLab::start(ctx.clone(), scenario).await
@@ -100,6 +157,24 @@ impl Lab for KinesisLab {
 
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
+    }
+
+    /// The producer and each consumer.
+    fn watched(k: &KinesisSnapshot) -> Vec<crate::labs::series::Watched> {
+        let producer = crate::labs::series::Watched {
+            name: "producer".into(),
+            status: k.producer.unsupported.clone(),
+            error: k.producer.last_error.clone(),
+            throttles: k.producer.sdk.counters.throttles,
+        };
+        std::iter::once(producer)
+            .chain(k.consumers.iter().map(|c| crate::labs::series::Watched {
+                name: c.name.clone(),
+                status: Some(c.status.clone()),
+                error: c.last_error.clone(),
+                throttles: c.sdk.counters.throttles,
+            }))
+            .collect()
     }
 
     fn metric_families(

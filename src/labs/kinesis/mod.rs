@@ -10,6 +10,7 @@ pub mod config;
 pub mod cost;
 mod doctor;
 pub mod efo;
+pub mod json;
 pub mod keys;
 mod knobs;
 mod lab;

@@ -43,7 +43,7 @@ pub struct RedisScenario {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RedisFile {
+pub struct RedisFile {
     node_type: Option<String>,
     link: Option<String>,
     client_link: Option<String>,
@@ -65,7 +65,7 @@ struct ConditionFile {
     memory_full: bool,
 }
 
-pub(crate) fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
+pub fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
     let link = f.link.unwrap_or_else(|| "loopback".into());
     let client_link = f.client_link.unwrap_or_else(|| "loopback".into());
     super::local::LinkProfile::resolve(&client_link)

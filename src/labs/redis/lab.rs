@@ -22,11 +22,44 @@ impl Lab for RedisLab {
     const QUANTITIES: &'static [&'static str] = &["lag"];
 
     const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
+    type File = super::config::RedisFile;
+    type Seed = super::config::RedisSeed;
+    type Json = super::json::Redis;
     type Scenario = RedisScenario;
     type Command = Command;
     type Snapshot = RedisSnapshot;
     /// Per method: the lag.
     type History = Vec<(Method, Vec<crate::metrics::Point>)>;
+
+    fn to_json(snap: &Self::Snapshot) -> super::json::Redis {
+        super::json::Redis::from(snap)
+    }
+
+    fn from_json(json: super::json::Redis) -> Self::Snapshot {
+        json.into_snapshot()
+    }
+
+    /// Its shaped links: replication's and the clients'.
+    fn model(r: &RedisScenario) -> Vec<crate::provenance::Param> {
+        let mut params = Vec::new();
+        for (name, link) in [
+            ("redis.link", &r.link),
+            ("redis.client_link", &r.client_link),
+        ] {
+            if let Ok(l) = crate::labs::redis::local::LinkProfile::resolve(link) {
+                params.push(crate::provenance::Param::new(
+                    name,
+                    format!("{} ({})", l.name, l.describe()),
+                    l.provenance(),
+                ));
+            }
+        }
+        params
+    }
+
+    fn parse(file: super::config::RedisFile, _text: &str) -> anyhow::Result<RedisScenario> {
+        super::config::parse(file)
+    }
 
     async fn start(ctx: &Arc<RunContext>, r: &RedisScenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
@@ -179,6 +212,24 @@ impl Lab for RedisLab {
 
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
+    }
+
+    /// The lab's status, and each method's errors.
+    fn watched(r: &RedisSnapshot) -> Vec<crate::labs::series::Watched> {
+        let lab = crate::labs::series::Watched {
+            name: "Redis".into(),
+            status: Some(r.status.clone()),
+            error: None,
+            throttles: 0,
+        };
+        std::iter::once(lab)
+            .chain(r.methods.iter().map(|m| crate::labs::series::Watched {
+                name: format!("Redis {}", m.method.key()),
+                status: None,
+                error: m.last_error.clone(),
+                throttles: 0,
+            }))
+            .collect()
     }
 
     fn metric_families(

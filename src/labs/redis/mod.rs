@@ -15,6 +15,7 @@ pub mod cost;
 mod doctor;
 mod endpoints;
 mod faults;
+pub mod json;
 pub mod keys;
 mod lab;
 pub mod local;

@@ -41,7 +41,7 @@ pub struct S3Scenario {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct S3File {
+pub struct S3File {
     class: Option<ClassName>,
     payload: Option<Bytes>,
     concurrency: Option<usize>,
@@ -75,7 +75,7 @@ struct CaseFile {
     size: Bytes,
 }
 
-pub(crate) fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
+pub fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
     use crate::services::s3::Class;
     let default = Transfer::default();
     let transfer = match f.transfer {

@@ -22,11 +22,26 @@ impl Lab for S3Lab {
     const QUANTITIES: &'static [&'static str] = &["total"];
 
     const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
+    type File = super::config::S3File;
+    type Seed = super::config::S3Seed;
+    type Json = super::json::S3;
     type Scenario = S3Scenario;
     type Command = Command;
     type Snapshot = S3Snapshot;
     /// Per (class, PUT/GET): the total time.
     type History = Vec<(Class, String, Vec<crate::metrics::Point>)>;
+
+    fn to_json(snap: &Self::Snapshot) -> super::json::S3 {
+        super::json::S3::from(snap)
+    }
+
+    fn from_json(json: super::json::S3) -> Self::Snapshot {
+        json.into_snapshot()
+    }
+
+    fn parse(file: super::config::S3File, _text: &str) -> anyhow::Result<S3Scenario> {
+        super::config::parse(file)
+    }
 
     async fn start(ctx: &Arc<RunContext>, scenario: &S3Scenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
@@ -163,6 +178,19 @@ impl Lab for S3Lab {
 
     async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
         super::doctor::checks(cx).await
+    }
+
+    /// Each class and operation: its errors and SlowDowns.
+    fn watched(s: &S3Snapshot) -> Vec<crate::labs::series::Watched> {
+        s.ops
+            .iter()
+            .map(|op| crate::labs::series::Watched {
+                name: format!("S3 {} {}", op.class.storage_class(), op.op),
+                status: None,
+                error: op.last_error.clone(),
+                throttles: op.slow_downs,
+            })
+            .collect()
     }
 
     fn metric_families(

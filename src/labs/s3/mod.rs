@@ -8,6 +8,7 @@ mod buckets;
 pub mod config;
 pub mod cost;
 mod doctor;
+pub mod json;
 pub mod keys;
 mod lab;
 mod matrix;

@@ -6,8 +6,8 @@
 //! tables as the run that wrote it.
 //!
 //! The schema's types stand beside their conversions both ways, so that a field added to the
-//! schema is added once, beside both of them: the run's own parts here, each lab's part in a file
-//! of its own (`kinesis.rs`, `s3.rs`, `redis.rs`), and what they share in `common.rs`.
+//! schema is added once, beside both of them: the run's own parts here, each lab's part in its
+//! folder (`labs/X/json.rs`, its `Lab::Json`), and what they share in `metrics/json.rs`.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,15 +16,7 @@ use super::{Ending, Report, ScenarioInfo};
 use crate::provenance::Param;
 use crate::scenario::Seed;
 
-mod common;
-mod kinesis;
-mod redis;
-mod s3;
-
-pub use common::{BytesSummary, OpCounts, Sdk, Summary};
-pub use kinesis::{BatchSize, Consumer, ConsumerKind, Counts, Kinesis, Producer, ShardCount};
-pub use redis::{Condition, Link, Method, Redis, RedisCondition, RedisMethod};
-pub use s3::{Case, Class, MatrixRow, S3, S3Op};
+use crate::labs::Lab;
 
 #[derive(Serialize, Deserialize)]
 pub struct RunReport {
@@ -43,23 +35,84 @@ pub struct RunReport {
     pub cost: Option<super::cost::Cost>,
 }
 
-#[derive(Serialize, Deserialize)]
-pub struct Snapshot {
-    pub scenario: String,
-    pub backend: Backend,
-    pub elapsed_secs: f64,
-    pub producing_secs: f64,
-    pub complete: bool,
-    pub kinesis: Option<Kinesis>,
-    pub s3: Option<S3>,
-    pub redis: Option<Redis>,
-    /// Absent in reports from before faults existed.
-    #[serde(default)]
-    pub faults: Faults,
-    /// Absent in reports from before it existed.
-    #[serde(default)]
-    pub process: Process,
+macro_rules! snapshot {
+    ($($kind:ident: $module:ident::$ty:ident,)*) => {
+        /// The run's snapshot: its header figures, each lab's part (its `Lab::Json`, under the
+        /// lab's key, from the registry), the faults and latlab's own process.
+        #[derive(Serialize, Deserialize)]
+        pub struct Snapshot {
+            pub scenario: String,
+            pub backend: Backend,
+            pub elapsed_secs: f64,
+            pub producing_secs: f64,
+            pub complete: bool,
+            $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Json>,)*
+            /// Absent in reports from before faults existed.
+            #[serde(default)]
+            pub faults: Faults,
+            /// Absent in reports from before it existed.
+            #[serde(default)]
+            pub process: Process,
+        }
+
+        impl From<&crate::run::snapshot::Snapshot> for Snapshot {
+            fn from(s: &crate::run::snapshot::Snapshot) -> Snapshot {
+                let b = &s.backend;
+                Snapshot {
+                    scenario: s.scenario.clone(),
+                    backend: Backend {
+                        kind: b.kind.clone(),
+                        label: b.label.clone(),
+                        latency_profile: b.latency_profile.clone(),
+                        endpoint: b.endpoint.clone(),
+                        region: b.region.clone(),
+                        model: b.model.clone(),
+                    },
+                    elapsed_secs: s.elapsed_secs,
+                    producing_secs: s.producing_secs,
+                    complete: s.complete,
+                    $($module: s.$module.as_ref().map(<crate::labs::$module::$ty as Lab>::to_json),)*
+                    faults: Faults::from(&s.faults),
+                    process: Process {
+                        start: s.process.start.into(),
+                        at_10_min: s.process.at_10_min.map(Into::into),
+                        last: s.process.last.into(),
+                        peak_rss_bytes: s.process.peak_rss_bytes,
+                    },
+                }
+            }
+        }
+
+        impl From<Snapshot> for crate::run::snapshot::Snapshot {
+            fn from(s: Snapshot) -> Self {
+                let b = s.backend;
+                crate::run::snapshot::Snapshot {
+                    scenario: s.scenario,
+                    backend: crate::run::snapshot::Backend {
+                        kind: b.kind,
+                        label: b.label,
+                        latency_profile: b.latency_profile,
+                        endpoint: b.endpoint,
+                        region: b.region,
+                        model: b.model,
+                    },
+                    elapsed_secs: s.elapsed_secs,
+                    producing_secs: s.producing_secs,
+                    complete: s.complete,
+                    $($module: s.$module.map(<crate::labs::$module::$ty as Lab>::from_json),)*
+                    faults: s.faults.into_snapshot(),
+                    process: crate::run::process::ProcessSnapshot {
+                        start: s.process.start.into(),
+                        at_10_min: s.process.at_10_min.map(Into::into),
+                        last: s.process.last.into(),
+                        peak_rss_bytes: s.process.peak_rss_bytes,
+                    },
+                }
+            }
+        }
+    };
 }
+crate::labs::for_each_lab!(snapshot);
 
 #[derive(Serialize, Deserialize, Default, Clone, Copy)]
 pub struct ProcessSample {
@@ -216,36 +269,6 @@ impl From<&Report> for RunReport {
     }
 }
 
-impl From<&crate::run::snapshot::Snapshot> for Snapshot {
-    fn from(s: &crate::run::snapshot::Snapshot) -> Snapshot {
-        let b = &s.backend;
-        Snapshot {
-            scenario: s.scenario.clone(),
-            backend: Backend {
-                kind: b.kind.clone(),
-                label: b.label.clone(),
-                latency_profile: b.latency_profile.clone(),
-                endpoint: b.endpoint.clone(),
-                region: b.region.clone(),
-                model: b.model.clone(),
-            },
-            elapsed_secs: s.elapsed_secs,
-            producing_secs: s.producing_secs,
-            complete: s.complete,
-            kinesis: s.kinesis.as_ref().map(Kinesis::from),
-            s3: s.s3.as_ref().map(S3::from),
-            redis: s.redis.as_ref().map(Redis::from),
-            faults: Faults::from(&s.faults),
-            process: Process {
-                start: s.process.start.into(),
-                at_10_min: s.process.at_10_min.map(Into::into),
-                last: s.process.last.into(),
-                peak_rss_bytes: s.process.peak_rss_bytes,
-            },
-        }
-    }
-}
-
 impl From<RunReport> for Report {
     fn from(r: RunReport) -> Report {
         Report {
@@ -259,36 +282,6 @@ impl From<RunReport> for Report {
             tally: r.tally,
             problems: r.problems,
             prices: None,
-        }
-    }
-}
-
-impl From<Snapshot> for crate::run::snapshot::Snapshot {
-    fn from(s: Snapshot) -> Self {
-        let b = s.backend;
-        crate::run::snapshot::Snapshot {
-            scenario: s.scenario,
-            backend: crate::run::snapshot::Backend {
-                kind: b.kind,
-                label: b.label,
-                latency_profile: b.latency_profile,
-                endpoint: b.endpoint,
-                region: b.region,
-                model: b.model,
-            },
-            elapsed_secs: s.elapsed_secs,
-            producing_secs: s.producing_secs,
-            complete: s.complete,
-            kinesis: s.kinesis.map(Kinesis::into_snapshot),
-            s3: s.s3.map(S3::into_snapshot),
-            redis: s.redis.map(Redis::into_snapshot),
-            faults: s.faults.into_snapshot(),
-            process: crate::run::process::ProcessSnapshot {
-                start: s.process.start.into(),
-                at_10_min: s.process.at_10_min.map(Into::into),
-                last: s.process.last.into(),
-                peak_rss_bytes: s.process.peak_rss_bytes,
-            },
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{BytesSummary, Summary, summary};
+use crate::metrics::json::{BytesSummary, Summary, summary};
 
 #[derive(Serialize, Deserialize)]
 pub enum Method {
@@ -130,7 +130,7 @@ impl From<&crate::labs::redis::snapshot::RedisSnapshot> for Redis {
 }
 
 impl RedisMethod {
-    pub(super) fn into_snapshot(self) -> crate::labs::redis::MethodSnapshot {
+    pub fn into_snapshot(self) -> crate::labs::redis::MethodSnapshot {
         use crate::labs::redis::Method as M;
         crate::labs::redis::MethodSnapshot {
             method: match self.method {
@@ -156,7 +156,7 @@ impl RedisMethod {
 }
 
 impl Redis {
-    pub(super) fn into_snapshot(self) -> crate::labs::redis::snapshot::RedisSnapshot {
+    pub fn into_snapshot(self) -> crate::labs::redis::snapshot::RedisSnapshot {
         use crate::labs::redis as r;
         r::snapshot::RedisSnapshot {
             primary: self.primary,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{Sdk, Summary, sdk, summary};
+use crate::metrics::json::{Sdk, Summary, sdk, summary};
 
 #[derive(Serialize, Deserialize)]
 pub struct Kinesis {
@@ -213,7 +213,7 @@ impl From<&crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
 }
 
 impl Kinesis {
-    pub(super) fn into_snapshot(self) -> crate::labs::kinesis::snapshot::KinesisSnapshot {
+    pub fn into_snapshot(self) -> crate::labs::kinesis::snapshot::KinesisSnapshot {
         use crate::labs::kinesis::config::ConsumerKind as Kind;
         use crate::labs::kinesis::snapshot as k;
         let p = self.producer;

@@ -57,7 +57,7 @@ pub struct OpCounts {
     pub throttles: u64,
 }
 
-pub(super) fn summary(s: &crate::metrics::Summary) -> Summary {
+pub fn summary(s: &crate::metrics::Summary) -> Summary {
     Summary {
         count: s.count,
         min_us: s.min_us,
@@ -70,7 +70,7 @@ pub(super) fn summary(s: &crate::metrics::Summary) -> Summary {
     }
 }
 
-pub(super) fn sdk(s: &crate::metrics::sdk::SdkSnapshot) -> Sdk {
+pub fn sdk(s: &crate::metrics::sdk::SdkSnapshot) -> Sdk {
     let c = &s.counters;
     Sdk {
         calls: c.calls,
@@ -102,7 +102,7 @@ pub(super) fn sdk(s: &crate::metrics::sdk::SdkSnapshot) -> Sdk {
 }
 
 impl Summary {
-    pub(super) fn into_summary(self) -> crate::metrics::Summary {
+    pub fn into_summary(self) -> crate::metrics::Summary {
         crate::metrics::Summary {
             count: self.count,
             min_us: self.min_us,
@@ -117,7 +117,7 @@ impl Summary {
 }
 
 impl Sdk {
-    pub(super) fn into_snapshot(self) -> crate::metrics::sdk::SdkSnapshot {
+    pub fn into_snapshot(self) -> crate::metrics::sdk::SdkSnapshot {
         crate::metrics::sdk::SdkSnapshot {
             counters: crate::metrics::sdk::SdkCounters {
                 calls: self.calls,

@@ -10,6 +10,8 @@ use serde::Deserialize;
 
 use crate::units::{Bytes, Dur, one_line, toml_error};
 
+mod model;
+
 const MIB: u64 = 1024 * 1024;
 
 pub use crate::shaping::RateWindow;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{Sdk, Summary, sdk, summary};
+use crate::metrics::json::{Sdk, Summary, sdk, summary};
 
 #[derive(Serialize, Deserialize)]
 pub enum Class {
@@ -126,7 +126,7 @@ impl Class {
 }
 
 impl S3 {
-    pub(super) fn into_snapshot(self) -> crate::labs::s3::snapshot::S3Snapshot {
+    pub fn into_snapshot(self) -> crate::labs::s3::snapshot::S3Snapshot {
         use crate::labs::s3 as s;
         s::snapshot::S3Snapshot {
             class: self.class.into_class(),
