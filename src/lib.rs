@@ -20,6 +20,7 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod section;
 pub mod services;
 pub mod shaping;
 pub mod tui;

@@ -59,6 +59,29 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Its last seconds, one value per second, for the sparklines.
     type History: Clone + std::fmt::Debug + PartialEq + Send + 'static;
 
+    /// Its sections of the text or Markdown report (`labs/X/report.rs`), from its snapshot, the
+    /// run, the seed's figures for it and every compared cell.
+    fn write(
+        snap: &Self::Snapshot,
+        cx: &crate::section::Cx<'_, Self::Seed>,
+        out: &mut String,
+        md: bool,
+    );
+
+    /// Its figures beside the seed's, each cell labelled (`crate::section::compare`).
+    fn compare(
+        snap: &Self::Snapshot,
+        seed: &Self::Seed,
+        run: &crate::section::Run<'_>,
+        cmp: &mut crate::section::compare::Comparer,
+    );
+
+    /// Its rows of the report's CSV.
+    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows);
+
+    /// Every cell id its seed can be compared on, whatever a run measured.
+    fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>);
+
     /// Its part of the JSON report (`latlab-run-report/2`, `labs/X/json.rs`): the schema's types,
     /// beside their conversions both ways.
     type Json: serde::Serialize + serde::de::DeserializeOwned;

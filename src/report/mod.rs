@@ -3,24 +3,22 @@
 //! For a seed scenario the seed's own figures stand beside ours, each compared cell labelled
 //! `calibrated` (the model was fitted to it), `predicted` or `measured` (see [`compare`]).
 
-pub mod compare;
 pub mod cost;
 pub mod json;
-mod kinesis;
-mod redis;
-mod s3;
+#[cfg(test)]
+mod seed_cell_tests;
 pub mod soak;
-pub mod table;
+
+pub use crate::section::{compare, table};
 
 use serde::{Deserialize, Serialize};
 
-use crate::labs::kinesis::config::ConsumerKind;
-use crate::labs::kinesis::snapshot::ConsumerSnapshot;
-use crate::metrics::Summary;
+use crate::labs::Lab;
 use crate::provenance::Label;
 use crate::run::snapshot::Snapshot;
 use crate::scenario::{Scenario, Seed};
-use crate::units::{ms, ms_f, thousands};
+use crate::section::{CsvRows, rate_text, section_heading};
+use crate::units::thousands;
 use compare::{Cell, Tally};
 use table::Table;
 
@@ -75,19 +73,6 @@ pub struct Report {
     pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
 }
 
-fn msf(us: u64) -> f64 {
-    us as f64 / 1000.0
-}
-
-/// `x1.03`, or `-`.
-fn ratio_text(r: f64) -> String {
-    if r.is_finite() {
-        format!("x{r:.2}")
-    } else {
-        "-".into()
-    }
-}
-
 impl Report {
     pub fn new(
         scenario: &Scenario,
@@ -116,7 +101,7 @@ impl Report {
     ) -> Report {
         let cells = seed
             .as_ref()
-            .map(|seed| compare::cells(&snapshot, seed))
+            .map(|seed| cells(&snapshot, seed))
             .unwrap_or_default();
         Report {
             schema: SCHEMA.into(),
@@ -153,33 +138,9 @@ impl Report {
         }
     }
 
-    /// Each lab's part, in screen order.
-    fn sections(&self) -> Vec<&dyn Section> {
-        sections(&self.snapshot)
-    }
-
     /// The compared cell with this id.
     pub fn cell(&self, id: &str) -> Option<&Cell> {
         self.cells.iter().find(|c| c.id == id)
-    }
-
-    /// The seed rows of a compared figure: the seed's value, ours over it, and the cell's label.
-    fn seed_rows(&self, ids: &[Option<String>]) -> Option<[Vec<String>; 3]> {
-        let cells: Vec<Option<&Cell>> = ids
-            .iter()
-            .map(|id| id.as_deref().and_then(|id| self.cell(id)))
-            .collect();
-        if cells.iter().all(Option::is_none) {
-            return None;
-        }
-        let each = |f: &dyn Fn(&Cell) -> String| -> Vec<String> {
-            cells.iter().map(|c| c.map(f).unwrap_or_default()).collect()
-        };
-        Some([
-            each(&|c| ms_f(c.seed_low)),
-            each(&|c| ratio_text(c.ratio)),
-            each(&|c| c.label.name().to_string()),
-        ])
     }
 
     fn document(&self, md: bool) -> String {
@@ -283,9 +244,7 @@ impl Report {
                 out.push_str(&format!("{k:<8} {v}\n"));
             }
         }
-        for section in self.sections() {
-            section.write(self, &mut out, md);
-        }
+        self.write_labs(&mut out, md);
         self.write_faults(&mut out, md);
         cost::write(self, &mut out, md);
         let calibrated: Vec<&Cell> = self
@@ -373,9 +332,7 @@ impl Report {
     /// has `seed_high`) and the cell's label. Spreadsheets and data frames pivot it as they need.
     fn csv(&self) -> String {
         let mut csv = CsvRows::default();
-        for section in self.sections() {
-            section.csv(&mut csv);
-        }
+        self.csv_labs(&mut csv);
         for (kind, c) in &self.snapshot.faults.counts {
             for (metric, v) in [
                 ("injected", c.fired),
@@ -463,82 +420,66 @@ fn process_line(p: &crate::run::process::ProcessSnapshot) -> Option<String> {
 /// Fault timeline rows a text or Markdown report shows (the JSON has every one kept).
 const TIMELINE_ROWS: usize = 50;
 
-/// A lab's part of a report: its sections of the text and Markdown documents, and its rows of
-/// the CSV, and its cells compared with the seed ([`compare`] labels them).
-pub trait Section {
-    /// Its figures beside the seed's, each cell labelled.
-    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut compare::Comparer);
-    fn write(&self, report: &Report, out: &mut String, md: bool);
-    fn csv(&self, rows: &mut CsvRows);
-}
-
 macro_rules! sections {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// Each lab's part of a run, in screen order (from the registry: a lab's snapshot type
-        /// implements `Section`).
-        fn sections(s: &Snapshot) -> Vec<&dyn Section> {
-            let mut out: Vec<&dyn Section> = Vec::new();
-            $(if let Some(x) = s.$module.as_ref() {
-                out.push(x);
+        impl Report {
+            /// What a lab's section may know of the run.
+            fn run(&self) -> crate::section::Run<'_> {
+                crate::section::Run {
+                    complete: self.snapshot.complete,
+                    elapsed_secs: self.snapshot.elapsed_secs,
+                    model: &self.snapshot.backend.model,
+                }
+            }
+
+            /// Each lab's sections of the text or Markdown document, in screen order
+            /// (`Lab::write`).
+            fn write_labs(&self, out: &mut String, md: bool) {
+                $(if let Some(s) = self.snapshot.$module.as_ref() {
+                    let cx = crate::section::Cx {
+                        run: self.run(),
+                        seed: self.seed.as_ref().and_then(|seed| seed.$module.as_ref()),
+                        cells: &self.cells,
+                    };
+                    <crate::labs::$module::$ty as Lab>::write(s, &cx, out, md);
+                })*
+            }
+
+            /// Each lab's rows of the CSV (`Lab::csv`).
+            fn csv_labs(&self, rows: &mut CsvRows) {
+                $(if let Some(s) = self.snapshot.$module.as_ref() {
+                    <crate::labs::$module::$ty as Lab>::csv(s, rows);
+                })*
+            }
+        }
+
+        /// Every cell id a seed can be compared on, whatever a run measured (`Lab::seed_ids`).
+        pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
+            let mut ids = Vec::new();
+            $(if let Some(s) = &seed.$module {
+                <crate::labs::$module::$ty as Lab>::seed_ids(s, &mut ids);
             })*
-            out
+            ids
+        }
+
+        /// Every compared cell of a run: each lab's figures beside the seed's (`Lab::compare`).
+        pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
+            let model =
+                (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
+            let mut cmp = compare::Comparer::new(model);
+            let run = crate::section::Run {
+                complete: snapshot.complete,
+                elapsed_secs: snapshot.elapsed_secs,
+                model: &snapshot.backend.model,
+            };
+            $(if let (Some(s), Some(seed)) = (snapshot.$module.as_ref(), seed.$module.as_ref()) {
+                <crate::labs::$module::$ty as Lab>::compare(s, seed, &run, &mut cmp);
+            })*
+            cmp.cells
         }
     };
 }
 crate::labs::for_each_lab!(sections);
-
-/// The CSV's long-form rows: lab, subject, metric, value.
-#[derive(Default)]
-pub struct CsvRows {
-    rows: Vec<(String, String, String, f64)>,
-}
-
-impl CsvRows {
-    pub fn add(&mut self, lab: &str, subject: &str, metric: &str, value: f64) {
-        self.rows
-            .push((lab.into(), subject.into(), metric.into(), value));
-    }
-
-    /// A latency summary as rows: `SERIES_count`, `SERIES_p50_ms` ... `SERIES_mean_ms`.
-    pub fn summary(&mut self, lab: &str, subject: &str, series: &str, s: &Summary) {
-        self.add(lab, subject, &format!("{series}_count"), s.count as f64);
-        for (stat, us) in [
-            ("p50", s.p50_us),
-            ("p90", s.p90_us),
-            ("p99", s.p99_us),
-            ("p999", s.p999_us),
-            ("max", s.max_us),
-        ] {
-            self.add(lab, subject, &format!("{series}_{stat}_ms"), msf(us));
-        }
-        self.add(
-            lab,
-            subject,
-            &format!("{series}_mean_ms"),
-            s.mean_us / 1000.0,
-        );
-    }
-}
-
-/// `5`, `0.5`, `8,000`: a rate as asked.
-fn rate_text(r: f64) -> String {
-    if r.fract() == 0.0 && r >= 0.0 {
-        thousands(r as u64)
-    } else {
-        format!("{r}")
-    }
-}
-
-/// A section heading in text or Markdown.
-fn section_heading(md: bool) -> impl Fn(&mut String, &str) {
-    move |out: &mut String, text: &str| {
-        if md {
-            out.push_str(&format!("\n### {text}\n\n"));
-        } else {
-            out.push_str(&format!("\n{text}\n"));
-        }
-    }
-}
 
 pub use crate::labs::kinesis::snapshot::batch_line;
 

@@ -206,6 +206,18 @@ pub struct SeedRow {
     pub max_ms: Option<f64>,
 }
 
+impl SeedRow {
+    /// Its percentiles, as the comparison reads them.
+    pub fn percentiles(&self) -> crate::section::compare::Percentiles {
+        crate::section::compare::Percentiles {
+            p50_ms: self.p50_ms,
+            p90_ms: self.p90_ms,
+            p99_ms: self.p99_ms,
+            max_ms: self.max_ms,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KinesisSeed {

@@ -36,6 +36,32 @@ impl Lab for KinesisLab {
     type Snapshot = KinesisSnapshot;
     type History = KinesisHistory;
 
+    fn write(
+        snap: &Self::Snapshot,
+        cx: &crate::section::Cx<'_, Self::Seed>,
+        out: &mut String,
+        md: bool,
+    ) {
+        super::report::write(snap, cx, out, md);
+    }
+
+    fn compare(
+        snap: &Self::Snapshot,
+        seed: &Self::Seed,
+        run: &crate::section::Run<'_>,
+        cmp: &mut crate::section::compare::Comparer,
+    ) {
+        super::report::compare(snap, seed, run, cmp);
+    }
+
+    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows) {
+        super::report::csv(snap, rows);
+    }
+
+    fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>) {
+        super::report::seed_ids(seed, ids);
+    }
+
     fn to_json(snap: &Self::Snapshot) -> super::json::Kinesis {
         super::json::Kinesis::from(snap)
     }

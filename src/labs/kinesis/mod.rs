@@ -21,6 +21,7 @@ pub mod payload;
 pub mod poller;
 pub mod producer;
 pub mod reader;
+pub mod report;
 mod reshard;
 mod sample;
 mod setup;

@@ -21,6 +21,7 @@ mod lab;
 pub mod local;
 mod methods;
 mod metrics;
+pub mod report;
 mod sample;
 mod shaper;
 pub mod snapshot;

@@ -13,6 +13,7 @@ pub mod keys;
 mod lab;
 mod matrix;
 mod metrics;
+pub mod report;
 mod sample;
 pub mod snapshot;
 mod transfer;

@@ -1,55 +1,47 @@
 //! The Redis lab's part of a report: replication lag per method and condition, beside the seed's
 //! table; and its CSV rows.
 
-use super::compare::Comparer;
-use super::*;
 use crate::labs::redis::config::RedisSeed;
 use crate::labs::redis::snapshot::RedisSnapshot;
+use crate::section::compare::Comparer;
+use crate::section::table::Table;
+use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
+use crate::units::{ms, ms_f, thousands};
 
-impl Section for RedisSnapshot {
-    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
-        if let Some(seed) = &seed.redis {
-            compare(snapshot, self, seed, cmp);
+/// Its rows of the CSV.
+pub fn csv(snap: &RedisSnapshot, rows: &mut CsvRows) {
+    for c in &snap.conditions {
+        for m in &c.methods {
+            let series = m.method.key();
+            let name = &c.condition.name;
+            rows.add(
+                "redis",
+                name,
+                &format!("{series}_mean_ms"),
+                m.lag.mean_us / 1000.0,
+            );
+            rows.add(
+                "redis",
+                name,
+                &format!("{series}_p50_ms"),
+                msf(m.lag.p50_us),
+            );
+            rows.add(
+                "redis",
+                name,
+                &format!("{series}_max_ms"),
+                msf(m.lag.max_us),
+            );
+            rows.add("redis", name, &format!("{series}_errors"), m.errors as f64);
         }
     }
-
-    fn write(&self, report: &Report, out: &mut String, md: bool) {
-        write(report, out, md, self);
-    }
-
-    fn csv(&self, rows: &mut CsvRows) {
-        for c in &self.conditions {
-            for m in &c.methods {
-                let series = m.method.key();
-                let name = &c.condition.name;
-                rows.add(
-                    "redis",
-                    name,
-                    &format!("{series}_mean_ms"),
-                    m.lag.mean_us / 1000.0,
-                );
-                rows.add(
-                    "redis",
-                    name,
-                    &format!("{series}_p50_ms"),
-                    msf(m.lag.p50_us),
-                );
-                rows.add(
-                    "redis",
-                    name,
-                    &format!("{series}_max_ms"),
-                    msf(m.lag.max_us),
-                );
-                rows.add("redis", name, &format!("{series}_errors"), m.errors as f64);
-            }
-        }
-        for m in &self.methods {
-            rows.summary("redis", "live", m.method.key(), &m.lag);
-        }
+    for m in &snap.methods {
+        rows.summary("redis", "live", m.method.key(), &m.lag);
     }
 }
 
-pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapshot) {
+/// Its sections of the text or Markdown report.
+pub fn write(r: &RedisSnapshot, cx: &Cx<'_, RedisSeed>, out: &mut String, md: bool) {
     use crate::labs::redis::Method;
     let heading = section_heading(md);
     let table = |t: &Table| if md { t.markdown() } else { t.text() };
@@ -59,7 +51,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapsh
         return;
     }
     let mean = |us: f64| ms_f(us / 1000.0);
-    let seed = report.seed.as_ref().and_then(|s| s.redis.as_ref());
+    let seed = cx.seed;
     if !r.conditions.is_empty() {
         heading(
             out,
@@ -93,7 +85,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapsh
             let seed_row =
                 seed.and_then(|s| s.rows.iter().find(|row| row.condition == c.condition.name));
             let compared = seed.and_then(|s| {
-                report.cell(&format!(
+                cx.cell(&format!(
                     "{}/average_lag/{}/new_clients",
                     s.experiment, c.condition.name
                 ))
@@ -207,7 +199,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, r: &RedisSnapsh
 }
 
 /// The cells a Redis seed can be compared on.
-pub(super) fn seed_ids(r: &RedisSeed, ids: &mut Vec<String>) {
+pub fn seed_ids(r: &RedisSeed, ids: &mut Vec<String>) {
     for row in &r.rows {
         ids.push(format!(
             "{}/average_lag/{}/new_clients",
@@ -217,9 +209,9 @@ pub(super) fn seed_ids(r: &RedisSeed, ids: &mut Vec<String>) {
 }
 
 /// This run's conditions beside a Redis seed's table.
-fn compare(snapshot: &Snapshot, r: &RedisSnapshot, seed: &RedisSeed, cmp: &mut Comparer) {
+pub fn compare(r: &RedisSnapshot, seed: &RedisSeed, run: &Run<'_>, cmp: &mut Comparer) {
     // The Redis lab measures real servers; only its link shaping is modelled.
-    let redis_model = r.local.then_some(snapshot.backend.model.as_slice());
+    let redis_model = r.local.then_some(run.model);
     let mut redis = Comparer::new(redis_model);
     for c in &r.conditions {
         let Some(row) = seed.rows.iter().find(|s| s.condition == c.condition.name) else {

@@ -1,91 +1,82 @@
 //! The Kinesis lab's part of a report: latency per consumer beside the seed's, the record
 //! accounting, the SDK's retries and the shard's read budget; and its CSV rows.
 
-use super::compare::Comparer;
-use super::*;
+use super::config::ConsumerKind;
+use super::snapshot::{ConsumerSnapshot, batch_line};
 use crate::labs::kinesis::config::KinesisSeed;
 use crate::labs::kinesis::snapshot::KinesisSnapshot;
 use crate::labs::kinesis::state::UNSUPPORTED;
+use crate::metrics::Summary;
+use crate::section::compare::Comparer;
+use crate::section::table::Table;
+use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
+use crate::units::{ms, thousands};
 
-impl Section for KinesisSnapshot {
-    fn compare(&self, snapshot: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
-        if let Some(seed) = &seed.kinesis {
-            compare(snapshot, self, seed, cmp);
-        }
-    }
-
-    fn write(&self, report: &Report, out: &mut String, md: bool) {
-        write(report, out, md, self);
-    }
-
-    fn csv(&self, rows: &mut CsvRows) {
-        for c in &self.consumers {
-            rows.summary(
-                "kinesis",
-                &c.name,
-                "arrival_to_receive",
-                &c.arrival_to_receive,
-            );
-            rows.summary("kinesis", &c.name, "send_to_receive", &c.send_to_receive);
-            let sdk = &c.sdk.counters;
-            let n = &c.counts;
-            if c.out_of_order > 0 {
-                rows.add("kinesis", &c.name, "out_of_order", c.out_of_order as f64);
-            }
-            for (metric, v) in [
-                ("acknowledged", n.acknowledged),
-                ("received", n.received),
-                ("lost", n.lost),
-                ("unread", n.unread),
-                ("duplicates", n.duplicates),
-                ("late", n.late),
-                ("attempts", sdk.attempts),
-                ("throttled", sdk.throttles),
-                ("retries", sdk.retries),
-                ("escaped", sdk.escaped_total()),
-                ("escaped_throttles", sdk.escaped_throttles()),
-            ] {
-                rows.add("kinesis", &c.name, metric, v as f64);
-            }
-            if let Some(q) = sdk.quota_left {
-                rows.add("kinesis", &c.name, "quota_left", q as f64);
-            }
-            if let Some(b) = c.millis_behind {
-                rows.add("kinesis", &c.name, "millis_behind_latest", b as f64);
-            }
-        }
+/// Its rows of the CSV.
+pub fn csv(snap: &KinesisSnapshot, rows: &mut CsvRows) {
+    for c in &snap.consumers {
         rows.summary(
             "kinesis",
-            "producer",
-            "send_to_arrival",
-            &self.send_to_arrival,
+            &c.name,
+            "arrival_to_receive",
+            &c.arrival_to_receive,
         );
-        let p = &self.producer;
-        rows.summary("kinesis", "producer", "put", &p.put_latency);
-        for (metric, v) in [
-            ("asked_rate", p.asked_rate),
-            ("achieved_rate", p.achieved_rate),
-            ("acknowledged", p.acked as f64),
-            ("resent", p.resent as f64),
-            ("never_stored", p.failed as f64),
-            ("records_refused", p.records_refused as f64),
-            ("in_flight_full", p.in_flight_full),
-            ("cpu_cores_used", p.cpu),
-        ] {
-            rows.add("kinesis", "producer", metric, v);
+        rows.summary("kinesis", &c.name, "send_to_receive", &c.send_to_receive);
+        let sdk = &c.sdk.counters;
+        let n = &c.counts;
+        if c.out_of_order > 0 {
+            rows.add("kinesis", &c.name, "out_of_order", c.out_of_order as f64);
         }
+        for (metric, v) in [
+            ("acknowledged", n.acknowledged),
+            ("received", n.received),
+            ("lost", n.lost),
+            ("unread", n.unread),
+            ("duplicates", n.duplicates),
+            ("late", n.late),
+            ("attempts", sdk.attempts),
+            ("throttled", sdk.throttles),
+            ("retries", sdk.retries),
+            ("escaped", sdk.escaped_total()),
+            ("escaped_throttles", sdk.escaped_throttles()),
+        ] {
+            rows.add("kinesis", &c.name, metric, v as f64);
+        }
+        if let Some(q) = sdk.quota_left {
+            rows.add("kinesis", &c.name, "quota_left", q as f64);
+        }
+        if let Some(b) = c.millis_behind {
+            rows.add("kinesis", &c.name, "millis_behind_latest", b as f64);
+        }
+    }
+    rows.summary(
+        "kinesis",
+        "producer",
+        "send_to_arrival",
+        &snap.send_to_arrival,
+    );
+    let p = &snap.producer;
+    rows.summary("kinesis", "producer", "put", &p.put_latency);
+    for (metric, v) in [
+        ("asked_rate", p.asked_rate),
+        ("achieved_rate", p.achieved_rate),
+        ("acknowledged", p.acked as f64),
+        ("resent", p.resent as f64),
+        ("never_stored", p.failed as f64),
+        ("records_refused", p.records_refused as f64),
+        ("in_flight_full", p.in_flight_full),
+        ("cpu_cores_used", p.cpu),
+    ] {
+        rows.add("kinesis", "producer", metric, v);
     }
 }
 
-pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnapshot) {
-    let s = &report.snapshot;
+/// Its sections of the text or Markdown report.
+pub fn write(k: &KinesisSnapshot, cx: &Cx<'_, KinesisSeed>, out: &mut String, md: bool) {
+    let s = &cx.run;
     let heading = section_heading(md);
     let table = |t: &Table| if md { t.markdown() } else { t.text() };
-    let exp = report
-        .seed
-        .as_ref()
-        .and_then(|s| s.kinesis.as_ref())
-        .map(|k| k.experiment.clone());
+    let exp = cx.seed.map(|k| k.experiment.clone());
     // Cell ids of a percentile row: p50, p90, p99, (p99.9: never in the seed), max.
     let ids = |series: &str, subject: &str| -> Vec<Option<String>> {
         ["p50", "p90", "p99", "", "max"]
@@ -98,7 +89,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
             .collect()
     };
     let push_seed = |t: &mut Table, ids: &[Option<String>], trailing: usize| {
-        if let Some(rows) = report.seed_rows(ids) {
+        if let Some(rows) = cx.seed_rows(ids) {
             for (label, mut cells) in ["  seed", "  ours / seed", "  cell"].into_iter().zip(rows) {
                 cells.insert(0, label.to_string());
                 cells.extend(std::iter::repeat_n(String::new(), trailing));
@@ -271,8 +262,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
     heading(out, "Kinesis: what the SDK did");
     let has_seed_escaped = k.consumers.iter().any(|c| {
         exp.as_ref().is_some_and(|e| {
-            report
-                .cell(&format!("{e}/escaped_throttles/{}/count", c.name))
+            cx.cell(&format!("{e}/escaped_throttles/{}/count", c.name))
                 .is_some()
         })
     });
@@ -304,7 +294,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         if has_seed_escaped {
             let cell = exp
                 .as_ref()
-                .and_then(|e| report.cell(&format!("{e}/escaped_throttles/{}/count", c.name)));
+                .and_then(|e| cx.cell(&format!("{e}/escaped_throttles/{}/count", c.name)));
             row.push(cell.map_or(String::new(), |c| thousands(c.seed_low as u64)));
             row.push(cell.map_or(String::new(), |c| c.label.name().into()));
         }
@@ -345,8 +335,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
             "Kinesis: the shard's read budget (per shard, per minute of the run)",
         );
         let seeded = exp.as_ref().is_some_and(|e| {
-            report
-                .cell(&format!("{e}/get_records_per_minute/shard/value"))
+            cx.cell(&format!("{e}/get_records_per_minute/shard/value"))
                 .is_some()
         });
         let mut headers = vec!["figure", "ours"];
@@ -369,7 +358,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
         ] {
             let c = exp
                 .as_ref()
-                .and_then(|e| report.cell(&format!("{e}/{series}/shard/value")));
+                .and_then(|e| cx.cell(&format!("{e}/{series}/shard/value")));
             let mut row = vec![name.into(), format!("{ours:.1}")];
             if seeded {
                 row.extend([
@@ -402,7 +391,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, k: &KinesisSnap
 }
 
 /// The cells a Kinesis seed can be compared on.
-pub(super) fn seed_ids(k: &KinesisSeed, ids: &mut Vec<String>) {
+pub fn seed_ids(k: &KinesisSeed, ids: &mut Vec<String>) {
     let e = &k.experiment;
     let stats = |ids: &mut Vec<String>, prefix: String, max: bool| {
         for stat in ["p50", "p90", "p99"] {
@@ -438,14 +427,14 @@ pub(super) fn seed_ids(k: &KinesisSeed, ids: &mut Vec<String>) {
 }
 
 /// This run's figures beside a Kinesis seed's.
-fn compare(snapshot: &Snapshot, k: &KinesisSnapshot, seed: &KinesisSeed, cmp: &mut Comparer) {
+pub fn compare(k: &KinesisSnapshot, seed: &KinesisSeed, run: &Run<'_>, cmp: &mut Comparer) {
     let exp = &seed.experiment;
     for row in &seed.arrival_to_receive {
         if let Some(c) = k.consumers.iter().find(|c| c.name == row.consumer) {
             cmp.percentiles(
                 &format!("{exp}/arrival_to_receive/{}", c.name),
                 &c.arrival_to_receive,
-                row,
+                &row.percentiles(),
             );
         }
     }
@@ -453,7 +442,7 @@ fn compare(snapshot: &Snapshot, k: &KinesisSnapshot, seed: &KinesisSeed, cmp: &m
         cmp.percentiles(
             &format!("{exp}/send_to_arrival/all"),
             &k.send_to_arrival,
-            row,
+            &row.percentiles(),
         );
     }
     for e in &seed.escaped_throttles {
@@ -467,7 +456,7 @@ fn compare(snapshot: &Snapshot, k: &KinesisSnapshot, seed: &KinesisSeed, cmp: &m
             );
         }
     }
-    let minutes = snapshot.elapsed_secs / 60.0;
+    let minutes = run.elapsed_secs / 60.0;
     let read = k.get_records_totals();
     if let (Some([lo, hi]), true) = (seed.read_throttles_per_minute, minutes > 0.0) {
         cmp.add(

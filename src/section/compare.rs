@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::metrics::Summary;
 use crate::provenance::{Label, Param, calibrating};
-use crate::run::snapshot::Snapshot;
-use crate::scenario::Seed;
 
 /// Agreement is claimed within this fraction of the seed's figure.
 pub const WITHIN: f64 = 0.25;
@@ -138,12 +136,7 @@ impl<'a> Comparer<'a> {
     /// A row of percentiles (milliseconds): p50, p90, p99 and max where the seed has them. A
     /// percentile between two calibrated ones of the same row is calibrated too: the fitted
     /// shape pins it.
-    pub fn percentiles(
-        &mut self,
-        prefix: &str,
-        ours: &Summary,
-        seed: &crate::labs::kinesis::config::SeedRow,
-    ) {
+    pub fn percentiles(&mut self, prefix: &str, ours: &Summary, seed: &Percentiles) {
         let ms = |us: u64| us as f64 / 1000.0;
         let first = self.cells.len();
         self.add(
@@ -197,105 +190,19 @@ impl<'a> Comparer<'a> {
     }
 }
 
-/// Every cell id a seed can be compared on, whatever a run measured.
-pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
-    let mut ids = Vec::new();
-    if let Some(k) = &seed.kinesis {
-        super::kinesis::seed_ids(k, &mut ids);
-    }
-    if let Some(s3) = &seed.s3 {
-        super::s3::seed_ids(s3, &mut ids);
-    }
-    if let Some(r) = &seed.redis {
-        super::redis::seed_ids(r, &mut ids);
-    }
-    ids
-}
-
-/// Every compared cell of a run: its figures beside the seed's.
-pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
-    let model = (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
-    let mut cmp = Comparer::new(model);
-    for section in super::sections(snapshot) {
-        section.compare(snapshot, seed, &mut cmp);
-    }
-    cmp.cells
+/// A seed's row of percentiles, in milliseconds (its max when it has one).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Percentiles {
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: Option<f64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provenance::{Provenance, Source, matches};
-
-    /// The seeds of the built-in scenarios.
-    fn builtin_seeds() -> Vec<(crate::scenario::Scenario, Seed)> {
-        crate::scenario::BUILTIN
-            .iter()
-            .filter_map(|(name, _)| {
-                let s = crate::scenario::Scenario::resolve(name).unwrap();
-                s.seed.clone().map(|seed| (s, seed))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn every_seed_cell_a_parameter_names_is_one_the_seed_scenarios_compare() {
-        let ids: Vec<String> = builtin_seeds()
-            .iter()
-            .flat_map(|(_, seed)| seed_cell_ids(seed))
-            .collect();
-        assert!(ids.contains(&"kinesis-round1/arrival_to_receive/Lambda EFO/p99".to_string()));
-        assert!(ids.contains(&"s3/download/100 x 10 MB/ratio".to_string()));
-        assert!(ids.contains(&"redis/average_lag/50 MB value/new_clients".to_string()));
-        for name in crate::emulator::profile::BUILTIN_PROFILES {
-            let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
-            for (scenario, _) in builtin_seeds() {
-                let limits = crate::emulator::limits::Limits::default();
-                for p in crate::run::model_params(&scenario, Some((&profile, &limits))) {
-                    assert_eq!(
-                        p.provenance.source == Source::Seed,
-                        !p.provenance.seed_cells.is_empty(),
-                        "{name} {}: a parameter is derived from seed cells exactly when its source is the seed",
-                        p.name
-                    );
-                    for pattern in &p.provenance.seed_cells {
-                        assert!(
-                            ids.iter().any(|id| matches(pattern, id)),
-                            "{name} {}: '{pattern}' names no cell any seed scenario compares",
-                            p.name
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_held_out_cells_are_never_calibrated_by_seed_tokyo() {
-        // Kinesis is fitted on round 1 only and S3 on the 1 GB and 100 KB sets: round 2 and the
-        // 10 MB set are predictions on every built-in profile.
-        for name in crate::emulator::profile::BUILTIN_PROFILES {
-            let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
-            for (scenario, seed) in builtin_seeds() {
-                let limits = crate::emulator::limits::Limits::default();
-                let model = crate::run::model_params(&scenario, Some((&profile, &limits)));
-                for id in seed_cell_ids(&seed) {
-                    let held_out =
-                        id.starts_with("kinesis-round2/") || id.contains("/100 x 10 MB/");
-                    if held_out {
-                        assert!(
-                            calibrating(&model, &id).is_empty(),
-                            "{name}: {id} is held out but calibrated by {:?}",
-                            calibrating(&model, &id)
-                                .iter()
-                                .map(|p| &p.name)
-                                .collect::<Vec<_>>()
-                        );
-                    }
-                }
-            }
-        }
-    }
+    use crate::provenance::Provenance;
 
     #[test]
     fn cells_derived_from_a_parameter_are_calibrated_and_the_rest_predicted() {
@@ -311,8 +218,7 @@ mod tests {
             ),
         )];
         let mut cmp = Comparer::new(Some(&model));
-        let seed = crate::labs::kinesis::config::SeedRow {
-            consumer: "Lambda EFO".into(),
+        let seed = Percentiles {
             p50_ms: 68.3,
             p90_ms: 109.0,
             p99_ms: 119.1,

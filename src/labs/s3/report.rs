@@ -1,50 +1,42 @@
 //! The S3 lab's part of a report: the seed's matrix of set times beside ours, and the live loop's
 //! PUT and GET per storage class; and its CSV rows.
 
-use super::compare::Comparer;
-use super::*;
 use crate::labs::s3::config::S3Seed;
 use crate::labs::s3::snapshot::S3Snapshot;
+use crate::section::compare::Comparer;
+use crate::section::table::Table;
+use crate::section::{CsvRows, Cx, Run, ratio_text, section_heading};
+use crate::units::{ms, thousands};
 
-impl Section for S3Snapshot {
-    fn compare(&self, _: &Snapshot, seed: &Seed, cmp: &mut Comparer) {
-        if let (Some(seed), Some(rows)) = (&seed.s3, &self.matrix) {
-            compare(rows, seed, cmp);
+/// Its rows of the CSV.
+pub fn csv(snap: &S3Snapshot, rows: &mut CsvRows) {
+    for r in snap.matrix.iter().flatten() {
+        let set = r.case.label();
+        for (metric, v) in [
+            ("upload_express_s", r.upload_express_s),
+            ("upload_standard_s", r.upload_standard_s),
+            ("download_express_s", r.download_express_s),
+            ("download_standard_s", r.download_standard_s),
+        ] {
+            rows.add("s3", &set, metric, v);
         }
     }
-
-    fn write(&self, report: &Report, out: &mut String, md: bool) {
-        write(report, out, md, self);
-    }
-
-    fn csv(&self, rows: &mut CsvRows) {
-        for r in self.matrix.iter().flatten() {
-            let set = r.case.label();
-            for (metric, v) in [
-                ("upload_express_s", r.upload_express_s),
-                ("upload_standard_s", r.upload_standard_s),
-                ("download_express_s", r.download_express_s),
-                ("download_standard_s", r.download_standard_s),
-            ] {
-                rows.add("s3", &set, metric, v);
-            }
-        }
-        for o in &self.ops {
-            let subject = format!("{} {}", o.class.storage_class(), o.op);
-            rows.summary("s3", &subject, "first_byte", &o.first_byte);
-            rows.summary("s3", &subject, "total", &o.total);
-            rows.add("s3", &subject, "mb_per_sec", o.mb_per_sec);
-            rows.add("s3", &subject, "slow_downs", o.slow_downs as f64);
-            rows.add("s3", &subject, "errors", o.errors as f64);
-        }
+    for o in &snap.ops {
+        let subject = format!("{} {}", o.class.storage_class(), o.op);
+        rows.summary("s3", &subject, "first_byte", &o.first_byte);
+        rows.summary("s3", &subject, "total", &o.total);
+        rows.add("s3", &subject, "mb_per_sec", o.mb_per_sec);
+        rows.add("s3", &subject, "slow_downs", o.slow_downs as f64);
+        rows.add("s3", &subject, "errors", o.errors as f64);
     }
 }
 
-pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot) {
+/// Its sections of the text or Markdown report.
+pub fn write(s3: &S3Snapshot, cx: &Cx<'_, S3Seed>, out: &mut String, md: bool) {
     let heading = section_heading(md);
     let table = |t: &Table| if md { t.markdown() } else { t.text() };
     let secs = |v: f64| format!("{v:.3}");
-    let seed = report.seed.as_ref().and_then(|s| s.s3.as_ref());
+    let seed = cx.seed;
     if let Some(rows) = &s3.matrix {
         for dir in ["upload", "download"] {
             heading(
@@ -66,9 +58,8 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot
                     ("Standard", st, "standard", false),
                     ("Standard / Express", ratio, "ratio", true),
                 ] {
-                    let c = seed.and_then(|sd| {
-                        report.cell(&format!("{}/{dir}/{set}/{stat}", sd.experiment))
-                    });
+                    let c = seed
+                        .and_then(|sd| cx.cell(&format!("{}/{dir}/{set}/{stat}", sd.experiment)));
                     let show = |v: f64| if as_ratio { ratio_text(v) } else { secs(v) };
                     t.row(vec![
                         set.clone(),
@@ -158,7 +149,7 @@ pub(super) fn write(report: &Report, out: &mut String, md: bool, s3: &S3Snapshot
 }
 
 /// The cells an S3 seed can be compared on.
-pub(super) fn seed_ids(s3: &S3Seed, ids: &mut Vec<String>) {
+pub fn seed_ids(s3: &S3Seed, ids: &mut Vec<String>) {
     for (dir, rows) in [("upload", &s3.upload), ("download", &s3.download)] {
         for r in rows {
             for stat in ["express", "standard", "ratio"] {
@@ -169,7 +160,7 @@ pub(super) fn seed_ids(s3: &S3Seed, ids: &mut Vec<String>) {
 }
 
 /// This run's matrix beside an S3 seed's.
-fn compare(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Comparer) {
+fn compare_matrix(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Comparer) {
     let exp = &seed.experiment;
     for (dir, seed_rows) in [("upload", &seed.upload), ("download", &seed.download)] {
         // Like with like: a set the seed did not run (a --quick set) has no seed figure.
@@ -195,5 +186,12 @@ fn compare(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Compare
                 );
             }
         }
+    }
+}
+
+/// Its matrix beside the seed's, when it ran one.
+pub fn compare(s3: &S3Snapshot, seed: &S3Seed, _run: &Run<'_>, cmp: &mut Comparer) {
+    if let Some(rows) = &s3.matrix {
+        compare_matrix(rows, seed, cmp);
     }
 }
