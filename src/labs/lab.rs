@@ -79,6 +79,12 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Its rows of the report's CSV.
     fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows);
 
+    /// Its lines of the report's opening facts (`stream`, `SDK`: what it measured, set up how),
+    /// with its seed's when the scenario has one; none by default.
+    fn facts(_snap: &Self::Snapshot, _seed: Option<&Self::Seed>) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
     /// Every cell id its seed can be compared on, whatever a run measured.
     fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>);
 

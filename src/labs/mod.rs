@@ -78,6 +78,13 @@ macro_rules! lab_kinds {
                 }
             }
 
+            /// Whether its figures count from the moment it starts (a producer's period).
+            pub fn measures_from_start(self) -> bool {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::MEASURES_FROM_START,)*
+                }
+            }
+
             /// Its share of its column on the overview.
             pub fn overview_weight(self) -> u16 {
                 match self {

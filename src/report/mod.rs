@@ -17,7 +17,7 @@ use crate::labs::Lab;
 use crate::provenance::Label;
 use crate::run::snapshot::Snapshot;
 use crate::scenario::{Scenario, Seed};
-use crate::section::{CsvRows, rate_text, section_heading};
+use crate::section::{CsvRows, section_heading};
 use crate::units::thousands;
 use compare::{Cell, Tally};
 use table::Table;
@@ -161,13 +161,15 @@ impl Report {
         let d = |secs: f64| {
             crate::units::format_duration(std::time::Duration::from_secs_f64(secs.round()))
         };
-        let ran = match &s.kinesis {
-            Some(_) => format!(
+        let producing = s.labs().iter().any(|l| l.measures_from_start());
+        let ran = if producing {
+            format!(
                 "{} of records produced ({} with set-up and drain)",
                 d(s.producing_secs),
                 d(s.elapsed_secs)
-            ),
-            None => d(s.elapsed_secs),
+            )
+        } else {
+            d(s.elapsed_secs)
         };
         let ran = match (self.ending, self.scenario.requested_duration_secs) {
             (Ending::StoppedEarly, Some(asked)) => {
@@ -190,25 +192,7 @@ impl Report {
             ),
             ("ran", ran),
         ];
-        if let Some(k) = &s.kinesis {
-            let p = &k.producer;
-            facts.push((
-                "stream",
-                format!(
-                    "{}, {}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
-                    k.stream,
-                    k.shards_text(),
-                    rate_text(p.asked_rate),
-                    p.achieved_rate,
-                    p.mode,
-                    crate::units::format_bytes(p.payload_bytes)
-                ),
-            ));
-            facts.push(("SDK", k.retry.clone()));
-        }
-        if let Some(seed) = self.seed.as_ref().and_then(|s| s.kinesis.as_ref()) {
-            facts.push(("seed", seed.source.clone()));
-        }
+        facts.extend(self.lab_facts());
         let model = &s.backend.model;
         if !model.is_empty() {
             let derived = model
@@ -445,6 +429,16 @@ macro_rules! sections {
                 })*
             }
 
+            /// Each lab's lines of the opening facts (`Lab::facts`).
+            fn lab_facts(&self) -> Vec<(&'static str, String)> {
+                let mut out = Vec::new();
+                $(if let Some(s) = self.snapshot.$module.as_ref() {
+                    let seed = self.seed.as_ref().and_then(|seed| seed.$module.as_ref());
+                    out.extend(<crate::labs::$module::$ty as Lab>::facts(s, seed));
+                })*
+                out
+            }
+
             /// Each lab's rows of the CSV (`Lab::csv`).
             fn csv_labs(&self, rows: &mut CsvRows) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
@@ -480,8 +474,6 @@ macro_rules! sections {
     };
 }
 crate::labs::for_each_lab!(sections);
-
-pub use crate::labs::kinesis::snapshot::batch_line;
 
 #[cfg(test)]
 mod tests {

@@ -59,12 +59,6 @@ macro_rules! per_lab {
             $(pub $module: Option<<$module::$ty as Lab>::History>,)*
         }
 
-        fn measures_from_start(kind: LabKind) -> bool {
-            match kind {
-                $(LabKind::$kind => <$module::$ty as Lab>::MEASURES_FROM_START,)*
-            }
-        }
-
         /// Puts a lab that could not start into the snapshot, saying why, if it can show that;
         /// false when it cannot (a lab that cannot start stops the run).
         pub(super) fn unavailable_into(kind: LabKind, why: &str, snap: Option<&mut Snapshot>) -> bool {
@@ -93,7 +87,7 @@ macro_rules! per_lab {
             let mut labs = Vec::new();
             let mut failed = Vec::new();
             let mut order = LabKind::ALL.to_vec();
-            order.sort_by_key(|k| measures_from_start(*k));
+            order.sort_by_key(|k| k.measures_from_start());
             for kind in order {
                 let started = match kind {
                     $(LabKind::$kind => match &scenario.$module {

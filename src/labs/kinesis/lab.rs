@@ -58,6 +58,28 @@ impl Lab for KinesisLab {
         super::report::csv(snap, rows);
     }
 
+    /// The stream and the producer, the SDK's retries, and the seed's source.
+    fn facts(k: &KinesisSnapshot, seed: Option<&Self::Seed>) -> Vec<(&'static str, String)> {
+        let p = &k.producer;
+        let mut facts = vec![
+            (
+                "stream",
+                format!(
+                    "{}, {}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
+                    k.stream,
+                    k.shards_text(),
+                    crate::section::rate_text(p.asked_rate),
+                    p.achieved_rate,
+                    p.mode,
+                    crate::units::format_bytes(p.payload_bytes)
+                ),
+            ),
+            ("SDK", k.retry.clone()),
+        ];
+        facts.extend(seed.map(|s| ("seed", s.source.clone())));
+        facts
+    }
+
     fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>) {
         super::report::seed_ids(seed, ids);
     }
