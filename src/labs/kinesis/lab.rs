@@ -250,6 +250,19 @@ impl Lab for KinesisLab {
         history: &'a KinesisHistory,
     ) -> Option<crate::labs::series::FrameSeries<'a>> {
         (snap.consumers.len() == history.consumers.len()).then(|| {
+            let upto = history
+                .consumers
+                .first()
+                .and_then(|s| s.last())
+                .map(|p| p.second.saturating_sub(1));
+            // The rate's values end at the last whole second too; a run younger than the
+            // history's window has fewer seconds than values, and those before its second 0
+            // are none of its own (written, they would stand for later seconds).
+            let rate = &history.read_rate;
+            let gauge = match upto {
+                Some(u) => &rate[rate.len().saturating_sub(u as usize + 1)..],
+                None => &rate[..],
+            };
             crate::labs::series::FrameSeries {
                 series: snap
                     .consumers
@@ -260,12 +273,8 @@ impl Lab for KinesisLab {
                         (id, c.name.clone(), points.as_slice())
                     })
                     .collect(),
-                gauge: &history.read_rate,
-                upto: history
-                    .consumers
-                    .first()
-                    .and_then(|s| s.last())
-                    .map(|p| p.second.saturating_sub(1)),
+                gauge,
+                upto,
             }
         })
     }
@@ -425,5 +434,35 @@ impl Lab for KinesisLab {
             }
         }
         problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seven seconds into a run, a frame writes the GetRecords rate of seconds 0 to 6 (its last
+    /// whole second), not ten values of which the first three stand before the run began.
+    #[test]
+    fn a_young_runs_frame_writes_its_rate_at_its_own_seconds() {
+        let (_, snap, mut history) = <KinesisLab as Lab>::sample();
+        for points in &mut history.consumers {
+            points.truncate(8);
+            for (i, p) in points.iter_mut().enumerate() {
+                p.second = i as u64;
+            }
+        }
+        history.read_rate = (1..=10).map(f64::from).collect();
+        let f = KinesisLab::frame_series(&snap, &history).unwrap();
+        assert_eq!(f.upto, Some(6));
+        assert_eq!(f.gauge, &[4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
+        // Once the run is older than the window, every value is its own.
+        for points in &mut history.consumers {
+            for p in points.iter_mut() {
+                p.second += 100;
+            }
+        }
+        let f = KinesisLab::frame_series(&snap, &history).unwrap();
+        assert_eq!(f.gauge.len(), 10);
     }
 }
