@@ -82,32 +82,49 @@ macro_rules! scenario {
         }
 
         impl File {
-            /// Each lab checks its section, then the seed's figures against it; then the
-            /// scenario, with `rest` (what the file says besides its labs) filled in.
-            fn labs(self, text: &str, rest: Scenario) -> anyhow::Result<Scenario> {
-                let scenario = Scenario {
-                    $($module: self
-                        .$module
-                        .map(|f| <crate::labs::$module::$ty as Lab>::parse(f, text))
-                        .transpose()?,)*
-                    ..rest
-                };
+            /// The scenario the file describes: each lab checks its section, then the seed's
+            /// figures against it; then the faults are read.
+            fn into_scenario(
+                self,
+                text: &str,
+                origin: &str,
+                emulator_limits: Vec<String>,
+            ) -> anyhow::Result<Scenario> {
+                $(let $module = self
+                    .$module
+                    .map(|f| <crate::labs::$module::$ty as Lab>::parse(f, text))
+                    .transpose()?;)*
+                if true $(&& $module.is_none())* {
+                    return Err(no_lab());
+                }
                 $(if let (Some(seed), Some(s)) = (
-                    scenario.seed.as_ref().and_then(|s| s.$module.as_ref()),
-                    scenario.$module.as_ref(),
+                    self.seed.as_ref().and_then(|s| s.$module.as_ref()),
+                    $module.as_ref(),
                 ) {
                     <crate::labs::$module::$ty as Lab>::check_seed(seed, s)?;
                 })*
-                Ok(scenario)
+                let faults = self
+                    .faults
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| parse_fault(i, t))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Ok(Scenario {
+                    name: self.name,
+                    description: self.description,
+                    duration: self.duration.0,
+                    latency_profile: self.latency_profile,
+                    emulator_limits,
+                    $($module,)*
+                    faults,
+                    seed: self.seed,
+                    origin: origin.to_string(),
+                    source: text.to_string(),
+                })
             }
         }
 
         impl Scenario {
-            /// Whether it has no lab at all.
-            fn has_no_lab(&self) -> bool {
-                true $(&& self.$module.is_none())*
-            }
-
             /// Every lab's part of the run's model (`Lab::model`), in screen order.
             pub fn lab_model(&self) -> Vec<crate::provenance::Param> {
                 let mut out = Vec::new();
@@ -123,37 +140,23 @@ macro_rules! scenario {
                     <crate::labs::$module::$ty as Lab>::for_duration(s, self.duration);
                 })*
             }
-
-            /// A scenario of no lab yet: the parts the file gives besides its labs.
-            #[allow(clippy::too_many_arguments)]
-            fn without_labs(
-                name: String,
-                description: String,
-                duration: Duration,
-                latency_profile: String,
-                emulator_limits: Vec<String>,
-                faults: Vec<crate::faults::FaultSpec>,
-                seed: Option<Seed>,
-                origin: String,
-                source: String,
-            ) -> Scenario {
-                Scenario {
-                    name,
-                    description,
-                    duration,
-                    latency_profile,
-                    emulator_limits,
-                    $($module: None,)*
-                    faults,
-                    seed,
-                    origin,
-                    source,
-                }
-            }
         }
     };
 }
 crate::labs::for_each_lab!(scenario);
+
+/// A scenario file without any lab's section: the error names every section it could have.
+fn no_lab() -> anyhow::Error {
+    let sections: Vec<String> = LabKind::ALL
+        .iter()
+        .map(|l| format!("[{}]", l.key()))
+        .collect();
+    let (last, rest) = sections.split_last().expect("the registry has a lab");
+    anyhow::anyhow!(
+        "the scenario has no {} or {last} section: nothing to run",
+        rest.join(", ")
+    )
+}
 
 fn default_profile() -> String {
     "seed-tokyo".into()
@@ -238,36 +241,7 @@ impl Scenario {
             .context("[emulator] limits")?;
         crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
             .context("latency_profile")?;
-        let faults = file
-            .faults
-            .iter()
-            .enumerate()
-            .map(|(i, t)| parse_fault(i, t))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let rest = Scenario::without_labs(
-            file.name.clone(),
-            file.description.clone(),
-            duration,
-            file.latency_profile.clone(),
-            emulator_limits,
-            faults,
-            file.seed.clone(),
-            origin.to_string(),
-            text.to_string(),
-        );
-        let scenario = file.labs(text, rest)?;
-        if scenario.has_no_lab() {
-            let sections: Vec<String> = LabKind::ALL
-                .iter()
-                .map(|l| format!("[{}]", l.key()))
-                .collect();
-            let (last, rest) = sections.split_last().expect("the registry has a lab");
-            bail!(
-                "the scenario has no {} or {last} section: nothing to run",
-                rest.join(", ")
-            );
-        }
-        Ok(scenario)
+        file.into_scenario(text, origin, emulator_limits)
     }
 }
 
