@@ -404,24 +404,24 @@ fn process_line(p: &crate::run::process::ProcessSnapshot) -> Option<String> {
 /// Fault timeline rows a text or Markdown report shows (the JSON has every one kept).
 const TIMELINE_ROWS: usize = 50;
 
+/// What a lab's section may know of the run.
+fn run_of(snapshot: &Snapshot) -> crate::section::Run<'_> {
+    crate::section::Run {
+        complete: snapshot.complete,
+        elapsed_secs: snapshot.elapsed_secs,
+        model: &snapshot.backend.model,
+    }
+}
+
 macro_rules! sections {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
         impl Report {
-            /// What a lab's section may know of the run.
-            fn run(&self) -> crate::section::Run<'_> {
-                crate::section::Run {
-                    complete: self.snapshot.complete,
-                    elapsed_secs: self.snapshot.elapsed_secs,
-                    model: &self.snapshot.backend.model,
-                }
-            }
-
             /// Each lab's sections of the text or Markdown document, in screen order
             /// (`Lab::write`).
             fn write_labs(&self, out: &mut String, md: bool) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
                     let cx = crate::section::Cx {
-                        run: self.run(),
+                        run: run_of(&self.snapshot),
                         seed: self.seed.as_ref().and_then(|seed| seed.$module.as_ref()),
                         cells: &self.cells,
                     };
@@ -461,11 +461,7 @@ macro_rules! sections {
             let model =
                 (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
             let mut cmp = compare::Comparer::new(model);
-            let run = crate::section::Run {
-                complete: snapshot.complete,
-                elapsed_secs: snapshot.elapsed_secs,
-                model: &snapshot.backend.model,
-            };
+            let run = run_of(snapshot);
             $(if let (Some(s), Some(seed)) = (snapshot.$module.as_ref(), seed.$module.as_ref()) {
                 <crate::labs::$module::$ty as Lab>::compare(s, seed, &run, &mut cmp);
             })*

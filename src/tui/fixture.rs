@@ -71,19 +71,19 @@ pub fn lab_view(lab: LabKind) -> View {
 
 /// A fixed view of the `tour` scenario: every lab at once, as the overview shows them.
 pub fn sample_tour_view() -> View {
-    let mut view = base("tour");
-    for lab in LabKind::ALL {
-        add(&mut view, lab, false);
-    }
-    view
+    tour(false)
 }
 
 /// The tour's view with every optional part of every lab filled in (a headless run's results):
 /// what the report schema's test writes.
 pub fn full_tour_view() -> View {
+    tour(true)
+}
+
+fn tour(full: bool) -> View {
     let mut view = base("tour");
     for lab in LabKind::ALL {
-        add(&mut view, lab, true);
+        add(&mut view, lab, full);
     }
     view
 }
