@@ -23,10 +23,19 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             .open(out)
             .with_context(|| format!("cannot write --output {}", out.display()))?;
     }
+    let share = args.share.open()?;
     let opts = args.target.options();
     let report = runtime()?.block_on(async move {
         let metrics = crate::run::export::Metrics::start(metrics)?;
+        let theme = crate::tui::theme::Theme::dark();
+        let mut host = share
+            .map(|l| crate::tui::shared::Host::start(l, &theme, &scenario.description))
+            .transpose()?;
+        // The screen a viewer is shown: the run's, with its prices and the viewers' messages.
+        let mut screen = crate::tui::app::App::new(theme);
+        screen.prices = prices.clone();
         let lab = std::sync::Arc::new(Run::start(scenario.clone(), &opts).await?);
+        screen.sync_labs(&lab.snapshot(false).labs());
         metrics.attach(&lab);
         let mut recorder = match &args.out.record {
             Some(dir) => Some(crate::record::Recorder::create(
@@ -67,6 +76,12 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                         if let Some(r) = recorder.as_mut() {
                             r.tick(&lab)?;
                         }
+                        if let Some(h) = host.as_mut() {
+                            h.tick(&mut screen, &lab);
+                        }
+                    }
+                    v = viewers(&mut host) => {
+                        viewer(&mut host, &mut screen, &mut recorder, &progress, &lab, v);
                     }
                 }
             }
@@ -85,10 +100,22 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                         if let Some(r) = recorder.as_mut() {
                             r.tick(&lab)?;
                         }
+                        if let Some(h) = host.as_mut() {
+                            h.tick(&mut screen, &lab);
+                        }
+                    }
+                    v = viewers(&mut host) => {
+                        viewer(&mut host, &mut screen, &mut recorder, &progress, &lab, v);
                     }
                 }
             }
         };
+        // A viewer's key being applied finishes first: the run is then its own again.
+        if let Some(h) = host.as_mut() {
+            for done in h.settle().await {
+                viewer_done(&mut screen, &mut recorder, &progress, done);
+            }
+        }
         if let Some(pb) = &progress {
             pb.set_message("stopping: the producer has stopped, consumers are draining");
         }
@@ -101,8 +128,19 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                 if let Some(r) = recorder.as_mut() {
                     last_tick = r.tick(l);
                 }
+                if let Some(h) = host.as_mut() {
+                    h.tick(&mut screen, l);
+                }
             })
             .await;
+        if let Some(h) = host {
+            h.end(if stopped_early {
+                "the run ended: stopped early"
+            } else {
+                "the run ended: completed"
+            })
+            .await;
+        }
         last_tick?;
         if let Some(pb) = progress {
             pb.finish_and_clear();
@@ -140,6 +178,69 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What viewers did next, when the run is shared.
+async fn viewers(host: &mut Option<crate::tui::shared::Host>) -> crate::tui::shared::Viewers {
+    match host {
+        Some(h) => h.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A line on standard error, above the progress bar when there is one.
+fn say(progress: &Option<indicatif::ProgressBar>, text: &str) {
+    match progress {
+        Some(pb) => pb.println(text),
+        None => eprintln!("{text}"),
+    }
+}
+
+/// A viewer's key (applied when it changes the experiment, refused otherwise) or its answer:
+/// said on standard error and in the recording, with who sent it.
+fn viewer(
+    host: &mut Option<crate::tui::shared::Host>,
+    screen: &mut crate::tui::app::App,
+    recorder: &mut Option<crate::record::Recorder>,
+    progress: &Option<indicatif::ProgressBar>,
+    lab: &std::sync::Arc<Run>,
+    v: crate::tui::shared::Viewers,
+) {
+    let vk = match v {
+        crate::tui::shared::Viewers::Key(vk) => vk,
+        crate::tui::shared::Viewers::Done(done) => {
+            return viewer_done(screen, recorder, progress, done);
+        }
+    };
+    let Some(h) = host.as_mut() else { return };
+    let labs = screen.labs.clone();
+    let (said, refused) = h.take(lab, vk, &labs);
+    say(progress, &said);
+    screen.say(said.clone(), refused);
+    if let Some(r) = recorder.as_mut() {
+        r.note(if refused { "refused" } else { "command" }, &said);
+    }
+}
+
+/// A viewer's key's answer, said and recorded.
+fn viewer_done(
+    screen: &mut crate::tui::app::App,
+    recorder: &mut Option<crate::record::Recorder>,
+    progress: &Option<indicatif::ProgressBar>,
+    (said, result): (String, Result<String, String>),
+) {
+    say(progress, &said);
+    screen.say(said.clone(), result.is_err());
+    if let Some(r) = recorder.as_mut() {
+        r.note(
+            if result.is_ok() {
+                "confirmed"
+            } else {
+                "refused"
+            },
+            &said,
+        );
+    }
 }
 
 pub(super) fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {

@@ -19,7 +19,7 @@ mod scenarios;
 mod target;
 pub use replay::ReplayArgs;
 pub use scenarios::{ScenarioName, scenarios_listing};
-pub use target::{EmulatorArgs, OutputArgs, TargetArgs};
+pub use target::{EmulatorArgs, OutputArgs, ShareArgs, TargetArgs};
 
 use headless::{run_headless, shutdown_signal};
 pub use listing::{profile_listing, profile_markdown, profiles_listing};
@@ -159,6 +159,8 @@ pub struct TuiArgs {
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
+    pub share: ShareArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
 }
 
@@ -221,6 +223,8 @@ pub struct RunArgs {
     pub quick: bool,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub share: ShareArgs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -464,6 +468,7 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         );
     }
     let (prices, metrics) = args.out.open()?;
+    let share = args.share.open()?;
     let log = init_log(args.log.as_deref())?;
     let report = crate::tui::run(crate::tui::TuiOptions {
         scenario,
@@ -473,6 +478,7 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         record: args.out.record.clone(),
         metrics,
         prices,
+        share,
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());

@@ -40,6 +40,8 @@ pub struct ReplayArgs {
     /// region
     #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
+    #[command(flatten)]
+    pub share: ShareArgs,
 }
 
 pub(super) fn parse_speed(s: &str) -> Result<u32, String> {
@@ -84,6 +86,16 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
+    if args.share.share_control {
+        anyhow::bail!(
+            "--share-control: a replay changes no experiment, so there is no control to grant; share it read-only"
+        );
+    }
+    if args.share.share.is_some() && (args.headless || args.screenshot.is_some()) {
+        anyhow::bail!(
+            "--share shares the replay's screen as it plays; it does not go with --headless or --screenshot"
+        );
+    }
     if args.headless {
         // Every frame up to the moment is read, as the TUI would play it: a damaged one is an
         // error here, not a surprise later.
@@ -112,12 +124,14 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             args.dir.display()
         );
     }
+    let share = args.share.open()?;
     let report = crate::tui::replay::run(crate::tui::replay::ReplayOptions {
         recording: rec,
         theme,
         fps: args.fps,
         at_secs: at,
         speed: args.speed,
+        share,
     })?;
     write(report.with_prices(prices).render(Format::Text))?;
     Ok(ExitCode::SUCCESS)

@@ -159,3 +159,62 @@ impl OutputArgs {
         Ok((prices, metrics))
     }
 }
+
+/// `--share`: the run, live, for browsers and `latlab attach`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShareArgs {
+    /// Share the run live at http://ADDR/ (a browser page, and `latlab attach URL`): HOST:PORT,
+    /// or a PORT on 127.0.0.1; with no ADDR, 127.0.0.1 on a free port. The URL, its token
+    /// included, is printed on standard error
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub share: Option<String>,
+    /// The token viewers must give (default: 128 random bits); 8 to 256 letters, digits, - _ . ~
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "LATLAB_SHARE_TOKEN",
+        hide_env_values = true
+    )]
+    pub share_token: Option<String>,
+    /// At most this many viewers at once; past it a viewer is told so (HTTP 503) [default: 16]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub share_viewers: Option<u32>,
+    /// Let viewers send the keys that change the experiment (each is said on the status line
+    /// and recorded with the viewer's address)
+    #[arg(long)]
+    pub share_control: bool,
+    /// Share on an address other hosts can reach (anyone with the URL sees the run)
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+impl ShareArgs {
+    /// The share asked for, bound before anything runs, and its URL said on standard error;
+    /// None without --share.
+    pub fn open(&self) -> anyhow::Result<Option<crate::share::ShareListener>> {
+        let Some(addr) = &self.share else {
+            for (given, flag) in [
+                (self.share_viewers.is_some(), "--share-viewers"),
+                (self.share_control, "--share-control"),
+                (self.allow_remote, "--allow-remote"),
+            ] {
+                if given {
+                    anyhow::bail!("{flag} is a setting of --share; add --share (or --share ADDR)");
+                }
+            }
+            return Ok(None);
+        };
+        let listener = crate::share::ShareListener::bind(crate::share::ShareOptions {
+            addr: addr.clone(),
+            token: self.share_token.clone(),
+            viewers: self
+                .share_viewers
+                .map_or(crate::share::DEFAULT_VIEWERS, |n| n as usize),
+            control: self.share_control,
+            allow_remote: self.allow_remote,
+        })?;
+        eprintln!("share: {}", listener.url());
+        tracing::info!("sharing the run at http://{}/", listener.addr());
+        Ok(Some(listener))
+    }
+}

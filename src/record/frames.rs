@@ -107,9 +107,7 @@ pub struct Framer {
 impl Framer {
     /// The frame of this second: `snapshot` (taken just now) and the points that became whole.
     pub fn frame(&mut self, lab: &Run, at_secs: f64, snapshot: &Snapshot) -> Frame {
-        let history = lab.history(LOOKBACK);
-        let mut points = Points::default();
-        self.labs(snapshot, &history, &mut points);
+        let points = self.points(lab, snapshot);
         let mut trimmed = snapshot.clone();
         trim_faults(&mut trimmed);
         if self.model_written {
@@ -122,6 +120,20 @@ impl Framer {
             points,
             end: None,
         }
+    }
+
+    /// The points of each series that became whole since the last call: what a frame of this
+    /// second carries (a shared run's frames too, `share`).
+    pub fn points(&mut self, lab: &Run, snapshot: &Snapshot) -> Points {
+        self.points_of(snapshot, &lab.history(LOOKBACK))
+    }
+
+    /// The points of `history` not yet written (all of them, from a new framer: a replay's
+    /// shared frames are each written from the recording at the cursor).
+    pub fn points_of(&mut self, snapshot: &Snapshot, history: &History) -> Points {
+        let mut points = Points::default();
+        self.labs(snapshot, history, &mut points);
+        points
     }
 
     /// A lab's series and gauge: the seconds of each that became whole since the last frame.

@@ -49,6 +49,10 @@ impl Tab {
 
 pub struct App {
     pub tab: Tab,
+    /// A shared run's viewers now (`--share`): the header says `shared · N viewers`.
+    pub shared: Option<usize>,
+    /// The host this screen is attached to (`latlab attach`): the header says so.
+    pub attached: Option<String>,
     /// The labs the running scenario has, in screen order: the tabs that exist.
     pub labs: Vec<LabKind>,
     pub themes: Vec<Theme>,
@@ -82,6 +86,8 @@ impl App {
         }
         App {
             tab: Tab::Lab(LabKind::ALL[0]),
+            shared: None,
+            attached: None,
             labs: vec![LabKind::ALL[0]],
             themes,
             theme: 0,

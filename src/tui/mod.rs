@@ -11,6 +11,7 @@ pub mod panes;
 pub mod render;
 pub mod replay;
 pub mod screenshot;
+pub mod shared;
 pub mod theme;
 pub mod ui;
 pub mod view;
@@ -48,6 +49,8 @@ pub enum Event {
     Signal(&'static str),
     /// A command finished: its confirmation, or its error.
     Done(Result<String, String>),
+    /// A viewer of the shared run sent a key, or one it sent was answered.
+    Viewers(shared::Viewers),
 }
 
 pub struct TuiOptions {
@@ -61,6 +64,8 @@ pub struct TuiOptions {
     pub metrics: Option<crate::run::export::MetricsListener>,
     /// `--prices`: the cost lines and the report price with it, not the region's file.
     pub prices: Option<Arc<crate::cost::Prices>>,
+    /// `--share`: the run, live, for browsers and `latlab attach` (bound already).
+    pub share: Option<crate::share::ShareListener>,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -195,6 +200,26 @@ where
         );
     }
     let metrics = crate::run::export::Metrics::start(opts.metrics)?;
+    let mut host = match opts.share {
+        Some(l) => {
+            let h = shared::Host::start(l, &opts.theme, &scenario.description)?;
+            app.say(
+                format!(
+                    "sharing at {}{}",
+                    h.share.url(),
+                    if h.share.control() {
+                        " (viewers may change the experiment)"
+                    } else {
+                        " (read-only)"
+                    }
+                ),
+                false,
+            );
+            app.shared = Some(0);
+            Some(h)
+        }
+        None => None,
+    };
     // The first frame comes at once; the lab starts behind it.
     let mut starting = tokio::spawn({
         let (s, t) = (opts.scenario.clone(), opts.target.clone());
@@ -250,7 +275,13 @@ where
             terminal.draw(|f| ui::draw(f, &app, &view))?;
             redraw = false;
         }
-        let Some(ev) = rx.recv().await else { break };
+        let ev = tokio::select! {
+            ev = rx.recv() => match ev {
+                Some(ev) => ev,
+                None => break,
+            },
+            v = viewers(&mut host) => Event::Viewers(v),
+        };
         let action = match ev {
             Event::Tick => {
                 if recorded.elapsed() >= Duration::from_secs(1) {
@@ -261,7 +292,35 @@ where
                         app.say(format!("recording stopped: {e:#}"), true);
                         recorder = None;
                     }
+                    if let Some(h) = host.as_mut() {
+                        h.tick(&mut app, &lab);
+                    }
                 }
+                Action::Redraw
+            }
+            Event::Viewers(shared::Viewers::Key(vk)) => {
+                if let Some(h) = host.as_mut() {
+                    let labs = app.labs.clone();
+                    let (said, refused) = h.take(&lab, vk, &labs);
+                    if let Some(r) = recorder.as_mut() {
+                        r.note(if refused { "refused" } else { "command" }, &said);
+                    }
+                    app.say(said, refused);
+                }
+                Action::Redraw
+            }
+            Event::Viewers(shared::Viewers::Done((said, result))) => {
+                if let Some(r) = recorder.as_mut() {
+                    r.note(
+                        if result.is_ok() {
+                            "confirmed"
+                        } else {
+                            "refused"
+                        },
+                        &said,
+                    );
+                }
+                app.say(said, result.is_err());
                 Action::Redraw
             }
             Event::Input(TermEvent::Key(k)) => app.key(k, || View::of(&lab, 600)),
@@ -313,6 +372,21 @@ where
     })?;
     stop.store(true, Ordering::Relaxed);
     metrics.stop().await;
+    // A viewer's key being applied finishes first: the run is then the screen's alone again.
+    if let Some(h) = host.as_mut() {
+        for (said, result) in h.settle().await {
+            if let Some(r) = recorder.as_mut() {
+                r.note(
+                    if result.is_ok() {
+                        "confirmed"
+                    } else {
+                        "refused"
+                    },
+                    &said,
+                );
+            }
+        }
+    }
     let lab =
         Arc::try_unwrap(lab).map_err(|_| anyhow::anyhow!("a command was still running at quit"));
     let lab = match lab {
@@ -329,8 +403,14 @@ where
             if let Some(r) = recorder.as_mut() {
                 last_tick = r.tick(l);
             }
+            if let Some(h) = host.as_mut() {
+                h.tick(&mut app, l);
+            }
         })
         .await;
+    if let Some(h) = host {
+        h.end("the run ended: the host quit").await;
+    }
     let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems)
         .with_prices(opts.prices.clone());
     if let Some(r) = recorder {
@@ -338,6 +418,14 @@ where
         r.finish_logs(&report)?;
     }
     Ok(report)
+}
+
+/// What viewers did next, when the run is shared.
+pub(crate) async fn viewers(host: &mut Option<shared::Host>) -> shared::Viewers {
+    match host {
+        Some(h) => h.next().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// q, Esc or Ctrl-C.

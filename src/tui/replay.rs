@@ -25,6 +25,8 @@ pub struct ReplayOptions {
     /// Where to start, seconds from the run's start.
     pub at_secs: Option<f64>,
     pub speed: u32,
+    /// `--share`: the replay, for browsers and `latlab attach` (bound already).
+    pub share: Option<crate::share::ShareListener>,
 }
 
 /// When a recording was made, for the header: `2026-12-01 00:45 UTC`.
@@ -126,6 +128,19 @@ where
     if let Some(cut) = &rec.cut {
         app.say(format!("replay: {cut}"), true);
     }
+    let mut host = match opts.share {
+        Some(l) => {
+            let h = super::shared::Host::start(l, app.theme(), &rec.description)?;
+            app.say(
+                format!("sharing the replay at {} (read-only)", h.share.url()),
+                false,
+            );
+            app.shared = Some(0);
+            Some(h)
+        }
+        None => None,
+    };
+    let mut published: Option<Instant> = None;
     let tick_task = super::spawn_ticks(tx.clone(), opts.fps);
     let mut last_tick = Instant::now();
     // The view drawn, by frame and window: a frame is read from the file once.
@@ -145,7 +160,31 @@ where
             shown = Some((i, window, view));
             redraw = false;
         }
-        let Some(ev) = rx.recv().await else { break };
+        // Viewers follow the cursor: its frame, once a second.
+        if let Some(h) = host.as_mut()
+            && published.is_none_or(|p| p.elapsed() >= std::time::Duration::from_secs(1))
+        {
+            published = Some(Instant::now());
+            app.shared = Some(h.share.viewers());
+            let view = View::of_recording(&rec, rec.frame_at(at), super::shared::WINDOW)?;
+            let points =
+                crate::record::frames::Framer::default().points_of(&view.snapshot, &view.history);
+            let token = h.share.token().to_string();
+            h.share.publish(super::shared::tick(
+                &app,
+                &view,
+                points,
+                &rec.description,
+                &token,
+            ));
+        }
+        let ev = tokio::select! {
+            ev = rx.recv() => match ev {
+                Some(ev) => ev,
+                None => break,
+            },
+            v = super::viewers(&mut host) => Event::Viewers(v),
+        };
         let action = match ev {
             Event::Tick => {
                 let dt = last_tick.elapsed().as_secs_f64();
@@ -164,6 +203,19 @@ where
             Event::Input(_) => Action::None,
             Event::Signal(_) => Action::Quit,
             Event::Done(_) => Action::None,
+            // A replay changes no experiment: a viewer's key is refused, saying so.
+            Event::Viewers(super::shared::Viewers::Key(vk)) => {
+                let said = format!(
+                    "{}: refused, a replay changes nothing (its keys are the cursor's)",
+                    vk.who()
+                );
+                let _ = vk.reply.send(Err(
+                    "this is a replay: it changes nothing; only its host moves the cursor".into(),
+                ));
+                app.say(said, true);
+                Action::Redraw
+            }
+            Event::Viewers(super::shared::Viewers::Done(_)) => Action::None,
         };
         let now = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
         if let Some((text, bad)) = passed(&rec, at, now) {
@@ -179,6 +231,9 @@ where
     }
     tick_task.abort();
     stop.store(true, Ordering::Relaxed);
+    if let Some(h) = host {
+        h.end("the replay ended: the host quit").await;
+    }
     let at = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
     rec.report(rec.frame_at(at))
 }

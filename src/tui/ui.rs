@@ -118,8 +118,64 @@ fn popup(f: &mut Frame, theme: &Theme, area: Rect, title: &str, widest: u16, lin
     f.render_widget(Paragraph::new(lines).block(block).style(bg), rect);
 }
 
+/// The header's parts, in order: each with its drop rank (0 always stays, higher ranks go first
+/// when narrow) and whether it is drawn reversed (a mark: REPLAY, PAUSED). `shared`: the
+/// viewers of a shared run; `attached`: the host a viewer attached to.
+pub fn header_parts(
+    s: &crate::run::snapshot::Snapshot,
+    app: &App,
+) -> Vec<(crate::view::HeaderPart, bool)> {
+    let part =
+        |text: String, strong: bool, rank: u8| crate::view::HeaderPart { text, strong, rank };
+    let mut parts = vec![
+        (part(" latlab".to_string(), true, 0), false),
+        (part(s.scenario.clone(), false, 0), false),
+        (part(s.backend.short(), false, 1), false),
+    ];
+    if let Some(host) = &app.attached {
+        parts.push((part(format!("ATTACHED to {host}"), true, 0), true));
+    }
+    // A replay's position is in its REPLAY part.
+    if app.replay.is_none() {
+        parts.push((part(clock(s.elapsed_secs), false, 0), false));
+    }
+    for lab in s.labs() {
+        parts.extend(super::panes::header(lab, s).into_iter().map(|p| (p, false)));
+    }
+    if let Some(c) = &app.replay {
+        parts.push((
+            part(
+                format!(
+                    "REPLAY of {} {} {}x {} / {}",
+                    c.started,
+                    if c.playing { "▶" } else { "⏸" },
+                    c.speed(),
+                    clock(c.at_secs),
+                    clock(c.last_secs)
+                ),
+                true,
+                0,
+            ),
+            true,
+        ));
+    }
+    if let Some(n) = app.shared {
+        parts.push((
+            part(
+                format!("shared · {n} viewer{}", if n == 1 { "" } else { "s" }),
+                false,
+                1,
+            ),
+            false,
+        ));
+    }
+    if app.paused.is_some() {
+        parts.push((part("PAUSED".to_string(), true, 0), true));
+    }
+    parts
+}
+
 fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
-    let s = &view.snapshot;
     let style = if theme.monochrome {
         Style::default().add_modifier(Modifier::REVERSED)
     } else {
@@ -127,46 +183,17 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
     };
     let sep = Span::styled(" │ ", style.add_modifier(Modifier::DIM));
     // (text, style, drop order: 0 always stays, higher numbers go first when narrow).
-    let mut parts: Vec<(String, Style, u8)> = vec![
-        (" latlab".to_string(), style.add_modifier(Modifier::BOLD), 0),
-        (s.scenario.clone(), style, 0),
-        (s.backend.short(), style, 1),
-    ];
-    // A replay's position is in its REPLAY part.
-    if app.replay.is_none() {
-        parts.push((clock(s.elapsed_secs), style, 0));
-    }
-    for lab in s.labs() {
-        parts.extend(super::panes::header(lab, s).into_iter().map(|p| {
-            let bold = if p.strong {
-                style.add_modifier(ratatui::style::Modifier::BOLD)
-            } else {
-                style
+    let mut parts: Vec<(String, Style, u8)> = header_parts(&view.snapshot, app)
+        .into_iter()
+        .map(|(p, mark)| {
+            let s = match (p.strong, mark) {
+                (_, true) => style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+                (true, false) => style.add_modifier(Modifier::BOLD),
+                (false, false) => style,
             };
-            (p.text, bold, p.rank)
-        }));
-    }
-    if let Some(c) = &app.replay {
-        parts.push((
-            format!(
-                "REPLAY of {} {} {}x {} / {}",
-                c.started,
-                if c.playing { "▶" } else { "⏸" },
-                c.speed(),
-                clock(c.at_secs),
-                clock(c.last_secs)
-            ),
-            style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
-            0,
-        ));
-    }
-    if app.paused.is_some() {
-        parts.push((
-            "PAUSED".to_string(),
-            style.add_modifier(Modifier::BOLD | Modifier::REVERSED),
-            0,
-        ));
-    }
+            (p.text, s, p.rank)
+        })
+        .collect();
     let width = |parts: &[(String, Style, u8)]| {
         parts
             .iter()
@@ -229,25 +256,11 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             Span::styled(text.to_string(), theme.fg(theme.text)),
         ]),
         // A fault injected in the last few seconds.
-        None if recent_fault(view).is_some() => {
-            let (e, fired, recovered) = recent_fault(view).expect("checked");
-            let after = match (&e.failed, e.recovered_secs) {
-                (Some(why), _) => format!("not injected: {why}"),
-                (None, Some(s)) => format!("recovered after {}", crate::units::ms_f(s * 1000.0)),
-                (None, None) => "not recovered yet".into(),
-            };
-            Line::from(vec![
-                Span::styled(" ▼ fault ", theme.strong(theme.error)),
-                Span::styled(
-                    format!("{} {}: {} · {after}", clock(e.at_secs), e.kind, e.target),
-                    theme.fg(theme.text),
-                ),
-                Span::styled(
-                    format!("   {fired} injected, {recovered} recovered"),
-                    theme.fg(theme.dim),
-                ),
-            ])
-        }
+        None if let Some((what, totals)) = fault_line(view) => Line::from(vec![
+            Span::styled(" ▼ fault ", theme.strong(theme.error)),
+            Span::styled(what, theme.fg(theme.text)),
+            Span::styled(format!("   {totals}"), theme.fg(theme.dim)),
+        ]),
         // Otherwise what the tab's figures rest on: the SDK's retries, or what each Redis method
         // includes.
         None => {
@@ -263,6 +276,21 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         }
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// The status line of a fault injected in the last 5 seconds: what and when, and the run's
+/// totals.
+pub fn fault_line(view: &View) -> Option<(String, String)> {
+    let (e, fired, recovered) = recent_fault(view)?;
+    let after = match (&e.failed, e.recovered_secs) {
+        (Some(why), _) => format!("not injected: {why}"),
+        (None, Some(s)) => format!("recovered after {}", crate::units::ms_f(s * 1000.0)),
+        (None, None) => "not recovered yet".into(),
+    };
+    Some((
+        format!("{} {}: {} · {after}", clock(e.at_secs), e.kind, e.target),
+        format!("{fired} injected, {recovered} recovered"),
+    ))
 }
 
 /// The newest fault, when it fired in the last 5 seconds, with the run's totals.

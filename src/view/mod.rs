@@ -16,11 +16,13 @@ use crate::metrics::Summary;
 use crate::services::Service;
 
 /// How a piece of text is drawn: the theme item that colours it, and whether it is bold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Style {
     pub item: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub strong: bool,
     /// Struck through: what has stopped (a removed consumer).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub crossed: bool,
 }
 
@@ -51,7 +53,7 @@ impl Style {
 }
 
 /// A run of text in one style.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Text {
     pub text: String,
     pub style: Style,
@@ -70,7 +72,8 @@ impl Text {
 pub type Line = Vec<Text>;
 
 /// How a column's cells line up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Align {
     Left,
     Right,
@@ -78,7 +81,7 @@ pub enum Align {
 
 /// One column of a table: its head, its width, when it goes on a narrow screen (0 always stays;
 /// higher ranks go first) and how its cells line up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Column {
     pub head: &'static str,
     pub width: u16,
@@ -107,7 +110,7 @@ impl Column {
 }
 
 /// One column that narrows (to `min`, at rank `rank`) before columns of lower rank are dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Shrink {
     pub column: usize,
     pub min: u16,
@@ -115,7 +118,7 @@ pub struct Shrink {
 }
 
 /// A table: a head row and rows of one cell per column.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Table {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Text>>,
@@ -126,7 +129,7 @@ pub struct Table {
 
 /// One series of a sparkline: a value per second, oldest first, ending now (None: nothing was
 /// measured that second), in its theme item's colour.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Series {
     pub values: Vec<Option<u64>>,
     pub item: &'static str,
@@ -134,19 +137,26 @@ pub struct Series {
 
 /// A sparkline of per-second values (microseconds): each second shows the highest of its
 /// series, in that series' colour.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Spark {
     pub series: Vec<Series>,
     /// The colour of a second no series measured.
     pub item: &'static str,
     /// What is plotted, under the top value: `max/s`.
     pub metric: &'static str,
-    /// The service whose injected faults are marked over the seconds they fired in.
+    /// The service whose injected faults are marked over the seconds they fired in (in a shared
+    /// frame, whether it shows the marks its tab gives as seconds ago).
+    #[serde(serialize_with = "marked")]
     pub marks: Option<Service>,
 }
 
+fn marked<S: serde::Serializer>(marks: &Option<Service>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(marks.is_some())
+}
+
 /// How much room a part takes: a share of what is left, a fixed height, or at least a height.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Size {
     Fill(u16),
     Length(u16),
@@ -162,7 +172,8 @@ pub enum Size {
 }
 
 /// What a pane holds, top to bottom.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "type", content = "part", rename_all = "snake_case")]
 pub enum Part {
     Spark(Spark),
     Table(Table),
@@ -170,7 +181,7 @@ pub enum Part {
 }
 
 /// A bordered pane.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Pane {
     pub title: Line,
     /// The title on a pane narrower than the width given.
@@ -183,7 +194,8 @@ pub struct Pane {
 }
 
 /// One piece of a lab's screen, stacked top to bottom.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "type", content = "block", rename_all = "snake_case")]
 pub enum Block {
     Pane(Pane),
     /// Lines with no border (the lab's settings and what it measures).
@@ -196,7 +208,7 @@ pub enum Block {
 }
 
 /// Everything a screen shows of one lab.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LabView {
     pub blocks: Vec<(Size, Block)>,
     /// The block (a pane) whose bottom edge carries the lab's cost at list price.
@@ -205,7 +217,7 @@ pub struct LabView {
 
 /// A lab's part of the header: its text, whether it is bold (something needs attention), and its
 /// drop rank (higher ranks go first when the line is narrow).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct HeaderPart {
     pub text: String,
     pub strong: bool,

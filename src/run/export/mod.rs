@@ -11,7 +11,7 @@
 mod figures;
 
 use std::convert::Infallible;
-use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
+use std::net::{SocketAddr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -54,77 +54,13 @@ pub struct MetricsListener {
 impl MetricsListener {
     /// Binds `HOST:PORT`, or a bare `PORT` on 127.0.0.1. Port 0 takes a free port.
     pub fn bind(text: &str) -> anyhow::Result<MetricsListener> {
-        let candidates = parse_addr(text)?;
-        let mut first_error = None;
-        for addr in candidates {
-            match StdListener::bind(addr) {
-                Ok(listener) => {
-                    listener.set_nonblocking(true).map_err(|e| {
-                        anyhow::anyhow!("--metrics-addr {addr}: cannot listen there: {e}")
-                    })?;
-                    let addr = listener.local_addr()?;
-                    return Ok(MetricsListener { listener, addr });
-                }
-                Err(e) => {
-                    first_error.get_or_insert((addr, e));
-                }
-            }
-        }
-        let (addr, e) = first_error.expect("parse_addr gives at least one address");
-        Err(bind_error(addr, &e))
+        let (listener, addr) = crate::listen::bind("--metrics-addr", text, 9464)?;
+        Ok(MetricsListener { listener, addr })
     }
 
     /// The address bound (with the port chosen, for port 0).
     pub fn addr(&self) -> SocketAddr {
         self.addr
-    }
-}
-
-/// `--metrics-addr`'s value as the addresses it names.
-fn parse_addr(text: &str) -> anyhow::Result<Vec<SocketAddr>> {
-    let text = text.trim();
-    let valid = "give HOST:PORT (e.g. 127.0.0.1:9464), or a PORT alone for 127.0.0.1:PORT; port 0 takes a free port";
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return match text.parse::<u16>() {
-            Ok(port) => Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]),
-            Err(_) => anyhow::bail!("--metrics-addr {text}: a port is 0 to 65535; {valid}"),
-        };
-    }
-    let addrs: Vec<SocketAddr> = match text.to_socket_addrs() {
-        Ok(a) => a.collect(),
-        Err(e) => anyhow::bail!("--metrics-addr {text}: not an address ({e}); {valid}"),
-    };
-    if addrs.is_empty() {
-        anyhow::bail!("--metrics-addr {text}: the host has no address; {valid}");
-    }
-    Ok(addrs)
-}
-
-/// One line saying why `addr` cannot be listened on, and what would do.
-fn bind_error(addr: SocketAddr, e: &std::io::Error) -> anyhow::Error {
-    use std::io::ErrorKind;
-    let ip = match addr.ip() {
-        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
-        std::net::IpAddr::V4(ip) => ip.to_string(),
-    };
-    match e.kind() {
-        ErrorKind::AddrInUse => {
-            let other = if addr.port() == u16::MAX {
-                addr.port() - 1
-            } else {
-                addr.port() + 1
-            };
-            anyhow::anyhow!(
-                "--metrics-addr {addr}: the port is in use; name another (e.g. --metrics-addr {ip}:{other}) or stop what holds it"
-            )
-        }
-        ErrorKind::PermissionDenied => anyhow::anyhow!(
-            "--metrics-addr {addr}: not permitted to listen there (ports below 1024 need privileges); name a port from 1024 up, e.g. --metrics-addr {ip}:9464"
-        ),
-        ErrorKind::AddrNotAvailable => anyhow::anyhow!(
-            "--metrics-addr {addr}: no network interface of this machine has that address; use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
-        ),
-        _ => anyhow::anyhow!("--metrics-addr {addr}: cannot listen there: {e}"),
     }
 }
 
@@ -341,14 +277,17 @@ mod tests {
     #[test]
     fn addresses_are_host_and_port_or_a_port_on_loopback() {
         assert_eq!(
-            parse_addr("9464").unwrap(),
+            crate::listen::parse_addr("--metrics-addr", "9464").unwrap(),
             vec![SocketAddr::from(([127, 0, 0, 1], 9464))]
         );
         assert_eq!(
-            parse_addr("0.0.0.0:9464").unwrap(),
+            crate::listen::parse_addr("--metrics-addr", "0.0.0.0:9464").unwrap(),
             vec![SocketAddr::from(([0, 0, 0, 0], 9464))]
         );
-        assert_eq!(parse_addr("[::1]:0").unwrap()[0].port(), 0);
+        assert_eq!(
+            crate::listen::parse_addr("--metrics-addr", "[::1]:0").unwrap()[0].port(),
+            0
+        );
         for (bad, says) in [
             (
                 "70000",
@@ -359,7 +298,9 @@ mod tests {
             ("127.0.0.1:x", "--metrics-addr 127.0.0.1:x: not an address"),
             ("-1", "--metrics-addr -1: not an address"),
         ] {
-            let e = parse_addr(bad).unwrap_err().to_string();
+            let e = crate::listen::parse_addr("--metrics-addr", bad)
+                .unwrap_err()
+                .to_string();
             assert!(e.starts_with(says), "{bad}: {e}");
             assert!(e.contains("e.g. 127.0.0.1:9464"), "{bad}: {e}");
         }

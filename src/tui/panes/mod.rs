@@ -88,38 +88,51 @@ pub fn fault_marks(view: &View, service: crate::faults::Service, window: u64) ->
         .collect()
 }
 
-/// The lab's cost at list price on the bottom edge of `area`, right-aligned inside its corners:
-/// figured each frame from the snapshot, so it follows every key that changes the configuration.
-pub fn cost_edge(f: &mut Frame, theme: &Theme, app: &App, view: &View, lab: LabKind, area: Rect) {
-    let snap = &view.snapshot;
-    let Some(chosen) = crate::cost::Prices::choose(app.prices.as_ref(), &snap.backend.region)
-    else {
-        return;
-    };
+/// A lab's cost at list price as its pane's edge says it, in full and in brief (for a narrow
+/// pane): figured from the snapshot, so it follows every key that changes the configuration.
+/// None when the run's region has no prices or the run lacks the lab.
+pub fn cost_line(
+    prices: Option<&std::sync::Arc<crate::cost::Prices>>,
+    snap: &Snapshot,
+    lab: LabKind,
+) -> Option<(String, String)> {
+    let chosen = crate::cost::Prices::choose(prices, &snap.backend.region)?;
     let cost = snap.cost(&chosen);
-    let Some(lab_cost) = cost.lab(lab.name()) else {
-        return;
-    };
-    if area.height < 2 || area.width < 12 {
-        return;
-    }
+    let lab_cost = cost.lab(lab.name())?;
     let stand_in = if chosen.note.is_some() {
         " (stand-in)"
     } else {
         ""
     };
-    let full = format!(" {}{stand_in} ", lab_cost.line(&cost));
-    let room = area.width.saturating_sub(4) as usize;
-    let text = if full.chars().count() <= room || lab_cost.missing.is_some() {
-        full
+    let full = format!("{}{stand_in}", lab_cost.line(&cost));
+    let brief = if lab_cost.missing.is_some() {
+        full.clone()
     } else {
         format!(
-            " {}/h · {}/mo · {}{}{stand_in} ",
+            "{}/h · {}/mo · {}{}{stand_in}",
             crate::cost::usd(lab_cost.hourly()),
             crate::cost::usd(lab_cost.monthly()),
             cost.label(),
             if lab_cost.unverified() { "*" } else { "" }
         )
+    };
+    Some((full, brief))
+}
+
+/// The lab's cost at list price on the bottom edge of `area`, right-aligned inside its corners.
+pub fn cost_edge(f: &mut Frame, theme: &Theme, app: &App, view: &View, lab: LabKind, area: Rect) {
+    let Some((full, brief)) = cost_line(app.prices.as_ref(), &view.snapshot, lab) else {
+        return;
+    };
+    if area.height < 2 || area.width < 12 {
+        return;
+    }
+    let full = format!(" {full} ");
+    let room = area.width.saturating_sub(4) as usize;
+    let text = if full.chars().count() <= room {
+        full
+    } else {
+        format!(" {brief} ")
     };
     let text: String = text.chars().take(room).collect();
     let width = text.chars().count() as u16;
