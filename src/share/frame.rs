@@ -79,8 +79,9 @@ pub struct TabScreen {
     pub view: LabView,
     /// The lab's status line when no message is shown.
     pub status: String,
-    /// Its cost at list price, as its pane's edge shows it.
+    /// Its cost at list price, as its pane's edge shows it, and in brief for a narrow pane.
     pub cost: Option<String>,
+    pub cost_brief: Option<String>,
     /// Its service's faults of the sparklines' window, as seconds ago.
     pub marks: Vec<u64>,
 }

@@ -100,12 +100,15 @@ pub fn screen(app: &App, view: &View, token: &str) -> Screen {
         .filter_map(|lab| {
             let model = super::panes::model(*lab, view)?;
             let marks = super::panes::fault_marks(view, lab.service(), WINDOW);
+            let (cost, cost_brief) =
+                super::panes::cost_line(app.prices.as_ref(), snap, *lab).unzip();
             Some(TabScreen {
                 lab: lab.key(),
                 name: lab.name(),
                 view: model,
                 status: super::panes::status(*lab, snap),
-                cost: super::panes::cost_line(app.prices.as_ref(), snap, *lab).map(|(f, _)| f),
+                cost,
+                cost_brief,
                 marks,
             })
         })

@@ -3,6 +3,8 @@
 //! SDK would send, and what a Redis server is asked (MONITOR).
 #![allow(dead_code)]
 
+pub mod host;
+
 /// The latlab binary, run as a user runs it but without the tester's own defaults: no config
 /// file (XDG_CONFIG_HOME names a directory that holds none) and no LATLAB_* variable that sets an
 /// option, so a developer's ~/.config/latlab/config.toml or LATLAB_ENDPOINT_URL cannot change

@@ -1,0 +1,108 @@
+// Drives Debian's chromium (headless) over a shared run's page, as a person would, and prints
+// what it saw as JSON lines for tests/share_page.rs to check against the frames.
+//
+//   node page.mjs view URL      the panes, a p99, updates, help, theme, phone width, no control,
+//                               then (after printing {"step":"kill-host"}) the lost connection
+//   node page.mjs control URL   a click on + and the poller it adds
+//   node page.mjs shot URL FILE a screenshot of the page (for the README)
+import { chromium } from 'playwright-core';
+
+const [mode, url, file] = process.argv.slice(2);
+const say = (o) => console.log(JSON.stringify(o));
+
+const browser = await chromium.launch({
+  executablePath: process.env.LATLAB_CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const errors = [];
+async function open(u, width, height) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('requestfailed', (r) => { if (!r.url().startsWith(new URL(url).origin)) errors.push('external request ' + r.url()); });
+  page.on('request', (r) => { if (!r.url().startsWith(new URL(url).origin)) errors.push('external request ' + r.url()); });
+  await page.goto(u);
+  await page.waitForSelector('.pane h2', { timeout: 30000 });
+  return page;
+}
+
+// What the page shows of the frame it drew, read in one go so both are of the same frame.
+const reading = () => {
+  const f = window.latlab.shown;
+  const title = (l) => l.map((t) => t.text).join('');
+  const frameTitles = [];
+  for (const tab of f.screen.tabs) {
+    for (const [, b] of tab.view.blocks) {
+      if (b.type === 'pane') frameTitles.push([title(b.block.title), b.block.narrow ? title(b.block.narrow[1]) : null]);
+    }
+  }
+  const pageTitles = [...document.querySelectorAll('.pane > h2')].map((h) => h.textContent);
+  const tables = [...document.querySelectorAll('table')].map((t) => ({
+    heads: [...t.querySelectorAll('th')].map((th) => th.textContent),
+    rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+  }));
+  const c = f.snapshot.kinesis && f.snapshot.kinesis.consumers[0];
+  return {
+    id: f.id, frameTitles, pageTitles, tables,
+    consumer: c ? { name: c.name, p99_us: c.arrival_to_receive.p99_us } : null,
+    header: document.getElementById('header').textContent,
+  };
+};
+
+if (mode === 'view') {
+  const page = await open(url, 1400, 1000);
+  // A p99 has been measured by the third second.
+  await page.waitForFunction(() => window.latlab.shown.snapshot.kinesis.consumers[0].arrival_to_receive.p99_us > 0, null, { timeout: 30000 });
+  say({ step: 'read', ...(await page.evaluate(reading)) });
+  // The next frame is drawn within two ticks.
+  const before = await page.evaluate(() => +document.body.dataset.frame);
+  const t0 = Date.now();
+  await page.waitForFunction((b) => +document.body.dataset.frame > b, before, { timeout: 10000 });
+  say({ step: 'update', waited_ms: Date.now() - t0, before, after: await page.evaluate(() => +document.body.dataset.frame) });
+  // ? shows the keys; any key closes them.
+  await page.keyboard.press('?');
+  const help = await page.evaluate(() => ({ shown: getComputedStyle(document.getElementById('help')).display, text: document.getElementById('help').textContent }));
+  await page.keyboard.press('Escape');
+  const closed = await page.evaluate(() => getComputedStyle(document.getElementById('help')).display);
+  say({ step: 'help', shown: help.shown, text: help.text, closed });
+  // Read-only: no buttons, and a key sent anyway is refused.
+  const token = new URL(url).searchParams.get('token');
+  const refused = await page.evaluate(async (t) => {
+    const r = await fetch('/keys?token=' + t, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"+"}' });
+    return { status: r.status, text: await r.text() };
+  }, token);
+  const buttons = await page.evaluate(() => ({ shown: getComputedStyle(document.getElementById('controls')).display, count: document.querySelectorAll('#controls button').length }));
+  say({ step: 'readonly', refused, buttons });
+  // The themes: the host's own colours when asked, light and dark.
+  const colours = {};
+  for (const theme of ['light', 'dark']) {
+    const p = await open(url + '&theme=' + theme, 900, 700);
+    colours[theme] = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await p.close();
+  }
+  say({ step: 'theme', colours });
+  // A phone's width: the tables drop columns as the TUI's do.
+  const phone = await open(url, 390, 844);
+  await page.waitForTimeout(200);
+  say({ step: 'phone', ...(await phone.evaluate(reading)) });
+  await phone.close();
+  // The host goes away: the page says so, and keeps trying.
+  say({ step: 'kill-host' });
+  await page.waitForFunction(() => getComputedStyle(document.getElementById('lost')).display === 'block', null, { timeout: 20000 });
+  say({ step: 'lost', text: await page.evaluate(() => document.getElementById('lost').textContent) });
+} else if (mode === 'control') {
+  const page = await open(url, 1400, 1000);
+  await page.waitForSelector('#controls button[data-key="+"]', { timeout: 10000 });
+  const pollers = () => window.latlab.frame.snapshot.kinesis.consumers.filter((c) => c.kind === 'poller' && c.stopped_at_secs === null).length;
+  const before = await page.evaluate(pollers);
+  await page.click('#controls button[data-key="+"]');
+  await page.waitForFunction((b) => window.latlab.frame.snapshot.kinesis.consumers.filter((c) => c.kind === 'poller' && c.stopped_at_secs === null).length > b, before, { timeout: 15000 });
+  say({ step: 'clicked', before, after: await page.evaluate(pollers), status: await page.evaluate(() => document.getElementById('status').textContent) });
+} else if (mode === 'shot') {
+  const page = await open(url, 1400, 940);
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: file });
+  say({ step: 'shot', file });
+}
+say({ step: 'done', errors });
+await browser.close();
