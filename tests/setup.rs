@@ -448,7 +448,15 @@ fn bad_config_files_name_the_file_the_line_and_the_key() {
     let cases: &[(&str, &str)] = &[
         (
             "theme = \"dark\"\nthemes = \"light\"\n",
-            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, stream, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, scenario_dirs",
+            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, stream, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, share, share_viewers, share_control, scenario_dirs",
+        ),
+        (
+            "share_viewers = 0\n",
+            "line 1, key `share_viewers`: must be a whole number of viewers from 1 to 1000, not 0",
+        ),
+        (
+            "share = \"nowhere\"\n",
+            "line 1, key `share`: share nowhere: not an address",
         ),
         (
             "\nfps = 0\n",

@@ -636,3 +636,39 @@ fn share_flags_are_checked_before_anything_runs() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn ctrl_c_on_the_host_ends_every_stream_with_a_last_event() {
+    let mut host = Host::start(&[
+        "run",
+        "demo",
+        "--duration",
+        "60s",
+        "--quiet",
+        "--format",
+        "json",
+        "--share",
+    ]);
+    let mut a = events(&host, "");
+    let mut b = events(&host, "");
+    for s in [&mut a, &mut b] {
+        let (_, name, _) = s.body.event().unwrap();
+        assert_eq!(name, "frame");
+    }
+    // SAFETY: kill sends SIGINT to the host this test started.
+    unsafe { libc::kill(host.child.id() as i32, libc::SIGINT) };
+    for s in [&mut a, &mut b] {
+        let ended = loop {
+            match s.body.event() {
+                Some((_, name, data)) if name == "end" => break data,
+                Some(_) => {}
+                None => panic!("the stream closed without its end event"),
+            }
+        };
+        let v: Value = serde_json::from_str(&ended).unwrap();
+        assert_eq!(v["text"], "the run ended: stopped early");
+        assert!(s.body.event().is_none(), "the stream closes after it");
+    }
+    let (report, _) = host.finish();
+    assert_eq!(report["ending"], "stopped-early");
+}

@@ -289,3 +289,154 @@ fn sigterm_restores_the_terminal_and_prints_the_summary() {
     );
     let _ = std::fs::remove_file(&log);
 }
+
+/// The URL in a host's status line: `sharing at http://ADDR/?token=TOKEN`.
+fn share_url(screen: &str) -> String {
+    let at = screen.find("at http://").expect("the share's URL");
+    screen[at + "at ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_shared_tui_is_attached_to_from_another_terminal_read_only_unless_it_grants_control() {
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    for control in [false, true] {
+        let name = format!("latlab-share-{}-{control}", std::process::id());
+        let log = std::env::temp_dir().join(format!("{name}.log"));
+        let grant = if control { " --share-control" } else { "" };
+        let cmd = format!(
+            "{bin} tui demo --limit consumer_activation=0s --log {} --share{grant} 2>/dev/null; echo \"[exit $?]\"; sleep 120",
+            log.display()
+        );
+        let host = Session::start(name.clone(), &cmd);
+        // The host shows where it shares, and how many watch.
+        let screen = wait_for(
+            &host,
+            "sharing at http://127.0.0.1:",
+            Duration::from_secs(30),
+        );
+        assert!(screen.contains("shared · 0 viewers"), "{screen}");
+        let url = share_url(&screen);
+        assert!(url.contains("/?token="), "{url}");
+        let viewer = Session::start(format!("{name}-viewer"), &format!("{bin} attach '{url}'"));
+        let seen = wait_for(
+            &viewer,
+            "Shared throughput: GetRecords pollers",
+            Duration::from_secs(30),
+        );
+        assert!(seen.contains("ATTACHED to "), "{seen}");
+        assert!(
+            seen.contains("Enhanced fan-out: SDK SubscribeToShard"),
+            "{seen}"
+        );
+        wait_for(&host, "shared · 1 viewer", Duration::from_secs(10));
+        keys(&viewer, "+");
+        if control {
+            // The host applies it, says who sent it, and the viewer sees the poller.
+            let h = wait_for(
+                &host,
+                "): added poller get_records 2",
+                Duration::from_secs(15),
+            );
+            assert!(h.contains("viewer "), "{h}");
+            wait_for(&viewer, "get_records 2", Duration::from_secs(15));
+        } else {
+            let v = wait_for(
+                &viewer,
+                "refused: this share is read-only",
+                Duration::from_secs(10),
+            );
+            assert!(v.contains("adding a GetRecords poller"), "{v}");
+            assert!(
+                !capture(&host).contains("get_records 2"),
+                "the host changed nothing"
+            );
+        }
+        // The viewer's own keys stay its own: its tab and zoom change, the host's do not.
+        keys(&viewer, "z");
+        wait_for(&viewer, "sparklines show the last", Duration::from_secs(5));
+        assert!(!capture(&host).contains("sparklines show the last"));
+        // The host quits: the viewer is told the run ended.
+        keys(&host, "q");
+        wait_for(
+            &viewer,
+            "the run ended: the host quit",
+            Duration::from_secs(40),
+        );
+        wait_for(&host, "[exit 0]", Duration::from_secs(40));
+        keys(&viewer, "q");
+        // The token was on the host's screen, and is nowhere in its log.
+        let token = url.split("token=").nth(1).unwrap();
+        let logged = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(!logged.is_empty(), "the host wrote its log");
+        assert!(!logged.contains(token), "the log holds the token");
+        let _ = std::fs::remove_file(&log);
+    }
+}
+
+#[test]
+fn a_shared_replay_shows_its_viewers_the_hosts_cursor() {
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/recording-e1ba53f/recording");
+    let name = format!("latlab-share-replay-{}", std::process::id());
+    let cmd = format!(
+        "{bin} replay {} --share --share-token replay-token-1; echo \"[exit $?]\"; sleep 60",
+        fixture.display()
+    );
+    let host = Session::start(name, &cmd);
+    let screen = wait_for(
+        &host,
+        "sharing the replay at http://",
+        Duration::from_secs(20),
+    );
+    let url = share_url(&screen);
+    let addr = url
+        .strip_prefix("http://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    // A full frame now, as a script would read it: its header holds the host's cursor.
+    let frame = |addr: &str| -> serde_json::Value {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            s,
+            "GET /frame HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer replay-token-1\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    };
+    let first = frame(&addr);
+    let header: Vec<String> = first["screen"]["header"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        header.iter().any(|h| h.starts_with("REPLAY of ")),
+        "{header:?}"
+    );
+    assert!(first["run"]["replay"]["last_secs"].as_f64().unwrap() > 0.0);
+    assert!(!first["run"]["control"].as_bool().unwrap());
+    // The host moves its cursor to the end: the viewers' frames follow it.
+    keys(&host, "End");
+    std::thread::sleep(Duration::from_millis(2500));
+    let later = frame(&addr);
+    assert_eq!(
+        later["run"]["replay"]["at_secs"], later["run"]["replay"]["last_secs"],
+        "{}",
+        later["run"]
+    );
+    keys(&host, "q");
+    wait_for(&host, "[exit 0]", Duration::from_secs(20));
+}

@@ -32,6 +32,8 @@ pub struct ShowArgs {
     #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
     #[command(flatten)]
+    pub share: ShareArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
 }
 
@@ -84,6 +86,23 @@ impl TargetArgs {
     }
 }
 
+impl ShareArgs {
+    /// The file's share, its viewers and its control where no flag gave them (the viewers and
+    /// control only for a run that shares); `control`: the command can grant it (a replay
+    /// cannot).
+    fn apply_config(&mut self, c: &Config, m: &ArgMatches, control: bool) {
+        set(&mut self.share, c.text(m, "share"));
+        // The file's settings of a share apply to a run that shares (by flag or by the file).
+        if self.share.is_none() {
+            return;
+        }
+        set(&mut self.share_viewers, c.number(m, "share_viewers"));
+        if control && c.flag(m, "share_control") == Some(true) {
+            self.share_control = true;
+        }
+    }
+}
+
 fn set<T>(field: &mut Option<T>, value: Option<T>) {
     if let Some(v) = value {
         *field = Some(v);
@@ -94,6 +113,7 @@ fn set<T>(field: &mut Option<T>, value: Option<T>) {
 pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow::Result<()> {
     match command {
         Command::Tui(a) => {
+            a.share.apply_config(c, m, true);
             set(&mut a.theme, c.text(m, "theme"));
             if let Some(fps) = c.number(m, "fps") {
                 a.fps = fps;
@@ -103,6 +123,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
             a.target.apply_config(c, m)?;
         }
         Command::Run(a) => {
+            a.share.apply_config(c, m, true);
             set(&mut a.out.prices, c.path(m, "prices"));
             a.target.apply_config(c, m)?;
         }
@@ -113,10 +134,17 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
             a.target.apply_config(c, m)?;
         }
         Command::Replay(a) => {
+            a.share.apply_config(c, m, false);
             set(&mut a.theme, c.text(m, "theme"));
             set(&mut a.prices, c.path(m, "prices"));
         }
         Command::Report(a) => set(&mut a.prices, c.path(m, "prices")),
+        Command::Attach(a) => {
+            set(&mut a.theme, c.text(m, "theme"));
+            if let Some(fps) = c.number(m, "fps") {
+                a.fps = fps;
+            }
+        }
         Command::Doctor(a) => {
             set(&mut a.log, c.path(m, "log"));
             a.target.apply_config(c, m)?;
@@ -128,6 +156,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
         ),
         Command::Config(ConfigCommand::Example) => {}
         Command::Config(ConfigCommand::Show(a)) => {
+            a.share.apply_config(c, m, true);
             set(&mut a.theme, c.text(m, "theme"));
             set(&mut a.fps, c.number(m, "fps"));
             set(&mut a.log, c.path(m, "log"));
@@ -200,6 +229,15 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
             c.entry("redis_password_env").map(|e| e.value.display()),
         ),
         ("prices", path(&a.prices)),
+        ("share", a.share.share.clone()),
+        (
+            "share_viewers",
+            a.share.share_viewers.map(|n| n.to_string()),
+        ),
+        (
+            "share_control",
+            a.share.share_control.then(|| "true".to_string()),
+        ),
         (
             "scenario_dirs",
             (!dirs.is_empty()).then(|| {

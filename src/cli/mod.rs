@@ -82,6 +82,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Play a recording back: the TUI on what it recorded, or with --headless its tables
     Replay(ReplayArgs),
+    /// Open the TUI on another terminal's shared run (`--share`): the URL it printed
+    Attach(AttachArgs),
     /// Runs side by side: figures, ratios, and whether each difference is larger than the noise
     Compare(compare::CompareArgs),
     /// Merge recordings of one scenario (e.g. from several hosts) into one recording
@@ -230,6 +232,27 @@ pub struct RunArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct AttachArgs {
+    /// The URL the sharing host printed: http://HOST:PORT/?token=TOKEN
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The share's token, when the URL leaves it out
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "LATLAB_SHARE_TOKEN",
+        hide_env_values = true
+    )]
+    pub share_token: Option<String>,
+    /// Colour theme: dark, light, mono, or a theme file (NO_COLOR selects mono); this screen's own
+    #[arg(long, value_name = "NAME|FILE", env = "LATLAB_THEME")]
+    pub theme: Option<String>,
+    /// Frames per second when nothing happens
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60), env = "LATLAB_FPS")]
+    pub fps: u32,
+}
+
+#[derive(Args, Debug)]
 pub struct EmulateArgs {
     /// Address to listen on; loopback unless you name another (with --allow-remote)
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:4567")]
@@ -315,6 +338,22 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run_headless(args, &dirs),
         Command::Scenarios(args) => scenarios::scenarios(args, &dirs),
         Command::Emulate(args) => emulate::emulate(args),
+        Command::Attach(args) => {
+            let target =
+                crate::share::client::Target::parse(&args.url, args.share_token.as_deref())?;
+            let theme = Theme::for_terminal(args.theme.as_deref())?;
+            if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                anyhow::bail!(
+                    "attach draws the shared run in a terminal; for scripts read its stream: GET /events (or /frame) with the token"
+                );
+            }
+            crate::tui::attach::run(crate::tui::attach::AttachOptions {
+                target,
+                theme,
+                fps: args.fps,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Compare(args) => compare::run_compare(args),
         Command::Merge(args) => compare::run_merge(args),
         Command::Report(args) => {

@@ -31,6 +31,10 @@ pub enum Kind {
     Dirs,
     /// A price file.
     Prices,
+    /// An address to listen on: HOST:PORT, or a PORT on 127.0.0.1.
+    Listen,
+    /// A share's viewers at once, 1 to 1000.
+    Viewers,
 }
 
 /// One key of the config file.
@@ -134,6 +138,9 @@ pub const KEYS: &[Key] = &[
         Kind::Prices,
         "prices/REGION.toml, built in",
     ),
+    key("share", None, Kind::Listen, "none: the run is not shared"),
+    key("share_viewers", None, Kind::Viewers, "16"),
+    key("share_control", None, Kind::Bool, "false"),
     Key {
         name: "scenario_dirs",
         arg: "",
@@ -158,6 +165,15 @@ impl Key {
                 Some(n @ 1..=60) => Value::Number(n as u32),
                 _ => bail!("must be a whole number of frames per second from 1 to 60, not {value}"),
             },
+            Kind::Viewers => match value.as_integer() {
+                Some(n @ 1..=1000) => Value::Number(n as u32),
+                _ => bail!("must be a whole number of viewers from 1 to 1000, not {value}"),
+            },
+            Kind::Listen => {
+                let s = text()?;
+                crate::listen::parse_addr("share", s)?;
+                Value::Text(s.to_string())
+            }
             Kind::Bool => match value.as_bool() {
                 Some(b) => Value::Bool(b),
                 None => bail!("must be true or false, not {value}"),

@@ -131,6 +131,15 @@ fn about(key: &str) -> (&'static str, &'static str) {
             "A price file instead of the built-in one of the region",
             "\"~/latlab-prices.toml\"",
         ),
+        "share" => (
+            "Share every live run at this address (HOST:PORT, or a PORT on 127.0.0.1; port 0 takes a free one), as --share does",
+            "\"127.0.0.1:0\"",
+        ),
+        "share_viewers" => ("A share's viewers at once (1 to 1000)", "4"),
+        "share_control" => (
+            "Let a share's viewers send the keys that change the experiment",
+            "true",
+        ),
         "scenario_dirs" => (
             "Where `latlab run NAME` and `latlab scenarios` look for NAME.toml",
             "[\"~/latlab-scenarios\"]",

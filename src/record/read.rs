@@ -45,10 +45,7 @@ pub struct Recording {
     pub started: String,
     seed: Option<crate::scenario::Seed>,
     frames: Vec<FrameAt>,
-    /// Sparkline points per series (`kinesis NAME`, `s3 CLASS OP`, `redis METHOD`), by second.
-    series: BTreeMap<String, BTreeMap<u64, Point>>,
-    /// Each lab's gauge (`read_rate`), by its key, by second.
-    gauges: BTreeMap<String, BTreeMap<u64, f64>>,
+    sparks: Sparks,
     pub events: Vec<RecordedEvent>,
     /// Why the recording ends before its run did, when it does: one line.
     pub cut: Option<String>,
@@ -134,8 +131,7 @@ impl Recording {
             started: info.started,
             seed: info.seed,
             frames: Vec::new(),
-            series: BTreeMap::new(),
-            gauges: BTreeMap::new(),
+            sparks: Sparks::default(),
             events: Vec::new(),
             cut: None,
             end: None,
@@ -157,7 +153,7 @@ impl Recording {
                     break;
                 }
             };
-            rec.add_points(&head.points);
+            rec.sparks.add(&head.points);
             upto.extend(head.points.upto.clone());
             rec.frames.push(FrameAt {
                 offset: start as u64,
@@ -189,26 +185,6 @@ impl Recording {
         rec.model = rec.frame_as_written(0)?.snapshot.backend.model;
         rec.events = read_events(&dir.join("events.jsonl"))?;
         Ok(rec)
-    }
-
-    fn add_points(&mut self, p: &Points) {
-        for (key, part) in &p.parts {
-            match part {
-                Part::Series(map) => {
-                    for (name, pts) in map {
-                        let series = self.series.entry(format!("{key} {name}")).or_default();
-                        for x in pts {
-                            series.insert(x[0], point(x));
-                        }
-                    }
-                }
-                Part::Gauge(values) => self
-                    .gauges
-                    .entry(key.clone())
-                    .or_default()
-                    .extend(values.iter().copied()),
-            }
-        }
     }
 
     /// How many frames (seconds) it holds.
@@ -266,31 +242,9 @@ impl Recording {
             .copied()
     }
 
-    /// A series' `window` points ending at second `upto`, oldest first; seconds without a point
-    /// are zero points, as on the live screen.
-    pub fn points(&self, series: &str, upto: u64, window: u64) -> Vec<Point> {
-        let start = (upto + 1).saturating_sub(window);
-        let known = self.series.get(series);
-        (start..=upto)
-            .map(|second| {
-                known
-                    .and_then(|s| s.get(&second).cloned())
-                    .unwrap_or(Point {
-                        second,
-                        ..Point::default()
-                    })
-            })
-            .collect()
-    }
-
-    /// A lab's gauge (`read_rate`), `window` seconds ending at `upto`; a second without a value
-    /// is 0.
-    pub fn gauge(&self, key: &str, upto: u64, window: u64) -> Vec<f64> {
-        let start = (upto + 1).saturating_sub(window);
-        let known = self.gauges.get(key);
-        (start..=upto)
-            .map(|s| known.and_then(|g| g.get(&s)).copied().unwrap_or(0.0))
-            .collect()
+    /// Its sparkline points.
+    pub fn sparks(&self) -> &Sparks {
+        &self.sparks
     }
 
     /// The report as it stood at frame `i`: the run's own report at its last frame; otherwise
@@ -331,6 +285,75 @@ impl Recording {
             Ending::StoppedEarly,
             vec![problem],
         ))
+    }
+}
+
+/// Sparkline points as frames carry them, by series and second: a recording's, and a shared
+/// run's as `latlab attach` receives them.
+#[derive(Default)]
+pub struct Sparks {
+    /// Points per series (`kinesis NAME`, `s3 CLASS OP`, `redis METHOD`), by second.
+    series: BTreeMap<String, BTreeMap<u64, Point>>,
+    /// Each lab's gauge (`read_rate`), by its key, by second.
+    gauges: BTreeMap<String, BTreeMap<u64, f64>>,
+}
+
+impl Sparks {
+    pub fn add(&mut self, p: &Points) {
+        for (key, part) in &p.parts {
+            match part {
+                Part::Series(map) => {
+                    for (name, pts) in map {
+                        let series = self.series.entry(format!("{key} {name}")).or_default();
+                        for x in pts {
+                            series.insert(x[0], point(x));
+                        }
+                    }
+                }
+                Part::Gauge(values) => self
+                    .gauges
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(values.iter().copied()),
+            }
+        }
+    }
+
+    /// A series' `window` points ending at second `upto`, oldest first; seconds without a point
+    /// are zero points, as on the live screen.
+    pub fn points(&self, series: &str, upto: u64, window: u64) -> Vec<Point> {
+        let start = (upto + 1).saturating_sub(window);
+        let known = self.series.get(series);
+        (start..=upto)
+            .map(|second| {
+                known
+                    .and_then(|s| s.get(&second).cloned())
+                    .unwrap_or(Point {
+                        second,
+                        ..Point::default()
+                    })
+            })
+            .collect()
+    }
+
+    /// A lab's gauge (`read_rate`), `window` seconds ending at `upto`; a second without a value
+    /// is 0.
+    pub fn gauge(&self, key: &str, upto: u64, window: u64) -> Vec<f64> {
+        let start = (upto + 1).saturating_sub(window);
+        let known = self.gauges.get(key);
+        (start..=upto)
+            .map(|s| known.and_then(|g| g.get(&s)).copied().unwrap_or(0.0))
+            .collect()
+    }
+
+    /// Lets go of every second before `first` (a live stream keeps a window, not the run).
+    pub fn keep_from(&mut self, first: u64) {
+        for s in self.series.values_mut() {
+            *s = s.split_off(&first);
+        }
+        for g in self.gauges.values_mut() {
+            *g = g.split_off(&first);
+        }
     }
 }
 

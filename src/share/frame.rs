@@ -49,6 +49,10 @@ pub struct RunHead {
     pub viewers: usize,
     /// Frames a viewer that fell behind missed, over the run (it got a full frame instead).
     pub dropped: u64,
+    /// When the host published the frame (its clock, milliseconds since the Unix epoch): how far
+    /// behind a viewer on a machine with the same clock draws.
+    #[serde(default)]
+    pub at_unix_ms: u64,
 }
 
 /// Where a host's replay is.

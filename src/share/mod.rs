@@ -11,6 +11,7 @@
 //! - At most `--share-viewers` streams at once (503 past it).
 //! - The token is never logged and never recorded.
 
+pub mod client;
 pub mod frame;
 mod server;
 
@@ -293,6 +294,9 @@ impl Share {
         tick.run.control = self.hub.control;
         tick.run.viewers = self.viewers();
         tick.run.dropped = self.dropped();
+        tick.run.at_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         let run = json(&tick.run);
         let snapshot = json(&tick.snapshot);
         let points = json(&tick.points);

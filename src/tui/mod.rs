@@ -4,6 +4,7 @@
 //! SIGTERM/SIGINT/SIGHUP; logs go to a file, never onto the screen.
 
 pub mod app;
+pub mod attach;
 pub mod cursor;
 pub mod fixture;
 pub mod keys;
@@ -429,7 +430,7 @@ pub(crate) async fn viewers(host: &mut Option<shared::Host>) -> shared::Viewers 
 }
 
 /// q, Esc or Ctrl-C.
-fn is_quit(k: &crossterm::event::KeyEvent) -> bool {
+pub(crate) fn is_quit(k: &crossterm::event::KeyEvent) -> bool {
     use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
     k.kind != KeyEventKind::Release
         && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)

@@ -22,36 +22,54 @@ impl View {
     }
 }
 
-macro_rules! of_recording {
+macro_rules! of_sparks {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
         impl View {
-            /// Frame `i` of a recording, with `window` seconds of sparkline history: what the
-            /// screen showed at that second (the sparklines end at the last whole second). Each
-            /// lab reads its own series back (`Lab::history_of_frames`).
-            pub fn of_recording(
-                rec: &crate::record::Recording,
-                i: usize,
+            /// What the screen showed of `snapshot`, with `window` seconds of sparkline history
+            /// from `sparks` (each lab's ending at its last whole second, `upto`): each lab reads
+            /// its own series back (`Lab::history_of_frames`).
+            pub fn of_sparks(
+                snapshot: Snapshot,
+                sparks: &crate::record::read::Sparks,
+                upto: &dyn Fn(&str) -> Option<u64>,
                 window: u64,
-            ) -> anyhow::Result<View> {
-                let snapshot = rec.snapshot(i)?;
+            ) -> View {
                 let history = History {
                     $($module: snapshot.$module.as_ref().map(|s| {
                         let lab = LabKind::$kind.key();
-                        let upto = rec.upto(i, lab);
+                        let upto = upto(lab);
                         let points = |key: &str| match upto {
-                            Some(upto) => rec.points(&format!("{lab} {key}"), upto, window),
+                            Some(upto) => sparks.points(&format!("{lab} {key}"), upto, window),
                             None => Vec::new(),
                         };
                         let gauge = || match (upto, <crate::labs::$module::$ty as Lab>::GAUGE) {
-                            (Some(upto), Some(key)) => rec.gauge(key, upto, window),
+                            (Some(upto), Some(key)) => sparks.gauge(key, upto, window),
                             _ => vec![0.0; window as usize],
                         };
                         <crate::labs::$module::$ty as Lab>::history_of_frames(s, &points, &gauge)
                     }),)*
                 };
-                Ok(View { snapshot, history })
+                View { snapshot, history }
             }
         }
     };
 }
-crate::labs::for_each_lab!(of_recording);
+crate::labs::for_each_lab!(of_sparks);
+
+impl View {
+    /// Frame `i` of a recording, with `window` seconds of sparkline history: what the screen
+    /// showed at that second (the sparklines end at the last whole second).
+    pub fn of_recording(
+        rec: &crate::record::Recording,
+        i: usize,
+        window: u64,
+    ) -> anyhow::Result<View> {
+        let snapshot = rec.snapshot(i)?;
+        Ok(View::of_sparks(
+            snapshot,
+            rec.sparks(),
+            &|lab| rec.upto(i, lab),
+            window,
+        ))
+    }
+}
