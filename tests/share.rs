@@ -585,6 +585,30 @@ fn with_control_a_viewers_key_changes_the_run_and_is_recorded_with_who_sent_it()
         }
     }
     assert_eq!(after, before + 1, "the viewer's + added a poller");
+    // A fault from the menu's list, by name, as the page's buttons send it.
+    let fault = full["screen"]["faults"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut r = post(None, &format!(r#"{{"fault":"{fault}","viewer":{viewer}}}"#));
+    let said = r.body.text();
+    assert_eq!(r.status, 200, "{said}");
+    let mut fired = 0;
+    for _ in 0..5 {
+        let (_, _, data) = stream.body.event().unwrap();
+        let v: Value = serde_json::from_str(&data).unwrap();
+        fired = v["snapshot"]["faults"]["events"].as_array().map_or(0, |e| {
+            e.iter().filter(|e| e["kind"] == fault.as_str()).count()
+        });
+        if fired > 0 {
+            break;
+        }
+    }
+    assert_eq!(fired, 1, "the viewer's fault {fault} was injected");
+    let mut r = post(None, r#"{"fault":"no.such-fault"}"#);
+    assert_eq!(r.status, 422);
+    let says = r.body.text();
+    assert!(says.contains("no.such-fault"), "{says}");
     drop(stream);
     let (_, stderr) = {
         let mut host = host;

@@ -2,7 +2,8 @@
 //! (`tests/browser/page.mjs`) over a real `latlab run --share`. It checks what a viewer sees:
 //! every pane's title and a p99 equal to the frame's, an update within two ticks, the help, the
 //! themes, columns dropped on a phone's width, no control without `--share-control` (and a
-//! forged key refused), a click on + that adds a poller with it, and the line that says the
+//! forged key refused), a click on + that adds a poller with it and on a fault button that
+//! injects it, and the line that says the
 //! connection was lost.
 
 mod common;
@@ -212,6 +213,14 @@ fn with_control_a_click_on_plus_adds_a_poller_the_host_then_shows() {
         clicked["after"].as_u64().unwrap(),
         clicked["before"].as_u64().unwrap() + 1,
         "{clicked}"
+    );
+    let fault = step(&steps, "fault");
+    assert!(
+        fault["status"]
+            .as_str()
+            .unwrap()
+            .contains(fault["fault"].as_str().unwrap()),
+        "the host's answer is on the page's status line: {fault}"
     );
     let (report, stderr) = host.finish();
     let pollers = report["snapshot"]["kinesis"]["consumers"]

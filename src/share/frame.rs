@@ -99,6 +99,13 @@ pub struct KeyRow {
     pub send: String,
 }
 
+/// A fault the run can have injected (the fault menu's), by name, for a viewer with control.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FaultRow {
+    pub name: String,
+    pub what: String,
+}
+
 /// What a screen of the run shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Screen {
@@ -108,6 +115,8 @@ pub struct Screen {
     pub message: Option<Message>,
     pub tabs: Vec<TabScreen>,
     pub keys: Vec<KeyRow>,
+    /// The faults the fault menu (f) injects in this run.
+    pub faults: Vec<FaultRow>,
     /// Seconds each sparkline's values span (their newest is now).
     pub window: u64,
 }

@@ -136,6 +136,9 @@ pub struct ViewerKey {
     pub viewer: u64,
     pub peer: SocketAddr,
     pub key: char,
+    /// A fault to inject instead of a key (`{"fault": "kinesis.throttle"}`), as the fault menu
+    /// does.
+    pub fault: Option<String>,
     /// The viewer's tab (a lab's key), for a key several labs bind.
     pub tab: Option<String>,
     pub reply: oneshot::Sender<Result<String, String>>,

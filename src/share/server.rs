@@ -372,7 +372,8 @@ fn events(hub: Arc<Hub>, req: &Request<Incoming>) -> Response<Body> {
     r
 }
 
-/// `POST /keys`: `{"key": "+", "viewer": 2, "tab": "kinesis"}`, from the share's own page (its
+/// `POST /keys`: `{"key": "+", "viewer": 2, "tab": "kinesis"}` (or `{"fault":
+/// "kinesis.throttle"}`), from the share's own page (its
 /// `Origin`) or a client that sends none; the host's answer comes back.
 async fn keys(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
     if !hub.control {
@@ -413,7 +414,10 @@ async fn keys(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Respon
     };
     #[derive(serde::Deserialize)]
     struct Sent {
+        #[serde(default)]
         key: String,
+        #[serde(default)]
+        fault: Option<String>,
         #[serde(default)]
         viewer: Option<u64>,
         #[serde(default)]
@@ -431,20 +435,25 @@ async fn keys(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Respon
         }
     };
     let mut chars = sent.key.chars();
-    let (Some(key), None) = (chars.next(), chars.next()) else {
-        return plain(
-            StatusCode::BAD_REQUEST,
-            &format!(
-                "latlab: \"key\" is one character, as the help shows it (e.g. \"+\"); got {:?}",
-                sent.key
-            ),
-        );
+    let key = match (chars.next(), chars.next(), &sent.fault) {
+        (None, _, Some(_)) => 'f',
+        (Some(k), None, None) => k,
+        _ => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "latlab: \"key\" is one character, as the help shows it (e.g. \"+\"), or \"fault\" names a fault kind (e.g. \"kinesis.throttle\"); got {:?}",
+                    sent.key
+                ),
+            );
+        }
     };
     let (reply, answer) = oneshot::channel();
     let vk = ViewerKey {
         viewer: sent.viewer.or(viewer_q).unwrap_or(0),
         peer,
         key,
+        fault: sent.fault,
         tab: sent.tab,
         reply,
     };
@@ -467,5 +476,22 @@ async fn keys(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Respon
             StatusCode::GATEWAY_TIMEOUT,
             "latlab: the host did not answer the key in time (it may be ending)",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The page's budget: 150 KB with every theme's colours, so it loads at once over a slow
+    /// link and is read in one look.
+    #[test]
+    fn the_page_and_its_colours_stay_under_150_kb() {
+        let css = crate::tui::shared::theme_css(&crate::tui::theme::Theme::dark());
+        let page = super::PAGE.replace("/*latlab:themes*/", &css);
+        println!("the page: {} bytes ({} of colours)", page.len(), css.len());
+        assert!(page.len() < 150 * 1024, "{} bytes", page.len());
+        // Nothing from anywhere else: no URL but the page's own paths.
+        for outside in ["http://", "https://", "//cdn", "@import", "url("] {
+            assert!(!page.contains(outside), "the page names {outside}");
+        }
     }
 }

@@ -14,7 +14,9 @@ use super::view::View;
 use crate::labs::LabKind;
 use crate::record::frames::{Framer, Points};
 use crate::run::{Command, Run};
-use crate::share::frame::{KeyRow, Message, ReplayHead, RunHead, Screen, TabScreen, Tick};
+use crate::share::frame::{
+    FaultRow, KeyRow, Message, ReplayHead, RunHead, Screen, TabScreen, Tick,
+};
 
 /// Seconds of sparkline values each frame's models carry.
 pub const WINDOW: u64 = 120;
@@ -121,6 +123,17 @@ pub fn screen(app: &App, view: &View, token: &str) -> Screen {
         message,
         tabs,
         keys: key_rows(app.replay.is_some(), &labs),
+        faults: if app.replay.is_some() {
+            Vec::new()
+        } else {
+            app.menu_faults()
+                .into_iter()
+                .map(|(_, k)| FaultRow {
+                    name: k.name().to_string(),
+                    what: k.describe().to_string(),
+                })
+                .collect()
+        },
         window: WINDOW,
     }
 }
@@ -201,6 +214,18 @@ pub fn viewer_command(key: char, tab: Option<&str>, labs: &[LabKind]) -> Result<
         )),
         None => Err(format!(
             "'{key}' is not one of latlab's keys; the page's ? lists them"
+        )),
+    }
+}
+
+/// The fault a viewer asks for, as the fault menu injects it (with its defaults), when the run
+/// has the lab of its service.
+pub fn viewer_fault(name: &str, labs: &[LabKind]) -> Result<Command, String> {
+    let kind = crate::faults::Kind::parse(name)?;
+    match LabKind::of_service(kind.service()) {
+        Some(lab) if labs.contains(&lab) => Ok(Command::Fault(kind)),
+        _ => Err(format!(
+            "{name} is a fault of a service this run does not measure"
         )),
     }
 }
@@ -287,7 +312,11 @@ impl Host {
         labs: &[LabKind],
     ) -> (String, bool) {
         let who = vk.who();
-        match viewer_command(vk.key, vk.tab.as_deref(), labs) {
+        let command = match &vk.fault {
+            Some(name) => viewer_fault(name, labs),
+            None => viewer_command(vk.key, vk.tab.as_deref(), labs),
+        };
+        match command {
             Ok(cmd) => {
                 let lab = lab.clone();
                 let said = format!("{who}: {}", cmd.what());

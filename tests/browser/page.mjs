@@ -98,6 +98,11 @@ if (mode === 'view') {
   await page.click('#controls button[data-key="+"]');
   await page.waitForFunction((b) => window.latlab.frame.snapshot.kinesis.consumers.filter((c) => c.kind === 'poller' && c.stopped_at_secs === null).length > b, before, { timeout: 15000 });
   say({ step: 'clicked', before, after: await page.evaluate(pollers), status: await page.evaluate(() => document.getElementById('status').textContent) });
+  // A fault button: the fault menu's first, injected with its defaults.
+  const fault = await page.evaluate(() => document.querySelector('#controls button[data-fault]').dataset.fault);
+  await page.click('#controls button[data-fault="' + fault + '"]');
+  await page.waitForFunction((f) => window.latlab.frame.snapshot.faults.events.some((e) => e.kind === f), fault, { timeout: 15000 });
+  say({ step: 'fault', fault, status: await page.evaluate(() => document.getElementById('status').textContent) });
 } else if (mode === 'shot') {
   const page = await open(url, 1400, 940);
   await page.waitForTimeout(1500);
