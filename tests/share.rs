@@ -464,17 +464,21 @@ fn a_viewer_that_stops_reading_misses_frames_and_then_gets_a_full_one() {
         serde_json::from_str::<Value>(&data).unwrap()["kind"],
         "full"
     );
-    // Another viewer reads on, undisturbed.
+    // Another viewer reads on, in its own thread, undisturbed.
     let mut brisk = events(&host, "");
     let (brisk_first, _, _) = brisk.body.event().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut ids = Vec::new();
+        while ids.len() < 20 {
+            let (id, name, _) = brisk.body.event().unwrap();
+            assert_eq!(name, "frame");
+            ids.push(id);
+        }
+        ids
+    });
     std::thread::sleep(Duration::from_secs(25));
-    let mut brisk_ids = Vec::new();
     // What the brisk viewer was sent while the slow one slept: every tick, in order.
-    while brisk_ids.len() < 20 {
-        let (id, name, _) = brisk.body.event().unwrap();
-        assert_eq!(name, "frame");
-        brisk_ids.push(id);
-    }
+    let brisk_ids = reader.join().unwrap();
     assert!(
         brisk_ids.windows(2).all(|w| w[1] == w[0] + 1) && brisk_ids[0] == brisk_first + 1,
         "{brisk_ids:?}"
@@ -502,7 +506,6 @@ fn a_viewer_that_stops_reading_misses_frames_and_then_gets_a_full_one() {
     );
     assert!(dropped > 0, "the frames it missed are counted");
     drop(slow);
-    drop(brisk);
     let (report, _) = {
         let mut host = host;
         host.finish()

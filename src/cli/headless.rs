@@ -112,8 +112,8 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         };
         // A viewer's key being applied finishes first: the run is then its own again.
         if let Some(h) = host.as_mut() {
-            for done in h.settle().await {
-                viewer_done(&mut screen, &mut recorder, &progress, done);
+            for said in h.settle(&mut screen, recorder.as_mut()).await {
+                say(&progress, &said);
             }
         }
         if let Some(pb) = &progress {
@@ -206,40 +206,9 @@ fn viewer(
     lab: &std::sync::Arc<Run>,
     v: crate::tui::shared::Viewers,
 ) {
-    let vk = match v {
-        crate::tui::shared::Viewers::Key(vk) => vk,
-        crate::tui::shared::Viewers::Done(done) => {
-            return viewer_done(screen, recorder, progress, done);
-        }
-    };
-    let Some(h) = host.as_mut() else { return };
-    let labs = screen.labs.clone();
-    let (said, refused) = h.take(lab, vk, &labs);
-    say(progress, &said);
-    screen.say(said.clone(), refused);
-    if let Some(r) = recorder.as_mut() {
-        r.note(if refused { "refused" } else { "command" }, &said);
-    }
-}
-
-/// A viewer's key's answer, said and recorded.
-fn viewer_done(
-    screen: &mut crate::tui::app::App,
-    recorder: &mut Option<crate::record::Recorder>,
-    progress: &Option<indicatif::ProgressBar>,
-    (said, result): (String, Result<String, String>),
-) {
-    say(progress, &said);
-    screen.say(said.clone(), result.is_err());
-    if let Some(r) = recorder.as_mut() {
-        r.note(
-            if result.is_ok() {
-                "confirmed"
-            } else {
-                "refused"
-            },
-            &said,
-        );
+    if let Some(h) = host.as_mut() {
+        let said = h.heard(v, lab, screen, recorder.as_mut());
+        say(progress, &said);
     }
 }
 

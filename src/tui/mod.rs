@@ -299,29 +299,10 @@ where
                 }
                 Action::Redraw
             }
-            Event::Viewers(shared::Viewers::Key(vk)) => {
+            Event::Viewers(v) => {
                 if let Some(h) = host.as_mut() {
-                    let labs = app.labs.clone();
-                    let (said, refused) = h.take(&lab, vk, &labs);
-                    if let Some(r) = recorder.as_mut() {
-                        r.note(if refused { "refused" } else { "command" }, &said);
-                    }
-                    app.say(said, refused);
+                    h.heard(v, &lab, &mut app, recorder.as_mut());
                 }
-                Action::Redraw
-            }
-            Event::Viewers(shared::Viewers::Done((said, result))) => {
-                if let Some(r) = recorder.as_mut() {
-                    r.note(
-                        if result.is_ok() {
-                            "confirmed"
-                        } else {
-                            "refused"
-                        },
-                        &said,
-                    );
-                }
-                app.say(said, result.is_err());
                 Action::Redraw
             }
             Event::Input(TermEvent::Key(k)) => app.key(k, || View::of(&lab, 600)),
@@ -375,18 +356,7 @@ where
     metrics.stop().await;
     // A viewer's key being applied finishes first: the run is then the screen's alone again.
     if let Some(h) = host.as_mut() {
-        for (said, result) in h.settle().await {
-            if let Some(r) = recorder.as_mut() {
-                r.note(
-                    if result.is_ok() {
-                        "confirmed"
-                    } else {
-                        "refused"
-                    },
-                    &said,
-                );
-            }
-        }
+        h.settle(&mut app, recorder.as_mut()).await;
     }
     let lab =
         Arc::try_unwrap(lab).map_err(|_| anyhow::anyhow!("a command was still running at quit"));

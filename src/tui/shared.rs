@@ -176,7 +176,8 @@ impl Publisher {
     /// This second of the live run, sent to every viewer.
     pub fn publish(&mut self, share: &crate::share::Share, app: &App, lab: &Run) {
         let view = View::of(lab, WINDOW);
-        let points = self.framer.points(lab, &view.snapshot);
+        // The points that became whole, from the history the screen's models are drawn from.
+        let points = self.framer.points_of(&view.snapshot, &view.history);
         share.publish(tick(app, &view, points, &self.description, share.token()));
     }
 }
@@ -305,7 +306,7 @@ impl Host {
     /// (its answer comes from [`Host::applying`], and goes to the viewer too); any other is
     /// refused at once. Returns what the status line and the recording say now: `viewer 2
     /// (127.0.0.1:51234): adding a GetRecords poller`, and whether it was refused.
-    pub fn take(
+    fn take(
         &mut self,
         lab: &Arc<Run>,
         vk: crate::share::ViewerKey,
@@ -336,12 +337,50 @@ impl Host {
         }
     }
 
-    /// Waits for the viewers' keys being applied (so the run is its host's alone again).
-    pub async fn settle(&mut self) -> Vec<(String, Result<String, String>)> {
+    /// What a viewer did, answered: a key taken (applied or refused) or a key's answer, said on
+    /// the host's status line (`app`) and in its recording's events (`command`, then `confirmed`
+    /// or `refused`). Returns the line said.
+    pub fn heard(
+        &mut self,
+        v: Viewers,
+        lab: &Arc<Run>,
+        app: &mut App,
+        recorder: Option<&mut crate::record::Recorder>,
+    ) -> String {
+        let (said, event, bad) = match v {
+            Viewers::Key(vk) => {
+                let labs = app.labs.clone();
+                let (said, refused) = self.take(lab, vk, &labs);
+                (said, if refused { "refused" } else { "command" }, refused)
+            }
+            Viewers::Done((said, result)) => {
+                let bad = result.is_err();
+                (said, if bad { "refused" } else { "confirmed" }, bad)
+            }
+        };
+        if let Some(r) = recorder {
+            r.note(event, &said);
+        }
+        app.say(said.clone(), bad);
+        said
+    }
+
+    /// Waits for the viewers' keys being applied (so the run is its host's alone again), and
+    /// answers each as [`Host::heard`] does; returns the lines said.
+    pub async fn settle(
+        &mut self,
+        app: &mut App,
+        mut recorder: Option<&mut crate::record::Recorder>,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         while let Some(r) = self.applying.join_next().await {
-            if let Ok(r) = r {
-                out.push(r);
+            if let Ok((said, result)) = r {
+                let bad = result.is_err();
+                if let Some(r) = recorder.as_deref_mut() {
+                    r.note(if bad { "refused" } else { "confirmed" }, &said);
+                }
+                app.say(said.clone(), bad);
+                out.push(said);
             }
         }
         out
