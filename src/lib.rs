@@ -16,6 +16,7 @@ pub mod faults;
 pub mod labs;
 pub mod listen;
 pub mod metrics;
+pub mod plan;
 pub mod provenance;
 pub mod record;
 pub mod report;

@@ -448,7 +448,7 @@ fn bad_config_files_name_the_file_the_line_and_the_key() {
     let cases: &[(&str, &str)] = &[
         (
             "theme = \"dark\"\nthemes = \"light\"\n",
-            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, stream, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, share, share_viewers, share_control, scenario_dirs",
+            "line 2: unknown key `themes`; valid keys: theme, fps, log, latency_profile, endpoint_url, aws, region, stream, s3_bucket, s3_express_bucket, redis_primary, redis_replica, redis_password_env, prices, share, share_viewers, share_control, max_cost, scenario_dirs",
         ),
         (
             "share_viewers = 0\n",
@@ -491,6 +491,10 @@ fn bad_config_files_name_the_file_the_line_and_the_key() {
             "line 1, key `prices`: cannot read prices file",
         ),
         ("fps = \n", "line 1, column"),
+        (
+            "max_cost = -1\n",
+            "line 1, key `max_cost`: must be a positive number of US dollars",
+        ),
     ];
     for (text, want) in cases {
         let path = write_config(h, text);

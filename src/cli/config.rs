@@ -34,7 +34,20 @@ pub struct ShowArgs {
     #[command(flatten)]
     pub share: ShareArgs,
     #[command(flatten)]
+    pub spend: super::account::SpendArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
+}
+
+impl super::account::SpendArgs {
+    /// The file's cost cap where no flag or variable gave one.
+    pub(super) fn apply_config(&mut self, c: &Config, m: &ArgMatches) {
+        if self.max_cost.is_none() {
+            self.max_cost = c
+                .text(m, "max_cost")
+                .and_then(|t| super::account::parse_cost(&t).ok());
+        }
+    }
 }
 
 impl TargetArgs {
@@ -114,6 +127,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
     match command {
         Command::Tui(a) => {
             a.share.apply_config(c, m, true);
+            a.spend.apply_config(c, m);
             set(&mut a.theme, c.text(m, "theme"));
             if let Some(fps) = c.number(m, "fps") {
                 a.fps = fps;
@@ -124,6 +138,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
         }
         Command::Run(a) => {
             a.share.apply_config(c, m, true);
+            a.spend.apply_config(c, m);
             set(&mut a.out.prices, c.path(m, "prices"));
             a.target.apply_config(c, m)?;
         }
@@ -145,6 +160,12 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
                 a.fps = fps;
             }
         }
+        Command::Plan(a) => {
+            set(&mut a.prices, c.path(m, "prices"));
+            a.target.apply_config(c, m)?;
+        }
+        Command::IamPolicy(a) => a.target.apply_config(c, m)?,
+        Command::Cleanup(a) => a.target.apply_config(c, m)?,
         Command::Doctor(a) => {
             set(&mut a.log, c.path(m, "log"));
             a.target.apply_config(c, m)?;
@@ -157,6 +178,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
         Command::Config(ConfigCommand::Example) => {}
         Command::Config(ConfigCommand::Show(a)) => {
             a.share.apply_config(c, m, true);
+            a.spend.apply_config(c, m);
             set(&mut a.theme, c.text(m, "theme"));
             set(&mut a.fps, c.number(m, "fps"));
             set(&mut a.log, c.path(m, "log"));
@@ -238,6 +260,7 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
             "share_control",
             a.share.share_control.then(|| "true".to_string()),
         ),
+        ("max_cost", a.spend.max_cost.map(|v| v.to_string())),
         (
             "scenario_dirs",
             (!dirs.is_empty()).then(|| {

@@ -12,6 +12,30 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         }
         scenario.duration = d;
     }
+    if args.dry_run {
+        let prices = load_prices(args.out.prices.as_deref())?;
+        let plan = account::make_plan(
+            &scenario,
+            &args.target.options(),
+            prices.as_ref(),
+            scenario.duration,
+            &crate::run::plan::new_run_id(),
+        )?;
+        account::print_plan(&plan, args.plan_format);
+        return Ok(if plan.problems().is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    let mut opts = args.target.options();
+    opts.run_id = account::confirm(
+        &scenario,
+        &opts,
+        load_prices(args.out.prices.as_deref())?.as_ref(),
+        &args.spend,
+        scenario.duration,
+    )?;
     // A producer stops by itself after the run's length: exactly rate x duration records.
     scenario.for_duration();
     let (prices, metrics) = args.out.open()?;
@@ -24,7 +48,6 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             .with_context(|| format!("cannot write --output {}", out.display()))?;
     }
     let share = args.share.open()?;
-    let opts = args.target.options();
     let report = runtime()?.block_on(async move {
         let metrics = crate::run::export::Metrics::start(metrics)?;
         let theme = crate::tui::theme::Theme::dark();
@@ -45,6 +68,9 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             )?),
             None => None,
         };
+        let chosen = crate::cost::Prices::choose(prices.as_ref(), &lab.backend().region);
+        let mut cap = args.spend.max_cost.map(crate::cost::cap::Cap::new);
+        let mut capped: Option<String> = None;
         let mut each_second = tokio::time::interval(std::time::Duration::from_secs(1));
         each_second.tick().await;
         let progress = (!args.quiet).then(|| progress_bar(&scenario));
@@ -73,6 +99,15 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                     r = &mut work => { r?; break false }
                     _ = &mut signal => break true,
                     _ = each_second.tick() => {
+                        if let Some(why) = lab.check_cap(cap.as_mut(), chosen.as_ref()) {
+                            match &progress {
+                                Some(pb) => pb.println(&why),
+                                None => eprintln!("{why}"),
+                            }
+                            capped = Some(why);
+                            break true;
+                        }
+                        screen.cap = cap.clone();
                         if let Some(r) = recorder.as_mut() {
                             r.tick(&lab)?;
                         }
@@ -97,6 +132,15 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                         }
                     }
                     _ = each_second.tick() => {
+                        if let Some(why) = lab.check_cap(cap.as_mut(), chosen.as_ref()) {
+                            match &progress {
+                                Some(pb) => pb.println(&why),
+                                None => eprintln!("{why}"),
+                            }
+                            capped = Some(why);
+                            break true;
+                        }
+                        screen.cap = cap.clone();
                         if let Some(r) = recorder.as_mut() {
                             r.tick(&lab)?;
                         }
@@ -150,6 +194,13 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         } else {
             crate::report::Ending::Completed
         };
+        let mut problems = problems;
+        if let Some(why) = &capped {
+            problems.insert(0, why.clone());
+            if let Some(r) = recorder.as_mut() {
+                r.note("cost-cap", why);
+            }
+        }
         let report = Report::new(&scenario, snap, ending, problems).with_prices(prices);
         if let Some(r) = recorder {
             let dropped = r.dropped;

@@ -7,6 +7,7 @@ macro_rules! out {
     };
 }
 
+mod account;
 mod compare;
 mod config;
 mod doctor;
@@ -69,6 +70,14 @@ pub enum Command {
     Themes(ThemesArgs),
     /// Run a scenario headless and print its tables (the seed's beside ours for seed scenarios)
     Run(RunArgs),
+    /// What a run would create, use, call and cost, before it runs (it creates nothing; its only
+    /// calls are reads)
+    Plan(account::PlanArgs),
+    /// A least-privilege IAM policy (JSON) for a scenario's calls
+    IamPolicy(account::IamPolicyArgs),
+    /// List what latlab runs left on an endpoint, AWS or a Redis (by latlab's tags and
+    /// prefixes), and delete it with --yes
+    Cleanup(account::CleanupArgs),
     /// List the scenarios: built in, and in the scenario directories; `new` starts one's own
     Scenarios(scenarios::ScenariosArgs),
     /// List the faults latlab can inject, with the settings each takes
@@ -163,6 +172,8 @@ pub struct TuiArgs {
     #[command(flatten)]
     pub share: ShareArgs,
     #[command(flatten)]
+    pub spend: account::SpendArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
 }
 
@@ -223,10 +234,18 @@ pub struct RunArgs {
     /// Run the scenario's scaled-down S3 matrix and fewer Redis tries (under a minute each)
     #[arg(long)]
     pub quick: bool,
+    /// Print the plan (`latlab plan`: what the run would create, use, call and cost) and stop
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The plan's format with --dry-run
+    #[arg(long, value_enum, default_value = "text", requires = "dry_run")]
+    pub plan_format: account::PlanFormat,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
     pub share: ShareArgs,
+    #[command(flatten)]
+    pub spend: account::SpendArgs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -336,6 +355,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => run_headless(args, &dirs),
+        Command::Plan(args) => account::plan(args, &dirs),
+        Command::IamPolicy(args) => account::iam_policy(args, &dirs),
+        Command::Cleanup(args) => account::cleanup(args),
         Command::Scenarios(args) => scenarios::scenarios(args, &dirs),
         Command::Emulate(args) => emulate::emulate(args),
         Command::Attach(args) => {
@@ -506,18 +528,27 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
             scenario.name
         );
     }
+    let mut target = args.target.options();
+    target.run_id = account::confirm(
+        &scenario,
+        &target,
+        load_prices(args.out.prices.as_deref())?.as_ref(),
+        &args.spend,
+        scenario.duration,
+    )?;
     let (prices, metrics) = args.out.open()?;
     let share = args.share.open()?;
     let log = init_log(args.log.as_deref())?;
     let report = crate::tui::run(crate::tui::TuiOptions {
         scenario,
-        target: args.target.options(),
+        target,
         theme,
         fps: args.fps,
         record: args.out.record.clone(),
         metrics,
         prices,
         share,
+        max_cost: args.spend.max_cost,
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());

@@ -52,6 +52,7 @@ impl TargetArgs {
             s3_express_bucket: self.s3_express_bucket.clone(),
             redis_primary: self.redis_primary.clone(),
             redis_replica: self.redis_replica.clone(),
+            run_id: None,
         }
     }
 

@@ -35,6 +35,8 @@ pub enum Kind {
     Listen,
     /// A share's viewers at once, 1 to 1000.
     Viewers,
+    /// A cost cap: a positive number of US dollars.
+    Cost,
 }
 
 /// One key of the config file.
@@ -141,6 +143,12 @@ pub const KEYS: &[Key] = &[
     key("share", None, Kind::Listen, "none: the run is not shared"),
     key("share_viewers", None, Kind::Viewers, "16"),
     key("share_control", None, Kind::Bool, "false"),
+    key(
+        "max_cost",
+        Some("LATLAB_MAX_COST"),
+        Kind::Cost,
+        "none: no cap (a run on AWS asks before it creates anything billed)",
+    ),
     Key {
         name: "scenario_dirs",
         arg: "",
@@ -169,6 +177,17 @@ impl Key {
                 Some(n @ 1..=1000) => Value::Number(n as u32),
                 _ => bail!("must be a whole number of viewers from 1 to 1000, not {value}"),
             },
+            Kind::Cost => {
+                let v = value
+                    .as_float()
+                    .or_else(|| value.as_integer().map(|n| n as f64));
+                match v {
+                    Some(v) if v.is_finite() && v > 0.0 => Value::Text(v.to_string()),
+                    _ => {
+                        bail!("must be a positive number of US dollars, e.g. 0.5 or 2, not {value}")
+                    }
+                }
+            }
             Kind::Listen => {
                 let s = text()?;
                 crate::listen::parse_addr("share", s)?;

@@ -140,6 +140,10 @@ fn about(key: &str) -> (&'static str, &'static str) {
             "Let a share's viewers send the keys that change the experiment",
             "true",
         ),
+        "max_cost" => (
+            "Stop every run before its list-price cost would pass this many US dollars, as --max-cost does",
+            "0.5",
+        ),
         "scenario_dirs" => (
             "Where `latlab run NAME` and `latlab scenarios` look for NAME.toml",
             "[\"~/latlab-scenarios\"]",

@@ -11,6 +11,7 @@
 //! This is the base each lab prices its own configuration on (`labs/X/cost.rs`, through
 //! `Lab::cost`): the price file, a charge, a lab's total and the run's. It names no lab.
 
+pub mod cap;
 pub mod listing;
 pub mod prices;
 #[cfg(test)]

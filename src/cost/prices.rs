@@ -69,6 +69,44 @@ pub struct Prices {
     /// Prices not found in AWS's own text, by key (`kinesis.shard_hour`,
     /// `elasticache.node_hour.cache.t3.micro`): where each figure comes from.
     pub unverified: BTreeMap<String, String>,
+    /// Prices read from AWS's Price List API (`latlab prices fetch`), by key: the offer and SKU
+    /// each came from. These count as verified.
+    pub fetched: BTreeMap<String, Fetched>,
+}
+
+/// Where a price read from AWS's Price List API came from: `[kinesis.fetched.shard_hour]`.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fetched {
+    /// Always `AWS Price List API`.
+    pub source: String,
+    /// The offer (`AmazonKinesis`).
+    pub offer: String,
+    /// The offer file's version and publication date.
+    pub version: String,
+    pub publication_date: String,
+    /// The product's SKU and the price dimension's rate code.
+    pub sku: String,
+    #[serde(default)]
+    pub rate_code: String,
+    /// The price dimension's own words and unit.
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// The one source a fetched price may name.
+pub const PRICE_LIST_SOURCE: &str = "AWS Price List API";
+
+impl Fetched {
+    /// `AWS Price List API: AmazonKinesis offer 20261120190000 (published 2026-11-20T19:00:00Z), SKU X`.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: {} offer {} (published {}), SKU {}",
+            self.source, self.offer, self.version, self.publication_date, self.sku
+        )
+    }
 }
 
 // ---- the file form ----
@@ -93,6 +131,8 @@ struct KinesisFile {
     efo_consumer_shard_hour: f64,
     efo_retrieval_per_gb: f64,
     #[serde(default)]
+    fetched: BTreeMap<String, Fetched>,
+    #[serde(default)]
     unverified: BTreeMap<String, String>,
 }
 
@@ -111,6 +151,8 @@ struct StandardFile {
     get_per_1000: f64,
     storage_gb_month: f64,
     #[serde(default)]
+    fetched: BTreeMap<String, Fetched>,
+    #[serde(default)]
     unverified: BTreeMap<String, String>,
 }
 
@@ -125,6 +167,8 @@ struct ExpressFile {
     retrieval_per_gb: f64,
     per_gb_above: Bytes,
     #[serde(default)]
+    fetched: BTreeMap<String, Fetched>,
+    #[serde(default)]
     unverified: BTreeMap<String, String>,
 }
 
@@ -133,6 +177,8 @@ struct ExpressFile {
 struct ElastiCacheFile {
     source: String,
     node_hour: BTreeMap<String, f64>,
+    #[serde(default)]
+    fetched: BTreeMap<String, Fetched>,
     #[serde(default)]
     unverified: BTreeMap<String, String>,
 }
@@ -310,6 +356,46 @@ impl Prices {
                 unverified.insert(format!("{priced}.{key}"), why.clone());
             }
         }
+        let mut fetched = BTreeMap::new();
+        let tables = [
+            ("kinesis", &file.kinesis.fetched, "kinesis"),
+            ("s3.standard", &file.s3.standard.fetched, "s3.standard"),
+            ("s3.express", &file.s3.express.fetched, "s3.express"),
+            (
+                "elasticache",
+                &file.elasticache.fetched,
+                "elasticache.node_hour",
+            ),
+        ];
+        for (section, table, priced) in tables {
+            for (key, f) in table {
+                let at = format!("{section}.fetched.{key}");
+                if !prices.iter().any(|(s, k, _)| *s == priced && k == key) {
+                    return Err(bad(&at, "source", format!("names no price of [{priced}]")));
+                }
+                if f.source != PRICE_LIST_SOURCE {
+                    return Err(bad(
+                        &at,
+                        "source",
+                        format!(
+                            "a fetched price's source is \"{PRICE_LIST_SOURCE}\", not \"{}\"",
+                            f.source
+                        ),
+                    ));
+                }
+                let full = format!("{priced}.{key}");
+                if unverified.contains_key(&full) {
+                    return Err(bad(
+                        &format!("{section}.unverified"),
+                        key,
+                        format!(
+                            "is also read from the Price List ([{at}]): a price is verified or not, not both"
+                        ),
+                    ));
+                }
+                fetched.insert(full, f.clone());
+            }
+        }
         let standard = file.s3.standard;
         let express = file.s3.express;
         Ok(Prices {
@@ -347,7 +433,57 @@ impl Prices {
                 node_hour: file.elasticache.node_hour,
             },
             unverified,
+            fetched,
         })
+    }
+
+    /// The price at a key (`kinesis.shard_hour`, `s3.express.put_per_1000`,
+    /// `elasticache.node_hour.cache.t3.micro`), if the file has it.
+    pub fn value(&self, key: &str) -> Option<f64> {
+        if let Some(node) = key.strip_prefix("elasticache.node_hour.") {
+            return self.elasticache.node_hour.get(node).copied();
+        }
+        let (section, field) = key.rsplit_once('.')?;
+        let s3 = |p: &S3Prices| match field {
+            "put_per_1000" => Some(p.put_per_1000),
+            "get_per_1000" => Some(p.get_per_1000),
+            "storage_gb_month" => Some(p.storage_gb_month),
+            "upload_per_gb" => Some(p.upload_per_gb),
+            "retrieval_per_gb" => Some(p.retrieval_per_gb),
+            _ => None,
+        };
+        match section {
+            "kinesis" => match field {
+                "shard_hour" => Some(self.kinesis.shard_hour),
+                "put_payload_units_per_million" => Some(self.kinesis.put_payload_units_per_million),
+                "efo_consumer_shard_hour" => Some(self.kinesis.efo_consumer_shard_hour),
+                "efo_retrieval_per_gb" => Some(self.kinesis.efo_retrieval_per_gb),
+                _ => None,
+            },
+            "s3.standard" => s3(&self.s3_standard),
+            "s3.express" => s3(&self.s3_express),
+            _ => None,
+        }
+    }
+
+    /// Where the price at a key comes from: why it is unverified, else its section's source.
+    pub fn source_of(&self, key: &str) -> String {
+        if let Some(why) = self.unverified.get(key) {
+            return why.clone();
+        }
+        if let Some(f) = self.fetched.get(key) {
+            return f.line();
+        }
+        let section = if key.starts_with("kinesis.") {
+            &self.kinesis.source
+        } else if key.starts_with("s3.standard.") {
+            &self.s3_standard.source
+        } else if key.starts_with("s3.express.") {
+            &self.s3_express.source
+        } else {
+            &self.elasticache.source
+        };
+        section.clone()
     }
 
     /// Whether the price at this key is unverified.

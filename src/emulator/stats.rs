@@ -38,6 +38,10 @@ pub struct ShardApiStats {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatsSnapshot {
     pub shards: Vec<ShardApiStats>,
+    /// Every Kinesis operation the emulator was asked for, by its API name, with how many times
+    /// (what a run really calls: `latlab plan` and `iam-policy` are checked against it).
+    #[serde(default)]
+    pub operations: BTreeMap<String, u64>,
 }
 
 impl StatsSnapshot {
@@ -70,6 +74,7 @@ type Key = (Arc<str>, u32, Api);
 #[derive(Default)]
 pub struct Stats {
     map: Mutex<BTreeMap<Key, Counts>>,
+    operations: Mutex<BTreeMap<&'static str, u64>>,
 }
 
 /// What happened in one call, for [`Stats::record`].
@@ -97,6 +102,11 @@ impl Outcome {
 }
 
 impl Stats {
+    /// Counts one request for `operation`, whatever its answer.
+    pub fn asked(&self, operation: &'static str) {
+        *self.operations.lock().entry(operation).or_default() += 1;
+    }
+
     pub fn record(&self, stream: &Arc<str>, shard: u32, api: Api, outcome: Outcome) {
         let mut map = self.map.lock();
         let c = map.entry((stream.clone(), shard, api)).or_default();
@@ -125,6 +135,12 @@ impl Stats {
                     api: *api,
                     counts: *counts,
                 })
+                .collect(),
+            operations: self
+                .operations
+                .lock()
+                .iter()
+                .map(|(op, n)| (op.to_string(), *n))
                 .collect(),
         }
     }

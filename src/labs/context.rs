@@ -31,12 +31,26 @@ pub struct TargetOptions {
     /// Other Redis: the primary and its replica (redis:// or rediss://, with AUTH in the URL).
     pub redis_primary: Option<String>,
     pub redis_replica: Option<String>,
+    /// The run id its names and tags carry: the one its plan showed (a new one when None).
+    pub run_id: Option<String>,
 }
 
 impl TargetOptions {
     /// Whether the run measures another endpoint or real AWS rather than the embedded emulator.
     pub fn external(&self) -> bool {
         self.endpoint_url.is_some() || self.aws
+    }
+
+    /// What a plan and a cleanup know of it.
+    pub fn plan_target(&self) -> crate::plan::Target {
+        crate::plan::Target {
+            external: self.external(),
+            stream: self.stream.clone(),
+            s3_bucket: self.s3_bucket.clone(),
+            s3_express_bucket: self.s3_express_bucket.clone(),
+            redis_primary: self.redis_primary.clone(),
+            redis_replica: self.redis_replica.clone(),
+        }
     }
 }
 
@@ -77,7 +91,7 @@ impl RunContext {
     ) -> Arc<RunContext> {
         Arc::new(RunContext {
             start,
-            run_id: super::run_id(),
+            run_id: target.run_id.clone().unwrap_or_else(super::run_id),
             clients,
             fault_log,
             target,

@@ -118,6 +118,27 @@ pub trait Lab: Sized + Send + Sync + 'static {
         Ok(())
     }
 
+    /// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`): what it would create and
+    /// what it only uses, every call it would make, and its configuration at list price. It
+    /// calls nothing but reads (Describe, List, Head) on `cx`'s clients.
+    fn plan(
+        cx: &crate::plan::PlanContext<'_>,
+        scenario: &Self::Scenario,
+    ) -> impl Future<Output = crate::plan::LabPlan> + Send;
+
+    /// What runs left of its resources on the target (`labs/X/cleanup.rs`, `latlab cleanup`):
+    /// those latlab's tag or prefix names, and those only named like them, which it leaves
+    /// alone.
+    fn leftovers(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send;
+
+    /// Deletes one of its leftovers; the service's reason when it cannot.
+    fn remove(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        item: &crate::plan::leftovers::Leftover,
+    ) -> impl Future<Output = Result<(), String>> + Send;
+
     /// Creates (or finds) what it measures and starts its probes, on the run's context.
     fn start(
         ctx: &Arc<RunContext>,

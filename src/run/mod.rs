@@ -1,11 +1,13 @@
 //! The run: the supervisor that starts the scenario's labs (and, by default, the emulator they
 //! measure), takes their snapshots, applies commands while they run and stops them.
 
+pub mod cleanup;
 pub mod export;
 mod faults;
 mod knobs;
 mod labs;
 mod model;
+pub mod plan;
 pub mod process;
 pub mod snapshot;
 
@@ -283,6 +285,18 @@ impl Run {
     /// a time): what the recorder logs and the Prometheus export reads.
     pub fn series(&self) -> Vec<crate::labs::series::Histogrammed> {
         self.labs.iter().flat_map(Running::histograms).collect()
+    }
+
+    /// `--max-cost`'s check, a second at a time: the configuration now at `chosen`'s list
+    /// prices, added to what the run has accrued. Returns why the run must stop, when it must.
+    pub fn check_cap(
+        &self,
+        cap: Option<&mut crate::cost::cap::Cap>,
+        chosen: Option<&crate::cost::Chosen>,
+    ) -> Option<String> {
+        let (cap, chosen) = (cap?, chosen?);
+        let hourly = self.snapshot(false).cost(chosen).hourly();
+        cap.check(hourly, std::time::Instant::now(), crate::cost::cap::AHEAD)
     }
 
     /// How long the run has gone on.

@@ -51,3 +51,25 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
     }
     None
 }
+
+impl Op {
+    /// The IAM action that allows it: Kinesis names each action after its operation
+    /// (`kinesis:PutRecord`).
+    pub fn iam_action(self) -> String {
+        format!("kinesis:{}", self.name())
+    }
+
+    /// Whether it only reads: it changes nothing on the account (what `latlab plan` may call).
+    pub fn read_only(self) -> bool {
+        matches!(
+            self,
+            Op::DescribeStream
+                | Op::DescribeStreamSummary
+                | Op::ListStreams
+                | Op::ListShards
+                | Op::ListTagsForStream
+                | Op::DescribeStreamConsumer
+                | Op::ListStreamConsumers
+        )
+    }
+}

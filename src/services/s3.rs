@@ -78,3 +78,81 @@ impl Class {
 pub fn is_directory_bucket(name: &str) -> bool {
     name.ends_with("--x-s3") && name.matches("--").count() >= 2
 }
+
+impl Op {
+    /// The IAM action that allows it on a bucket of `class`. A directory bucket's (S3 Express
+    /// One Zone's) object operations are allowed by the session CreateSession opens
+    /// (`s3express:CreateSession`); its bucket operations have `s3express:` actions of their own.
+    pub fn iam_action(self, class: Class) -> &'static str {
+        if class == Class::ExpressOneZone {
+            return match self {
+                Op::ListBuckets => "s3express:ListAllMyDirectoryBuckets",
+                Op::CreateBucket => "s3express:CreateBucket",
+                Op::DeleteBucket => "s3express:DeleteBucket",
+                Op::HeadBucket
+                | Op::CreateSession
+                | Op::ListMultipartUploads
+                | Op::ListObjectsV2
+                | Op::DeleteObjects
+                | Op::UploadPart
+                | Op::PutObject
+                | Op::ListParts
+                | Op::GetObject
+                | Op::HeadObject
+                | Op::AbortMultipartUpload
+                | Op::DeleteObject
+                | Op::CreateMultipartUpload
+                | Op::CompleteMultipartUpload => "s3express:CreateSession",
+            };
+        }
+        match self {
+            Op::ListBuckets => "s3:ListAllMyBuckets",
+            Op::CreateBucket => "s3:CreateBucket",
+            Op::HeadBucket | Op::ListObjectsV2 => "s3:ListBucket",
+            Op::DeleteBucket => "s3:DeleteBucket",
+            Op::CreateSession => "s3express:CreateSession",
+            Op::ListMultipartUploads => "s3:ListBucketMultipartUploads",
+            Op::DeleteObjects | Op::DeleteObject => "s3:DeleteObject",
+            Op::UploadPart
+            | Op::PutObject
+            | Op::CreateMultipartUpload
+            | Op::CompleteMultipartUpload => "s3:PutObject",
+            Op::ListParts => "s3:ListMultipartUploadParts",
+            Op::GetObject | Op::HeadObject => "s3:GetObject",
+            Op::AbortMultipartUpload => "s3:AbortMultipartUpload",
+        }
+    }
+
+    /// Whether it only reads: it changes nothing on the account (what `latlab plan` may call).
+    /// CreateSession opens a session and stores nothing.
+    pub fn read_only(self) -> bool {
+        matches!(
+            self,
+            Op::ListBuckets
+                | Op::HeadBucket
+                | Op::ListMultipartUploads
+                | Op::ListObjectsV2
+                | Op::ListParts
+                | Op::GetObject
+                | Op::HeadObject
+                | Op::CreateSession
+        )
+    }
+
+    /// Whether it acts on an object (a key in the bucket) rather than on the bucket.
+    pub fn on_object(self) -> bool {
+        matches!(
+            self,
+            Op::DeleteObjects
+                | Op::UploadPart
+                | Op::PutObject
+                | Op::ListParts
+                | Op::GetObject
+                | Op::HeadObject
+                | Op::AbortMultipartUpload
+                | Op::DeleteObject
+                | Op::CreateMultipartUpload
+                | Op::CompleteMultipartUpload
+        )
+    }
+}

@@ -72,6 +72,8 @@ pub struct App {
     chosen: bool,
     /// The prices the panes' cost lines use (`--prices`); None: the run's region's file.
     pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
+    /// `--max-cost`: what the run has accrued against its cap (the header shows both).
+    pub cap: Option<crate::cost::cap::Cap>,
 }
 
 impl App {
@@ -100,6 +102,7 @@ impl App {
             message: None,
             chosen: false,
             prices: None,
+            cap: None,
         }
     }
 

@@ -67,6 +67,8 @@ pub struct TuiOptions {
     pub prices: Option<Arc<crate::cost::Prices>>,
     /// `--share`: the run, live, for browsers and `latlab attach` (bound already).
     pub share: Option<crate::share::ShareListener>,
+    /// `--max-cost`: the run stops itself before its list-price cost would pass this.
+    pub max_cost: Option<f64>,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -265,6 +267,9 @@ where
     let lab = Arc::new(lab);
     metrics.attach(&lab);
     let tick_task = spawn_ticks(tx.clone(), opts.fps);
+    let chosen = crate::cost::Prices::choose(opts.prices.as_ref(), &lab.backend().region);
+    app.cap = opts.max_cost.map(crate::cost::cap::Cap::new);
+    let mut capped: Option<String> = None;
     let mut redraw = true;
     loop {
         if redraw {
@@ -287,6 +292,10 @@ where
             Event::Tick => {
                 if recorded.elapsed() >= Duration::from_secs(1) {
                     recorded = std::time::Instant::now();
+                    if let Some(why) = lab.check_cap(app.cap.as_mut(), chosen.as_ref()) {
+                        capped = Some(why);
+                        break;
+                    }
                     if let Some(r) = recorder.as_mut()
                         && let Err(e) = r.tick(&lab)
                     {
@@ -344,14 +353,11 @@ where
         }
     }
     tick_task.abort();
-    terminal.draw(|f| {
-        draw_starting(
-            f,
-            app.theme(),
-            &scenario,
-            "stopping: the producer has stopped; consumers are draining",
-        )
-    })?;
+    let stopping = match &capped {
+        Some(why) => format!("{why}; stopping and cleaning up"),
+        None => "stopping: the producer has stopped; consumers are draining".into(),
+    };
+    terminal.draw(|f| draw_starting(f, app.theme(), &scenario, &stopping))?;
     stop.store(true, Ordering::Relaxed);
     metrics.stop().await;
     // A viewer's key being applied finishes first: the run is then the screen's alone again.
@@ -381,6 +387,13 @@ where
         .await;
     if let Some(h) = host {
         h.end("the run ended: the host quit").await;
+    }
+    let mut problems = problems;
+    if let Some(why) = &capped {
+        problems.insert(0, why.clone());
+        if let Some(r) = recorder.as_mut() {
+            r.note("cost-cap", why);
+        }
     }
     let report = Report::new(&scenario, snap, crate::report::Ending::Quit, problems)
         .with_prices(opts.prices.clone());

@@ -159,6 +159,9 @@ pub fn header_parts(
             true,
         ));
     }
+    if let Some(cap) = &app.cap {
+        parts.push((part(cap.header(), cap.near(), 0), false));
+    }
     if let Some(n) = app.shared {
         parts.push((
             part(

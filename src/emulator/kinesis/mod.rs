@@ -93,6 +93,7 @@ impl Kinesis {
         region: &str,
     ) -> ApiResult<Reply> {
         let op = Op::of_target(target).ok_or_else(|| ApiError::unknown_operation(target))?;
+        self.stats.asked(op.name());
         let req = Req::parse(body)?;
         let p = self.profile();
         crate::shaping::delay(&p.request).await;

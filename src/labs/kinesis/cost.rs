@@ -22,23 +22,76 @@ fn counted(c: &ConsumerSnapshot, complete: bool) -> bool {
     complete || c.stopped_at_secs.is_none()
 }
 
+/// What the lab's charges are figured from: the stream's shards, the producer's asked rate and
+/// payload, and its fan-out consumers (from a snapshot while it runs, or from the scenario for a
+/// plan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Priced {
+    pub shards: usize,
+    pub rate: f64,
+    pub payload: u64,
+    /// Fan-out consumers (SDK and Lambda's), and those of them Lambda's.
+    pub fan_out: usize,
+    pub lambda_efo: usize,
+    /// Whether Lambda reads the stream at all (its own charges are not priced).
+    pub lambda: bool,
+}
+
+impl Priced {
+    pub fn of_snapshot(k: &KinesisSnapshot, complete: bool) -> Priced {
+        let running = |f: &dyn Fn(ConsumerKind) -> bool| {
+            k.consumers
+                .iter()
+                .filter(|c| f(c.kind) && counted(c, complete))
+                .count()
+        };
+        Priced {
+            shards: k.shards,
+            rate: k.producer.asked_rate.max(0.0),
+            payload: k.producer.payload_bytes,
+            fan_out: running(&|k| k.is_fan_out()),
+            lambda_efo: running(&|k| k == ConsumerKind::LambdaEfo),
+            lambda: running(&|k| {
+                matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)
+            }) > 0,
+        }
+    }
+
+    /// As the scenario sets it up, before anything runs.
+    pub fn of_scenario(s: &crate::labs::kinesis::config::KinesisScenario) -> Priced {
+        let kinds: Vec<ConsumerKind> = s
+            .consumers
+            .iter()
+            .flat_map(|c| c.expand())
+            .map(|c| c.kind)
+            .collect();
+        Priced {
+            shards: s.shards as usize,
+            rate: s.producer.rate.max(0.0),
+            payload: s.producer.payload,
+            fan_out: kinds.iter().filter(|k| k.is_fan_out()).count(),
+            lambda_efo: kinds
+                .iter()
+                .filter(|k| **k == ConsumerKind::LambdaEfo)
+                .count(),
+            lambda: kinds
+                .iter()
+                .any(|k| matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)),
+        }
+    }
+}
+
 /// The lab's charges per hour, and the price keys they use.
 pub fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> (LabCost, Vec<String>) {
+    priced(&Priced::of_snapshot(k, complete), p)
+}
+
+/// The charges per hour of a configuration, and the price keys they use.
+pub fn priced(k: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
     let kp = &p.kinesis;
     let shards = k.shards as f64;
-    let rate = k.producer.asked_rate.max(0.0);
-    let payload = k.producer.payload_bytes;
+    let (rate, payload, fan_out, lambda_efo) = (k.rate, k.payload, k.fan_out, k.lambda_efo);
     let units = payload_units(payload);
-    let fan_out = k
-        .consumers
-        .iter()
-        .filter(|c| c.kind.is_fan_out() && counted(c, complete))
-        .count();
-    let lambda_efo = k
-        .consumers
-        .iter()
-        .filter(|c| c.kind == ConsumerKind::LambdaEfo && counted(c, complete))
-        .count();
     let units_per_hour = rate * units as f64 * 3600.0;
     let gb_per_hour = rate * payload as f64 * 3600.0 / GB;
     let mut items: Vec<Item> = vec![
@@ -112,12 +165,7 @@ pub fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> (LabCost, Vec<St
         "priced at the producer's asked rate and payload, not the achieved rate".to_string(),
         "GetRecords pollers (and Lambda on a standard iterator) read within the shard-hours: no charge of their own".into(),
     ];
-    if k.consumers.iter().any(|c| {
-        matches!(
-            c.kind,
-            ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard
-        ) && counted(c, complete)
-    }) {
+    if k.lambda {
         notes.push("Lambda's own charges (requests, duration) are not priced".into());
     }
     (

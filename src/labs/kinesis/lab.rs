@@ -138,6 +138,26 @@ impl Lab for KinesisLab {
         Ok(())
     }
 
+    async fn plan(
+        cx: &crate::plan::PlanContext<'_>,
+        scenario: &Self::Scenario,
+    ) -> crate::plan::LabPlan {
+        super::plan::plan(cx, scenario).await
+    }
+
+    async fn leftovers(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+    ) -> crate::plan::leftovers::Found {
+        super::cleanup::leftovers(cx).await
+    }
+
+    async fn remove(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        item: &crate::plan::leftovers::Leftover,
+    ) -> Result<(), String> {
+        super::cleanup::remove(cx, item).await
+    }
+
     async fn start(ctx: &Arc<RunContext>, scenario: &KinesisScenario) -> anyhow::Result<Self> {
         KinesisLab::start(ctx.clone(), scenario).await
     }

@@ -6,6 +6,7 @@
 //! `lineage.rs` how every consumer follows it across a reshard, and `reshard.rs` the reshards
 //! the `x` and `X` keys and a scenario's schedule ask for.
 
+pub mod cleanup;
 pub mod config;
 pub mod cost;
 mod doctor;
@@ -18,6 +19,7 @@ pub mod lambda;
 pub mod lineage;
 mod metrics;
 pub mod payload;
+pub mod plan;
 pub mod poller;
 pub mod producer;
 pub mod reader;
@@ -238,7 +240,11 @@ impl KinesisLab {
                 .stream_name(&stream)
                 .shard_count(scenario.shards as i32);
             if !embedded {
-                req = req.tags("latlab-run", shared.run.run_id.clone());
+                // Tagged so that `latlab cleanup` finds it if the run dies before deleting it.
+                let created = crate::plan::now_rfc3339();
+                for (k, v) in crate::plan::tags(&shared.run.run_id, &created) {
+                    req = req.tags(k, v);
+                }
             }
             req.send().await.map_err(|e| {
                 anyhow::anyhow!(

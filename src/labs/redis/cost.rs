@@ -11,17 +11,23 @@ pub const NODES: u32 = 2;
 
 /// The lab's charges per hour, and the price keys they use.
 pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
-    let key = format!("elasticache.node_hour.{}", r.node_type);
+    priced(&r.node_type, r.local, p)
+}
+
+/// The charges per hour of a primary and replica of `node_type` (`local`: latlab's own pair
+/// stands for them), and the price keys they use.
+pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>) {
+    let key = format!("elasticache.node_hour.{node_type}");
     let mut notes = vec![format!(
         "the node type ({}) is the scenario's assumption: latlab measures {}, not ElastiCache",
-        r.node_type,
-        if r.local {
+        node_type,
+        if local {
             "its own redis-server pair"
         } else {
             "the Redis you named"
         }
     )];
-    let Some(price) = p.elasticache.node_hour.get(&r.node_type) else {
+    let Some(price) = p.elasticache.node_hour.get(node_type) else {
         notes.push(format!(
             "the price file lists {}",
             p.elasticache
@@ -38,7 +44,7 @@ pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
                 notes,
                 missing: Some(format!(
                     "no price for {} in the price file ({})",
-                    r.node_type, p.origin
+                    node_type, p.origin
                 )),
             },
             Vec::new(),
@@ -51,7 +57,7 @@ pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
         format!(
             "{NODES} nodes (primary + replica) × {} per {} node-hour, on demand",
             usd(*price),
-            r.node_type
+            node_type
         ),
         f64::from(NODES) * price,
     )];

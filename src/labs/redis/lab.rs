@@ -87,6 +87,26 @@ impl Lab for RedisLab {
         super::config::parse(file)
     }
 
+    async fn plan(
+        cx: &crate::plan::PlanContext<'_>,
+        scenario: &Self::Scenario,
+    ) -> crate::plan::LabPlan {
+        super::plan::plan(cx, scenario).await
+    }
+
+    async fn leftovers(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+    ) -> crate::plan::leftovers::Found {
+        super::cleanup::leftovers(cx).await
+    }
+
+    async fn remove(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        item: &crate::plan::leftovers::Leftover,
+    ) -> Result<(), String> {
+        super::cleanup::remove(cx, item).await
+    }
+
     async fn start(ctx: &Arc<RunContext>, r: &RedisScenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
         let (ends, local) = match (&opts.redis_primary, &opts.redis_replica) {

@@ -9,6 +9,7 @@
 //! Conditions switch live and per scenario: value size, CPU load on the primary (a Lua busy loop
 //! on its own connection) and memory near `maxmemory` (filler keys, on latlab's own servers).
 
+pub mod cleanup;
 mod conditions;
 pub mod config;
 pub mod cost;
@@ -21,6 +22,7 @@ mod lab;
 pub mod local;
 mod methods;
 mod metrics;
+pub mod plan;
 pub mod report;
 mod sample;
 mod shaper;
@@ -396,8 +398,14 @@ impl RedisLab {
         fault_log: Arc<crate::faults::FaultLog>,
         clock: Instant,
     ) -> anyhow::Result<RedisLab> {
-        ends.check().await?;
+        let (mut p, _) = ends.check().await?;
         let shared = RedisShared::new(value_bytes, run_id, clock);
+        cleanup::mark(&mut p, run_id).await.with_context(|| {
+            format!(
+                "cannot write the run's marker key on {}",
+                ends.primary_label
+            )
+        })?;
         let lab = RedisLab {
             shared,
             ends,

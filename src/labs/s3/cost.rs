@@ -24,14 +24,42 @@ fn charged_bytes(size: u64, above: u64) -> u64 {
 
 /// The lab's charges per hour, and the price keys they use.
 pub fn cost(s: &S3Snapshot, p: &Prices) -> (LabCost, Vec<String>) {
-    let (cp, section) = prices_of(p, s.class);
     let rate = |op: &str| {
         s.ops
             .iter()
             .find(|o| o.class == s.class && o.op == op)
             .map_or(0.0, |o| o.per_sec.max(0.0))
     };
-    let (put, get) = (rate("PUT"), rate("GET"));
+    priced(
+        &Priced {
+            class: s.class,
+            payload_bytes: s.payload_bytes,
+            concurrency: s.concurrency,
+            put_per_sec: rate("PUT"),
+            get_per_sec: rate("GET"),
+            rates: "measured in the last 10 s".into(),
+        },
+        p,
+    )
+}
+
+/// What the lab's charges are figured from: the class, payload and loops on screen and the
+/// request rates (measured while it runs; assumed, and said so, for a plan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Priced {
+    pub class: Class,
+    pub payload_bytes: u64,
+    pub concurrency: usize,
+    pub put_per_sec: f64,
+    pub get_per_sec: f64,
+    /// Where the rates come from, for the cost's notes.
+    pub rates: String,
+}
+
+/// The charges per hour of a configuration, and the price keys they use.
+pub fn priced(s: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
+    let (cp, section) = prices_of(p, s.class);
+    let (put, get) = (s.put_per_sec, s.get_per_sec);
     let key = |k: &str| format!("{section}.{k}");
     let class = s.class.storage_class();
     let objects = s.concurrency as u64 * LIVE_KEYS_PER_LOOP;
@@ -112,8 +140,8 @@ pub fn cost(s: &S3Snapshot, p: &Prices) -> (LabCost, Vec<String>) {
     }
     let notes = vec![
         format!(
-            "requests at the rates measured in the last 10 s; storage of the {objects} objects the live loop keeps ({} loop(s) × {LIVE_KEYS_PER_LOOP} keys) at the current payload",
-            s.concurrency
+            "requests at the rates {}; storage of the {objects} objects the live loop keeps ({} loop(s) × {LIVE_KEYS_PER_LOOP} keys) at the current payload",
+            s.rates, s.concurrency
         ),
         "one request per object: above the transfer threshold the SDK's multipart uploads and ranged GETs make more requests, not counted; DELETEs are free".into(),
     ];

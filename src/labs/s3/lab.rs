@@ -69,6 +69,26 @@ impl Lab for S3Lab {
         super::config::parse(file)
     }
 
+    async fn plan(
+        cx: &crate::plan::PlanContext<'_>,
+        scenario: &Self::Scenario,
+    ) -> crate::plan::LabPlan {
+        super::plan::plan(cx, scenario).await
+    }
+
+    async fn leftovers(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+    ) -> crate::plan::leftovers::Found {
+        super::cleanup::leftovers(cx).await
+    }
+
+    async fn remove(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        item: &crate::plan::leftovers::Leftover,
+    ) -> Result<(), String> {
+        super::cleanup::remove(cx, item).await
+    }
+
     async fn start(ctx: &Arc<RunContext>, scenario: &S3Scenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
         let given = match (&opts.s3_bucket, &opts.s3_express_bucket, opts.external()) {

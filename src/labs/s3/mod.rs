@@ -5,6 +5,7 @@
 //! 8 MiB parts and ranges as the seed's SDK did.
 
 mod buckets;
+pub mod cleanup;
 pub mod config;
 pub mod cost;
 mod doctor;
@@ -13,6 +14,7 @@ pub mod keys;
 mod lab;
 mod matrix;
 mod metrics;
+pub mod plan;
 pub mod report;
 mod sample;
 pub mod snapshot;
