@@ -190,7 +190,7 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
         | Command::Faults
         | Command::Compare(_)
         | Command::Merge(_)
-        | Command::Prices { .. }
+        | Command::Prices(_)
         | Command::Completions(_)
         | Command::Man => {}
     }

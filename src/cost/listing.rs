@@ -132,6 +132,12 @@ impl Prices {
         for s in sources {
             out.push_str(&format!("  {s}\n"));
         }
+        if !self.fetched.is_empty() {
+            out.push_str("\nread from AWS's Price List API (`latlab prices fetch`):\n");
+            for (key, f) in &self.fetched {
+                out.push_str(&format!("  {key}: {}\n", f.line()));
+            }
+        }
         if unverified > 0 {
             out.push_str(
                 "\nunverified: not found in AWS's own text; where each figure comes from:\n",

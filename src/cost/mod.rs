@@ -12,6 +12,7 @@
 //! `Lab::cost`): the price file, a charge, a lab's total and the run's. It names no lab.
 
 pub mod cap;
+pub mod fetch;
 pub mod listing;
 pub mod prices;
 #[cfg(test)]
