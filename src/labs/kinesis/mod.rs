@@ -259,6 +259,9 @@ impl KinesisLab {
             ));
         }
         let arn = wait_active(&admin, &stream, &clients.endpoint()).await?;
+        if created && !embedded {
+            setup::ensure_tagged(&admin, &stream, &shared.run.run_id).await;
+        }
         let listed = list_shards(&admin, &stream).await?;
         shared.shards.listed(&listed);
         let open = listed.iter().filter(|s| !s.closed).count();

@@ -80,6 +80,13 @@ pub async fn plan(cx: &PlanContext<'_>, s: &KinesisScenario) -> LabPlan {
                     "tags the stream as it is created",
                     false,
                 );
+                call(
+                    &mut p,
+                    Op::ListTagsForStream,
+                    &stream_arn,
+                    "checks the tags were kept",
+                    false,
+                );
             }
             call(
                 &mut p,

@@ -12,6 +12,39 @@ pub(super) fn owned_name(base: &str, run: &str, embedded: bool) -> String {
     }
 }
 
+/// Makes sure the stream carries latlab's tags: an endpoint that drops CreateStream's `Tags`
+/// (moto does) gets them with AddTagsToStream, so `latlab cleanup` finds the stream if the run
+/// dies. A failure is logged: the run goes on, and deletes the stream itself at its end.
+pub(super) async fn ensure_tagged(admin: &Client, stream: &str, run_id: &str) {
+    let tagged = admin
+        .list_tags_for_stream()
+        .stream_name(stream)
+        .send()
+        .await
+        .is_ok_and(|out| {
+            out.tags()
+                .iter()
+                .any(|t| t.key() == crate::plan::TAG_RUN_ID)
+        });
+    if tagged {
+        return;
+    }
+    let created = crate::plan::now_rfc3339();
+    let mut req = admin.add_tags_to_stream().stream_name(stream);
+    for (k, v) in crate::plan::tags(run_id, &created) {
+        req = req.tags(k, v);
+    }
+    match req.send().await {
+        Ok(_) => tracing::info!(
+            "tagged stream {stream} with AddTagsToStream: CreateStream's tags were not kept"
+        ),
+        Err(e) => tracing::warn!(
+            "stream {stream} is not tagged ({}): `latlab cleanup` will not find it should this run die",
+            error_line(&e)
+        ),
+    }
+}
+
 pub(super) fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {

@@ -92,13 +92,14 @@ impl Lab for S3Lab {
     async fn start(ctx: &Arc<RunContext>, scenario: &S3Scenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
         let given = match (&opts.s3_bucket, &opts.s3_express_bucket, opts.external()) {
-            (Some(std), Some(exp), _) => Some(Buckets {
+            (Some(std), exp, _) => Some(Buckets {
                 standard: std.clone(),
-                express: exp.clone(),
+                // None named: S3 Standard is measured alone, and the pane says why.
+                express: exp.clone().unwrap_or_default(),
             }),
             (_, _, false) => None,
             _ => anyhow::bail!(
-                "the S3 lab on another endpoint needs --s3-bucket NAME (S3 Standard) and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket); latlab writes only under their latlab/ prefix"
+                "the S3 lab on another endpoint needs --s3-bucket NAME (S3 Standard), and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket) to measure S3 Express One Zone; latlab writes only under their latlab/ prefix"
             ),
         };
         let stats = Arc::new(crate::metrics::SdkStats::default());

@@ -164,6 +164,11 @@ impl S3Shared {
     }
 }
 
+/// Why S3 Express One Zone is not measured on another endpoint when no directory bucket is
+/// named.
+pub const NO_EXPRESS_BUCKET: &str =
+    "no --s3-express-bucket named (a directory bucket, NAME--AZID--x-s3)";
+
 /// Keys each live loop writes over and over: the objects the lab keeps stored per loop.
 pub const LIVE_KEYS_PER_LOOP: u64 = 16;
 
@@ -317,6 +322,10 @@ impl S3Lab {
             Some(b) => {
                 let mut express_unsupported = None;
                 for name in [&b.standard, &b.express] {
+                    if name.is_empty() {
+                        express_unsupported = Some(NO_EXPRESS_BUCKET.to_string());
+                        continue;
+                    }
                     if let Err(e) = client.head_bucket().bucket(name).send().await {
                         if *name == b.express
                             && let Some(answered) = crate::aws::unsupported(&e)

@@ -20,21 +20,17 @@ pub async fn plan(cx: &PlanContext<'_>, s: &S3Scenario) -> LabPlan {
     let region = &cx.region;
     let prefix = super::object_prefix(cx.run_id);
     let buckets = match (&cx.target.s3_bucket, &cx.target.s3_express_bucket, external) {
-        (Some(std), Some(exp), _) => Some(Buckets {
+        (Some(std), exp, _) => Some(Buckets {
             standard: std.clone(),
-            express: exp.clone(),
+            express: exp.clone().unwrap_or_default(),
         }),
         (_, _, false) => None,
         _ => {
             p.problem = Some(
-                "on another endpoint the S3 lab needs --s3-bucket NAME (S3 Standard) and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket)".into(),
+                "on another endpoint the S3 lab needs --s3-bucket NAME (S3 Standard), and --s3-express-bucket NAME--AZID--x-s3 (a directory bucket) to measure S3 Express One Zone".into(),
             );
             Some(Buckets {
-                standard: cx
-                    .target
-                    .s3_bucket
-                    .clone()
-                    .unwrap_or_else(|| "BUCKET".into()),
+                standard: "BUCKET".into(),
                 express: cx
                     .target
                     .s3_express_bucket
@@ -54,6 +50,13 @@ pub async fn plan(cx: &PlanContext<'_>, s: &S3Scenario) -> LabPlan {
     let multipart = sizes.iter().any(|z| *z >= s.transfer.threshold);
     for class in [Class::Standard, Class::ExpressOneZone] {
         let name = b.of(class).to_string();
+        if name.is_empty() {
+            p.notes.push(format!(
+                "S3 Express One Zone not measured: {}",
+                super::NO_EXPRESS_BUCKET
+            ));
+            continue;
+        }
         let bucket = Resource {
             kind: match class {
                 Class::Standard => "bucket (S3 Standard)",

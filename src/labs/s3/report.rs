@@ -126,7 +126,11 @@ pub fn write(s3: &S3Snapshot, cx: &Cx<'_, S3Seed>, out: &mut String, md: bool) {
     out.push_str(&format!(
         "buckets: {} (Standard), {} (Express One Zone); CreateSession calls: {}; live payload {}, {} loop(s)\n",
         s3.standard_bucket,
-        s3.express_bucket,
+        if s3.express_bucket.is_empty() {
+            "none named"
+        } else {
+            &s3.express_bucket
+        },
         s3.create_sessions.map_or("not observable on this endpoint".to_string(), thousands),
         crate::units::format_bytes(s3.payload_bytes),
         s3.concurrency
