@@ -129,37 +129,12 @@ pub(super) fn iam_policy(
     Ok(ExitCode::SUCCESS)
 }
 
-/// A plan made without any call (the policy's, the doctor's): its resources are named as on
-/// the target, nothing is checked.
+/// A plan made without any call (the policy's, the doctor's).
 pub(super) async fn offline_plan(
     scenario: &Scenario,
     opts: &mut TargetOptions,
 ) -> anyhow::Result<crate::plan::Plan> {
-    let region = opts
-        .region
-        .clone()
-        .or_else(|| std::env::var("AWS_REGION").ok())
-        .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
-    let external = opts.external();
-    // Named as on another endpoint (with the run id's wildcard), checked nowhere.
-    let mut shown = opts.clone();
-    shown.region = region.clone();
-    if !external {
-        shown.aws = true;
-    }
-    let cx_target = shown.plan_target();
-    let chosen = crate::cost::Prices::choose(None, region.as_deref().unwrap_or("us-east-1"))
-        .ok_or_else(|| anyhow::anyhow!("no built-in price file"))?;
-    let cx = crate::plan::PlanContext {
-        target: &cx_target,
-        run_id: "*",
-        region: region.clone().unwrap_or_else(|| "*".into()),
-        prices: &chosen.prices,
-        clients: None,
-        duration: scenario.duration,
-    };
-    let head = (format!("AWS {}", cx.region), true);
-    crate::run::plan::labs_plan(&cx, scenario, &chosen, head).await
+    crate::run::plan::offline(scenario, opts).await
 }
 
 /// Before a run on a real account creates anything billed: the plan's cost line and a question
@@ -385,4 +360,85 @@ pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     })
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PricesArgs {
+    /// A region with a built-in price file, or a price file
+    #[arg(value_name = "REGION|FILE")]
+    pub region: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<PricesCommand>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PricesCommand {
+    /// Read the prices from AWS's Price List API (the bulk offer files of AmazonKinesis, AmazonS3
+    /// and AmazonElastiCache) and write a price file; a failed fetch writes nothing
+    Fetch {
+        /// A region to fetch (repeatable) [default: us-east-1]
+        #[arg(long = "region", value_name = "REGION")]
+        regions: Vec<String>,
+        /// Where to write: a file for one region (default REGION.toml), a directory for several
+        #[arg(long, short, value_name = "FILE|DIR")]
+        output: Option<PathBuf>,
+        /// The Price List's host
+        #[arg(long, value_name = "URL", default_value = crate::cost::fetch::DEFAULT_URL)]
+        price_list_url: String,
+    },
+}
+
+pub(super) fn prices(args: PricesArgs) -> anyhow::Result<ExitCode> {
+    match args {
+        PricesArgs {
+            command:
+                Some(PricesCommand::Fetch {
+                    regions,
+                    output,
+                    price_list_url,
+                }),
+            ..
+        } => {
+            let regions = if regions.is_empty() {
+                vec!["us-east-1".to_string()]
+            } else {
+                regions
+            };
+            let written = runtime()?.block_on(crate::cost::fetch::fetch(
+                &price_list_url,
+                &regions,
+                output.as_deref(),
+            ))?;
+            for path in written {
+                eprintln!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        PricesArgs { region: None, .. } => {
+            out!("{}", crate::cost::listing::regions_listing());
+            Ok(ExitCode::SUCCESS)
+        }
+        PricesArgs {
+            region: Some(region),
+            ..
+        } => {
+            let prices = match crate::cost::Prices::builtin(&region) {
+                Some(p) => p,
+                None if std::path::Path::new(&region).exists() || region.ends_with(".toml") => {
+                    std::sync::Arc::new(crate::cost::Prices::load(std::path::Path::new(&region))?)
+                }
+                None => anyhow::bail!(
+                    "no built-in price file for '{region}': latlab has {}; or name a price file",
+                    crate::cost::prices::BUILTIN
+                        .iter()
+                        .map(|(r, _)| *r)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            out!("{}", prices.listing());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -103,7 +103,7 @@ pub enum Command {
     Config(config::ConfigCommand),
     /// The list prices cost figures use: the built-in files, or every price of one (a region or
     /// a price file) with whether AWS's own text states it and where it comes from
-    Prices(PricesArgs),
+    Prices(account::PricesArgs),
     /// Write a shell completion script to standard output
     Completions(install::CompletionsArgs),
     /// Write the man page (roff) to standard output
@@ -111,33 +111,6 @@ pub enum Command {
     /// Check what each lab needs (redis-server, credentials, the endpoint's operations, the
     /// terminal, a log file), a line per check with its fix; exit status 1 when a lab cannot run
     Doctor(doctor::DoctorArgs),
-}
-
-#[derive(Args, Debug)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct PricesArgs {
-    /// A region with a built-in price file, or a price file
-    #[arg(value_name = "REGION|FILE")]
-    pub region: Option<String>,
-    #[command(subcommand)]
-    pub command: Option<PricesCommand>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum PricesCommand {
-    /// Read the prices from AWS's Price List API (the bulk offer files of AmazonKinesis, AmazonS3
-    /// and AmazonElastiCache) and write a price file; a failed fetch writes nothing
-    Fetch {
-        /// A region to fetch (repeatable) [default: us-east-1]
-        #[arg(long = "region", value_name = "REGION")]
-        regions: Vec<String>,
-        /// Where to write: a file for one region (default REGION.toml), a directory for several
-        #[arg(long, short, value_name = "FILE|DIR")]
-        output: Option<PathBuf>,
-        /// The Price List's host
-        #[arg(long, value_name = "URL", default_value = crate::cost::fetch::DEFAULT_URL)]
-        price_list_url: String,
-    },
 }
 
 #[derive(Args, Debug)]
@@ -448,55 +421,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             out!("{}", config::show(&args, &config, &sub));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prices(PricesArgs {
-            command:
-                Some(PricesCommand::Fetch {
-                    regions,
-                    output,
-                    price_list_url,
-                }),
-            ..
-        }) => {
-            let regions = if regions.is_empty() {
-                vec!["us-east-1".to_string()]
-            } else {
-                regions
-            };
-            let written = runtime()?.block_on(crate::cost::fetch::fetch(
-                &price_list_url,
-                &regions,
-                output.as_deref(),
-            ))?;
-            for path in written {
-                eprintln!("wrote {}", path.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Prices(PricesArgs { region: None, .. }) => {
-            out!("{}", crate::cost::listing::regions_listing());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Prices(PricesArgs {
-            region: Some(region),
-            ..
-        }) => {
-            let prices = match crate::cost::Prices::builtin(&region) {
-                Some(p) => p,
-                None if std::path::Path::new(&region).exists() || region.ends_with(".toml") => {
-                    std::sync::Arc::new(crate::cost::Prices::load(std::path::Path::new(&region))?)
-                }
-                None => anyhow::bail!(
-                    "no built-in price file for '{region}': latlab has {}; or name a price file",
-                    crate::cost::prices::BUILTIN
-                        .iter()
-                        .map(|(r, _)| *r)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            out!("{}", prices.listing());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Prices(args) => account::prices(args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut script = Vec::new();

@@ -1,3 +1,6 @@
+//! One file, though long: the SKU filters, the offer file's streaming parser and the price
+//! file's writer are the three steps of one fetch, read together.
+//!
 //! `latlab prices fetch`: the prices latlab uses, read from AWS's own Price List (the bulk API's
 //! offer files for AmazonKinesis, AmazonS3 and AmazonElastiCache: each offer's region index
 //! first, then the region's offer file), and written as a price file in latlab's form with every

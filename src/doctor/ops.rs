@@ -193,6 +193,73 @@ pub fn ops_check(
     }
 }
 
+/// Whether an answer's code says the caller is not allowed.
+fn denied(code: &str) -> bool {
+    matches!(
+        code,
+        "AccessDenied" | "AccessDeniedException" | "UnauthorizedOperation" | "NotAuthorized"
+    )
+}
+
+/// One line for the permissions the probes were refused: each denied action with the line of
+/// the policy (`plan`'s, `latlab iam-policy SCENARIO`) that would allow it. None when no call
+/// was denied.
+pub fn denied_check(kinesis: &[Probe], s3: &[Probe], plan: &crate::plan::Plan) -> Option<Check> {
+    use crate::services::{kinesis::Op as K, s3::Class, s3::Op as S};
+    let is_denied = |p: &&Probe| matches!(&p.outcome, Outcome::Answered(c) if denied(c));
+    let mut actions: Vec<String> = kinesis
+        .iter()
+        .filter(is_denied)
+        .filter_map(|p| K::parse(p.op).map(K::iam_action))
+        .collect();
+    actions.extend(s3.iter().filter(is_denied).filter_map(|p| {
+        S::parse(p.op).map(|op| {
+            let class = if op == S::CreateSession {
+                Class::ExpressOneZone
+            } else {
+                Class::Standard
+            };
+            op.iam_action(class).to_string()
+        })
+    }));
+    actions.sort();
+    actions.dedup();
+    if actions.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = actions
+        .iter()
+        .map(|a| match crate::plan::iam::allowing(plan, a) {
+            Some(line) => format!("{a} (allowed by {line})"),
+            None => format!(
+                "{a} (not in the policy: no lab of `{}` calls it)",
+                plan.scenario
+            ),
+        })
+        .collect();
+    let mut labs = Vec::new();
+    if kinesis.iter().any(|p| is_denied(&p)) {
+        labs.push(Part::of(crate::services::Service::Kinesis));
+    }
+    if s3.iter().any(|p| is_denied(&p)) {
+        labs.push(Part::of(crate::services::Service::S3));
+    }
+    Some(Check::fail(
+        "permissions",
+        format!(
+            "{} action{} denied: {}",
+            actions.len(),
+            if actions.len() == 1 { "" } else { "s" },
+            lines.join("; ")
+        ),
+        format!(
+            "attach the policy `latlab iam-policy {}` prints to these credentials' user or role",
+            plan.scenario
+        ),
+        &labs,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +346,48 @@ mod tests {
             ops_check("k", lab(), &readers, false, "").status,
             Status::Fail
         );
+    }
+
+    #[test]
+    fn each_denied_action_is_named_with_the_policy_line_that_allows_it() {
+        let scenario = crate::scenario::Scenario::resolve("tour").unwrap();
+        let plan = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(crate::run::plan::offline(&scenario, &Default::default()))
+            .unwrap();
+        let denied = |op| {
+            p(
+                op,
+                Need::Polling,
+                Outcome::Answered("AccessDeniedException".into()),
+            )
+        };
+        let k = [denied("GetRecords"), answered("ListShards", Need::Setup)];
+        let s = [p(
+            "PutObject",
+            Need::Objects,
+            Outcome::Answered("AccessDenied".into()),
+        )];
+        let c = denied_check(&k, &s, &plan).expect("a check");
+        assert_eq!(c.status, Status::Fail);
+        let policy = crate::plan::iam::policy_text(&plan);
+        let line = policy
+            .lines()
+            .position(|l| l.contains("\"kinesis:GetRecords\""))
+            .unwrap()
+            + 1;
+        assert!(
+            c.found.starts_with(&format!(
+                "2 actions denied: kinesis:GetRecords (allowed by Latlab2 (line {line} of `latlab iam-policy tour`): \"kinesis:GetRecords\" on \"arn:aws:kinesis:*:*:stream/latlab-tour-latlab-*\")"
+            )),
+            "{}\n{policy}",
+            c.found
+        );
+        assert!(c.found.contains("s3:PutObject (allowed by "), "{}", c.found);
+        assert!(c.fix.unwrap().contains("latlab iam-policy tour"));
+        // Nothing denied: no line.
+        assert!(denied_check(&k[1..], &[], &plan).is_none());
     }
 
     #[test]

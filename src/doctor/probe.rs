@@ -350,6 +350,14 @@ async fn probe(
         embedded,
         s3_note,
     ));
+    if !embedded
+        && let Ok(plan) =
+            crate::run::plan::offline(&crate::scenario::Scenario::resolve("tour").ok()?, target)
+                .await
+        && let Some(c) = super::ops::denied_check(&kinesis_probes, &s3_probes, &plan)
+    {
+        out.push(c);
+    }
     Some(Endpoint {
         kinesis,
         s3,

@@ -95,3 +95,31 @@ pub async fn labs_plan(
 pub fn new_run_id() -> String {
     crate::labs::run_id()
 }
+
+/// A plan made without any call (`latlab iam-policy`'s, the doctor's): its resources named as
+/// on AWS (a run id's place a wildcard), nothing checked.
+pub async fn offline(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Result<Plan> {
+    let region = opts
+        .region
+        .clone()
+        .or_else(|| std::env::var("AWS_REGION").ok())
+        .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
+    let mut shown = opts.clone();
+    shown.region = region.clone();
+    if !shown.external() {
+        shown.aws = true;
+    }
+    let target = shown.plan_target();
+    let chosen = Prices::choose(None, region.as_deref().unwrap_or("us-east-1"))
+        .ok_or_else(|| anyhow::anyhow!("no built-in price file"))?;
+    let cx = PlanContext {
+        target: &target,
+        run_id: "*",
+        region: region.clone().unwrap_or_else(|| "*".into()),
+        prices: &chosen.prices,
+        clients: None,
+        duration: scenario.duration,
+    };
+    let head = (format!("AWS {}", cx.region), true);
+    labs_plan(&cx, scenario, &chosen, head).await
+}
