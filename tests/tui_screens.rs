@@ -287,3 +287,23 @@ fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
     assert!(s.contains("Redis replication lag: not running"), "{s}");
     assert!(s.contains("sudo apt-get install -y redis-server"), "{s}");
 }
+
+#[test]
+fn the_header_shows_what_a_capped_run_has_accrued_beside_its_cap() {
+    let mut app = App::new(Theme::dark());
+    let view = fixture();
+    app.sync_labs(&view.snapshot.labs());
+    let mut cap = latlab::cost::cap::Cap::new(0.05);
+    cap.accrued = 0.0123;
+    app.cap = Some(cap);
+    let s = text(&render(&app, &view, (160, 40)));
+    let header = s.lines().next().unwrap();
+    assert!(header.contains("cost $0.0123 of $0.0500 cap"), "{header}");
+    // And on a shared run's page, from the same parts.
+    let parts = latlab::tui::ui::header_parts(&view.snapshot, &app);
+    assert!(
+        parts
+            .iter()
+            .any(|(p, _)| p.text == "cost $0.0123 of $0.0500 cap" && p.rank == 0)
+    );
+}

@@ -77,7 +77,7 @@ pub async fn leftovers(cx: &CleanupContext<'_>) -> Found {
                 .flatten();
             found.items.push(Leftover {
                 lab: "Redis",
-                kind: "Redis keys".into(),
+                kind: "keys".into(),
                 name: format!("{}* on {label}", key_prefix(&run)),
                 handle: key_prefix(&run),
                 created: created.and_then(|c| humantime::parse_rfc3339_weak(&c).ok()),
