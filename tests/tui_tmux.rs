@@ -440,3 +440,78 @@ fn a_shared_replay_shows_its_viewers_the_hosts_cursor() {
     keys(&host, "q");
     wait_for(&host, "[exit 0]", Duration::from_secs(20));
 }
+
+/// `latlab emulate` on an ephemeral port: the stand-in account for `--aws` (through the SDK's
+/// `AWS_ENDPOINT_URL`).
+fn stand_in_account() -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
+        .args([
+            "emulate",
+            "--listen",
+            "127.0.0.1:0",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    (child, url)
+}
+
+#[test]
+fn a_run_on_aws_asks_on_the_terminal_before_it_creates_anything() {
+    let (mut emu, url) = stand_in_account();
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd = |answer: &str| {
+        format!(
+            "env XDG_CONFIG_HOME=/nonexistent-latlab-config AWS_ENDPOINT_URL={url} AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=secret AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true {bin} run demo --aws --duration 2s --quiet > /dev/null; echo \"[exit $? after {answer}]\"; sleep 120"
+        )
+    };
+    // No: nothing is created.
+    let s = Session::start(format!("latlab-ask-n-{}", std::process::id()), &cmd("n"));
+    let screen = wait_for(&s, "[y/N]", Duration::from_secs(30));
+    assert!(
+        screen.contains("this run creates on AWS us-east-1: stream latlab-demo-latlab-"),
+        "{screen}"
+    );
+    assert!(screen.contains("cost: $0.0453/h at list price"), "{screen}");
+    keys(&s, "n");
+    keys(&s, "Enter");
+    let screen = wait_for(&s, "[exit 1 after n]", Duration::from_secs(30));
+    assert!(screen.contains("not run: nothing was created"), "{screen}");
+    drop(s);
+    // The emulator's count of each operation it was asked for.
+    let streams = |url: &str| {
+        use std::io::{Read, Write};
+        let addr = url.trim_start_matches("http://");
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        write!(c, "GET /_latlab/stats HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text
+    };
+    assert!(!streams(&url).contains("CreateStream"), "{}", streams(&url));
+    // Yes: the run goes on, and cleans up after itself.
+    let s = Session::start(format!("latlab-ask-y-{}", std::process::id()), &cmd("y"));
+    wait_for(&s, "[y/N]", Duration::from_secs(30));
+    keys(&s, "y");
+    keys(&s, "Enter");
+    wait_for(&s, "[exit 0 after y]", Duration::from_secs(90));
+    let stats = streams(&url);
+    assert!(
+        stats.contains("\"CreateStream\": 1") && stats.contains("\"DeleteStream\": 1"),
+        "{stats}"
+    );
+    let _ = emu.kill();
+    let _ = emu.wait();
+}
