@@ -8,8 +8,10 @@
 
 mod common;
 
+use common::Kill;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::latlab;
@@ -47,42 +49,7 @@ payload = "1KB"
 concurrency = 1
 "#;
 
-struct Kill(Child);
-
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `latlab emulate` on an ephemeral port (with `extra` flags): the stand-in account.
-fn emulate(extra: &[&str]) -> (Kill, String) {
-    let mut child = latlab()
-        .args([
-            "emulate",
-            "--listen",
-            "127.0.0.1:0",
-            "--limit",
-            "stream_activation=0s",
-            "--limit",
-            "consumer_activation=0s",
-        ])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_string();
-    (Kill(child), url)
-}
+use common::emulate;
 
 fn scenario_file() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();

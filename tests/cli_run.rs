@@ -3,11 +3,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::latlab;
+use common::{Kill, latlab};
 
 fn output(c: &mut Command) -> (bool, String, String) {
     let out = c.output().unwrap();
@@ -139,14 +138,6 @@ fn a_run_writes_json_that_follows_the_schema() {
     );
 }
 
-struct Kill(Child);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
     let child = latlab()
@@ -190,30 +181,8 @@ fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
 }
 
 /// `latlab emulate` on an ephemeral port, as the "other endpoint".
-fn emulator() -> (Kill, String) {
-    let mut child = latlab()
-        .args([
-            "emulate",
-            "--listen",
-            "127.0.0.1:0",
-            "--limit",
-            "stream_activation=0s",
-            "--limit",
-            "consumer_activation=0s",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_string();
-    (Kill(child), url)
+fn emulator() -> (common::Kill, String) {
+    common::emulate(&[])
 }
 
 fn with_credentials(c: &mut Command) -> &mut Command {

@@ -5,7 +5,9 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use common::Kill;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::latlab;
@@ -40,15 +42,6 @@ concurrency = 1
 "#;
 
 const BUCKET: &str = "moto-standard";
-
-struct Kill(Child);
-
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// moto's server on a free port, ready.
 fn moto() -> (Kill, String) {

@@ -4,17 +4,10 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use common::Kill;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Kill(Child);
-
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn redis_server() -> (Kill, String) {
     common::require_redis_server();

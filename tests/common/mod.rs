@@ -307,3 +307,43 @@ pub fn proptest_config() -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// A child process that is killed (and reaped) when the test lets go of it, pass or fail.
+pub struct Kill(pub std::process::Child);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `latlab emulate` on an ephemeral port, as another endpoint (streams and consumers active at
+/// once), with `extra` flags; its URL.
+pub fn emulate(extra: &[&str]) -> (Kill, String) {
+    use std::io::BufRead;
+    let mut child = latlab()
+        .args([
+            "emulate",
+            "--listen",
+            "127.0.0.1:0",
+            "--limit",
+            "stream_activation=0s",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    (Kill(child), url)
+}
