@@ -1,6 +1,8 @@
 //! The real binary in a real terminal: `latlab tui` inside tmux, driven with keys as a person
 //! would, the screen read back with capture-pane.
 
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -441,36 +443,10 @@ fn a_shared_replay_shows_its_viewers_the_hosts_cursor() {
     wait_for(&host, "[exit 0]", Duration::from_secs(20));
 }
 
-/// `latlab emulate` on an ephemeral port: the stand-in account for `--aws` (through the SDK's
-/// `AWS_ENDPOINT_URL`).
-fn stand_in_account() -> (std::process::Child, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latlab"))
-        .args([
-            "emulate",
-            "--listen",
-            "127.0.0.1:0",
-            "--limit",
-            "consumer_activation=0s",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_string();
-    (child, url)
-}
-
 #[test]
 fn a_run_on_aws_asks_on_the_terminal_before_it_creates_anything() {
-    let (mut emu, url) = stand_in_account();
+    // The stand-in account for `--aws`, reached through the SDK's `AWS_ENDPOINT_URL`.
+    let (_emu, url) = common::emulate(&[]);
     let bin = env!("CARGO_BIN_EXE_latlab");
     let cmd = |answer: &str| {
         format!(
@@ -512,6 +488,4 @@ fn a_run_on_aws_asks_on_the_terminal_before_it_creates_anything() {
         stats.contains("\"CreateStream\": 1") && stats.contains("\"DeleteStream\": 1"),
         "{stats}"
     );
-    let _ = emu.kill();
-    let _ = emu.wait();
 }

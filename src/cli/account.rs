@@ -117,8 +117,7 @@ pub(super) fn iam_policy(
     args.target.check()?;
     let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref(), dirs)?;
     // The policy needs no call: the plan is made without reaching the endpoint.
-    let mut opts = args.target.options();
-    let plan = runtime()?.block_on(offline_plan(&scenario, &mut opts))?;
+    let plan = runtime()?.block_on(crate::run::plan::offline(&scenario, &args.target.options()))?;
     for line in crate::plan::iam::outside(&plan) {
         eprintln!("note: {line}");
     }
@@ -127,14 +126,6 @@ pub(super) fn iam_policy(
     }
     out!("{}", crate::plan::iam::policy_text(&plan));
     Ok(ExitCode::SUCCESS)
-}
-
-/// A plan made without any call (the policy's, the doctor's).
-pub(super) async fn offline_plan(
-    scenario: &Scenario,
-    opts: &mut TargetOptions,
-) -> anyhow::Result<crate::plan::Plan> {
-    crate::run::plan::offline(scenario, opts).await
 }
 
 /// Before a run on a real account creates anything billed: the plan's cost line and a question
