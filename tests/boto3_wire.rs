@@ -71,3 +71,56 @@ fn boto3_puts_gets_and_subscribes() {
     assert!(stdout.contains("ok: rapid get_records raise ProvisionedThroughputExceededException"));
     assert!(stdout.ends_with("boto3: all checks passed\n"));
 }
+
+/// The emulator's SQS through boto3 (the JSON protocol botocore speaks): every operation latlab
+/// makes and the quotas, those measured in minutes on the service shortened with `--limit`.
+#[test]
+fn boto3_queues_sends_receives_and_meets_sqs_quotas() {
+    let probe = Command::new("python3")
+        .args(["-c", "import boto3"])
+        .output();
+    match probe {
+        Err(e) => panic!("python3 is required for the boto3 wire test and could not be run: {e}"),
+        Ok(out) if !out.status.success() => panic!(
+            "boto3 is required for the boto3 wire test: install it with `python3 -m pip install boto3` \
+             (scripts/test does this). python3 said: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Ok(_) => {}
+    }
+    let (_guard, url) = common::emulate(&[
+        "--limit",
+        "sqs.dedup_interval=2s",
+        "--limit",
+        "sqs.min_retention=1s",
+        "--limit",
+        "sqs.purge_interval=1s",
+        "--limit",
+        "sqs.deleted_queue_name_hold=1s",
+        "--limit",
+        "sqs.fifo_calls_per_sec=20",
+        "--limit",
+        "sqs.max_in_flight_standard=20",
+    ]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/boto3_sqs.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "boto3 SQS checks failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("ok: boto3 sends the JSON protocol (x-amz-target AmazonSQS.CreateQueue)")
+    );
+    assert!(stdout.contains("ok: a long poll answers when the message arrives"));
+    assert!(
+        stdout.contains("ok: group g0 is held while its message is in flight; g1 comes in order")
+    );
+    assert!(stdout.ends_with("boto3: all checks passed\n"));
+}

@@ -605,3 +605,124 @@ async fn errors_are_the_services_own_and_a_rate_hits_about_its_share() {
     // 25% of 400: 100, with a binomial spread of about 9; 40 to 160 is more than six of them.
     assert!((40..=160).contains(&failed), "{failed} of 400 failed");
 }
+
+/// SQS's fault kinds through aws-sdk-sqs (no retries, so each answer is seen as it is): a reset
+/// sends nothing back and changes nothing, a 500 is InternalFailure, a receive stall holds a
+/// ReceiveMessage's answer back and leaves every other call alone; each is logged and recovers.
+#[tokio::test]
+async fn sqs_faults_reset_fail_and_stall_a_receive() {
+    let emu = common::emulator(&[]).await;
+    let config = aws_sdk_sqs::Config::builder()
+        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
+        .credentials_provider(latlab::aws::emulator_credentials())
+        .endpoint_url(emu.endpoint_url())
+        .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
+        .build();
+    let c = aws_sdk_sqs::Client::from_conf(config);
+    let url = c
+        .create_queue()
+        .queue_name("faults")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+
+    emu.faults().add(FaultSpec::now(Kind::SqsReset)).unwrap();
+    let e = c
+        .send_message()
+        .queue_url(&url)
+        .message_body("reset")
+        .send()
+        .await
+        .expect_err("the reset answers nothing");
+    assert!(
+        matches!(e, aws_sdk_sqs::error::SdkError::DispatchFailure(_)),
+        "a reset is a broken connection to the SDK: {e:?}"
+    );
+    emu.faults()
+        .add(FaultSpec::now(Kind::SqsInternalError))
+        .unwrap();
+    let e = c
+        .send_message()
+        .queue_url(&url)
+        .message_body("500")
+        .send()
+        .await
+        .expect_err("the fault answers");
+    assert_eq!(
+        aws_sdk_sqs::error::ProvideErrorMetadata::code(&e),
+        Some("InternalFailure")
+    );
+    let attrs = c
+        .get_queue_attributes()
+        .queue_url(&url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        attrs.attributes().unwrap()
+            [&aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages],
+        "0",
+        "neither failed send stored a message"
+    );
+
+    c.send_message()
+        .queue_url(&url)
+        .message_body("held")
+        .send()
+        .await
+        .unwrap();
+    let mut stall = FaultSpec::now(Kind::SqsReceiveStall);
+    stall.duration = Duration::from_millis(1500);
+    emu.faults().add(stall).unwrap();
+    // A send is no receive: the stall waits for ReceiveMessage.
+    let t = std::time::Instant::now();
+    c.send_message()
+        .queue_url(&url)
+        .message_body("second")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(1000),
+        "{:?}",
+        t.elapsed()
+    );
+    let t = std::time::Instant::now();
+    let got = c
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .wait_time_seconds(1)
+        .send()
+        .await
+        .unwrap();
+    let held = t.elapsed();
+    assert!(held >= Duration::from_millis(1500), "held {held:?}");
+    assert_eq!(
+        got.messages().len(),
+        2,
+        "the held answer still carries them"
+    );
+    let counts = emu.faults().log.counts();
+    for kind in [
+        Kind::SqsReset,
+        Kind::SqsInternalError,
+        Kind::SqsReceiveStall,
+    ] {
+        assert_eq!(counts[&kind].fired, 1, "{kind}");
+    }
+    // A later correct answer is each one's recovery.
+    c.get_queue_url().queue_name("faults").send().await.unwrap();
+    let counts = emu.faults().log.counts();
+    for kind in [
+        Kind::SqsReset,
+        Kind::SqsInternalError,
+        Kind::SqsReceiveStall,
+    ] {
+        assert_eq!(counts[&kind].recovered, 1, "{kind} recovers");
+    }
+}

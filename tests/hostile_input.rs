@@ -114,7 +114,7 @@ proptest! {
             "\"[0-9]{1,25}(ms|s|m|h|B|KB|MiB|GB)?\"".prop_map(|s| s),
         ],
     ) {
-        let text = latlab::scenario::BUILTIN[0].1;
+        let text = latlab::scenario::builtin()[0].1;
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         let n = lines.len();
         if let Some((key, _)) = lines[line % n].split_once(" = ") {

@@ -193,6 +193,35 @@ fn s3() -> Vec<Row<'static>> {
     ]
 }
 
+/// SQS's request products as us-east-1's offer file has them, with the two it must not pick: a
+/// fair queue's requests and the monthly free tier (a product of its own).
+fn sqs() -> Vec<Row<'static>> {
+    let request = |sku, usage, queue, usd| -> Row {
+        (
+            sku,
+            "API Request",
+            vec![
+                ("usagetype", usage),
+                ("group", "SQS-APIRequest-Tier1"),
+                ("queueType", queue),
+            ],
+            usd,
+            "Requests",
+        )
+    };
+    vec![
+        request("Q1", "Requests-RBP", "Standard", "0.0000004000"),
+        request(
+            "Q2",
+            "Requests-FIFO-RBP",
+            "FIFO (first-in, first-out)",
+            "0.0000005000",
+        ),
+        request("Q3", "Requests-Fair-RBP", "Fair", "0.0000001000"),
+        request("Q4", "Global-Requests", "Any", "0.0000000000"),
+    ]
+}
+
 fn elasticache() -> Vec<Row<'static>> {
     let node = |sku, t, usd, usage| -> Row {
         (
@@ -288,6 +317,7 @@ fn answer(mut conn: TcpStream, mode: Mode, _host: String) {
         "AmazonKinesis" => kinesis(mode),
         "AmazonS3" => s3(),
         "AmazonElastiCache" => elasticache(),
+        "AWSQueueService" => sqs(),
         _ => {
             let _ = write!(conn, "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
             return;
@@ -394,6 +424,10 @@ fn the_prices_found_are_written_verified_with_their_sku_and_used() {
         "put_per_1000 = 0.00113\n",
         "\"cache.r7g.large\" = 0.219\n",
         "\"cache.t3.micro\" = 0.017\n",
+        "[sqs]\n",
+        "standard_requests_per_million = 0.4\n",
+        "fifo_requests_per_million = 0.5\n",
+        "[sqs.fetched.fifo_requests_per_million]\nsource = \"AWS Price List API\"\noffer = \"AWSQueueService\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"Q2\"\n",
         "[kinesis.fetched.efo_retrieval_per_gb]\nsource = \"AWS Price List API\"\noffer = \"AmazonKinesis\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"K4\"\n",
         "[elasticache.fetched.\"cache.t3.micro\"]\nsource = \"AWS Price List API\"\noffer = \"AmazonElastiCache\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"E1\"\n",
     ] {
@@ -402,7 +436,7 @@ fn the_prices_found_are_written_verified_with_their_sku_and_used() {
     // `latlab prices FILE` counts them verified, each with its offer and SKU.
     let (ok, listing, err) = common::latlab_output(&["prices", file.to_str().unwrap()]);
     assert!(ok, "{err}");
-    assert!(listing.contains("16 of 16 verified"), "{listing}");
+    assert!(listing.contains("18 of 18 verified"), "{listing}");
     assert!(
         listing.contains("kinesis.shard_hour: AWS Price List API: AmazonKinesis offer 20261120000000 (published 2026-11-20T00:00:00Z), SKU K1"),
         "{listing}"

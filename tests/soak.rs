@@ -1,4 +1,4 @@
-//! The soak's CI form: `latlab run soak --duration 60s` (all three labs, every fault kind every
+//! The soak's CI form: `latlab run soak --duration 60s` (every lab, every fault kind every
 //! 10 s) must account for every record and see every fault kind fire. The hour-long form is
 //! `LATLAB_SOAK_SECS=3600 cargo bench --bench soak`.
 
@@ -45,6 +45,19 @@ fn a_minute_of_soak_counts_every_record_and_fires_every_fault_kind() {
         assert_eq!(n(&x["lost"]), 0, "{}: {x}", c["name"]);
     }
     assert!(summary.contains("0 records lost: met"), "{summary}");
+    // 20 messages/s to each SQS consumer's queue: every one sent is counted once, none lost.
+    let sqs = s["sqs"]["consumers"].as_array().unwrap();
+    assert_eq!(sqs.len(), 4);
+    for c in sqs {
+        assert_eq!(
+            n(&c["received"]) + n(&c["lost"]) + n(&c["in_flight"]) + n(&c["unread"]),
+            n(&c["sent"]),
+            "{}: {c}",
+            c["name"]
+        );
+        assert!(n(&c["sent"]) > 1000, "{}: {c}", c["name"]);
+        assert_eq!(n(&c["lost"]), 0, "{}: {c}", c["name"]);
+    }
     // Every kind fired, and none was refused.
     let counts = s["faults"]["counts"].as_array().unwrap();
     for kind in latlab::faults::Kind::ALL {

@@ -81,16 +81,21 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
     let shared = ["f", "p", "r", "z / Z", "t", "?", "q, Esc, Ctrl-C"];
     let kinesis = ["+ / -", "< / >", "e / E", "x / X", "b", "i", "a / o"];
     let cases = [
-        ("demo", fixture(), "S3 and Redis keys left out"),
+        ("demo", fixture(), "S3, Redis and SQS keys left out"),
         (
             "s3-demo",
             latlab::tui::fixture::lab_view(LabKind::S3),
-            "Kinesis and Redis keys left out",
+            "Kinesis, Redis and SQS keys left out",
         ),
         (
             "redis-demo",
             latlab::tui::fixture::lab_view(LabKind::Redis),
-            "Kinesis and S3 keys left out",
+            "Kinesis, S3 and SQS keys left out",
+        ),
+        (
+            "sqs-demo",
+            latlab::tui::fixture::lab_view(LabKind::Sqs),
+            "Kinesis, S3 and Redis keys left out",
         ),
         ("tour", latlab::tui::fixture::sample_tour_view(), ""),
     ];
@@ -122,10 +127,18 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
             labs.contains(&LabKind::Redis),
             "{name}: L: {keys:?}"
         );
-        assert_eq!(has("Tab, 0 - 3"), labs.len() > 1, "{name}: tabs: {keys:?}");
-        let emulator_lab = labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::S3);
+        for k in ["w", "j / J", "g / G", "B", "V", "k / K"] {
+            assert_eq!(
+                has(k),
+                labs.contains(&LabKind::Sqs),
+                "{name}: {k}: {keys:?}"
+            );
+        }
+        assert_eq!(has("Tab, 0 - 4"), labs.len() > 1, "{name}: tabs: {keys:?}");
+        let emulator_lab = labs.iter().any(|l| l.service().emulated());
         assert_eq!(has("l"), emulator_lab, "{name}: l: {keys:?}");
-        assert_eq!(has("[ / ]"), emulator_lab, "{name}: [ / ]: {keys:?}");
+        let payload_lab = labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::S3);
+        assert_eq!(has("[ / ]"), payload_lab, "{name}: [ / ]: {keys:?}");
         if left_out.is_empty() {
             assert!(!s.contains("left out"), "{name}: every lab is in the run");
         } else {
@@ -172,10 +185,33 @@ fn the_s3_pane() {
 }
 
 #[test]
+fn the_sqs_pane() {
+    let mut app = App::new(Theme::dark());
+    let view = latlab::tui::fixture::lab_view(LabKind::Sqs);
+    app.sync_labs(&[LabKind::Sqs]);
+    let buf = render(&app, &view, (160, 44));
+    let s = text(&buf);
+    insta::assert_snapshot!("sqs_160x44", s);
+    for pane in [
+        "SQS long-poll: long poll, 20 s wait",
+        "SQS short-poll: short poll every 200ms",
+        "SQS fifo: FIFO queue, long poll 20 s",
+        "SQS lambda: 5 pollers, batch 10, window 0ms",
+    ] {
+        assert!(s.contains(pane), "pane {pane:?}:\n{s}");
+    }
+    assert!(
+        s.contains("in flight") && s.contains("empty rcv") && s.contains("redeliv"),
+        "each consumer's count and what the queue did to it:\n{s}"
+    );
+    assert!(s.contains("producer 10/s to each queue"), "{s}");
+}
+
+#[test]
 fn the_overview_shows_every_lab_at_once() {
     let mut app = App::new(Theme::dark());
     let view = latlab::tui::fixture::sample_tour_view();
-    app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
+    app.sync_labs(&LabKind::ALL);
     assert_eq!(
         app.tab,
         Tab::Overview,
@@ -194,6 +230,8 @@ fn the_overview_shows_every_lab_at_once() {
         "1. seed's method: new clients",
         "2. persistent connection",
         "3. offset: WAIT",
+        "SQS long-poll",
+        "SQS lambda",
     ] {
         assert!(s.contains(pane), "pane {pane:?} on the overview:\n{s}");
     }
@@ -206,11 +244,12 @@ fn the_overview_shows_every_lab_at_once() {
     );
 
     // Narrower than side by side but tall enough: the labs stack.
-    let s = text(&render(&app, &view, (120, 64)));
+    let s = text(&render(&app, &view, (120, 100)));
     assert!(
         s.contains("S3 GET")
             && s.contains("Lambda on enhanced fan-out")
-            && s.contains("2. persistent"),
+            && s.contains("2. persistent")
+            && s.contains("SQS short-poll"),
         "{s}"
     );
     // The smallest screen draws without overflowing, every lab still on it.

@@ -365,6 +365,28 @@ impl Clients {
         aws_sdk_s3::Client::from_conf(config)
     }
 
+    /// What a lab needs to build a client of its own service as [`Clients::kinesis`] and
+    /// [`Clients::s3`] build theirs: the loaded configuration, the retry partition of `quota`,
+    /// and the interceptor that records the client's attempts in `stats`
+    /// (`aws_sdk_X::config::Builder::from(config)`, then `.retry_config(retry.config())`,
+    /// `.retry_partition(partition)` and `.interceptor(observer)`).
+    pub fn parts(
+        &self,
+        retry: &RetrySettings,
+        quota: &QuotaPartition,
+        stats: Arc<SdkStats>,
+    ) -> (
+        &SdkConfig,
+        RetryPartition,
+        impl aws_smithy_runtime_api::client::interceptors::Intercept + 'static,
+    ) {
+        (
+            &self.config,
+            quota.partition.clone(),
+            Observer::new(stats, quota, retry.max_attempts, self.clock),
+        )
+    }
+
     /// A Kinesis client with its own retry settings and quota partition, whose attempts are
     /// recorded in `stats`.
     pub fn kinesis(

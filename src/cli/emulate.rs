@@ -22,13 +22,11 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
     }
     let config = args.emulator.config(args.listen)?;
     if args.print_limits {
-        out!("[kinesis]\n");
-        for (key, value) in config.limits.kinesis.describe() {
-            out!("{key} = {value}\n");
-        }
-        out!("\n[s3]\n");
-        for (key, value) in config.limits.s3.describe() {
-            out!("{key} = {value}\n");
+        for (i, (section, lines)) in config.limits.sections().into_iter().enumerate() {
+            out!("{}[{section}]\n", if i == 0 { "" } else { "\n" });
+            for (key, value) in lines {
+                out!("{key} = {value}\n");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -50,7 +50,7 @@ impl clap::builder::TypedValueParser for ScenarioName {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(
-            crate::scenario::BUILTIN
+            crate::scenario::builtin()
                 .iter()
                 .map(|(n, _)| clap::builder::PossibleValue::new(*n)),
         ))
@@ -86,7 +86,7 @@ pub(super) fn scenarios(
 /// file that does not parse is listed with its error.
 pub fn scenarios_listing(dirs: &[(PathBuf, String)]) -> String {
     let mut out = String::from("built in:\n");
-    for (name, _) in crate::scenario::BUILTIN {
+    for (name, _) in crate::scenario::builtin() {
         match Scenario::resolve(name) {
             Ok(s) => out.push_str(&format!("  {:<22} {}\n", s.name, s.description)),
             Err(e) => out.push_str(&format!("  {name:<22} (invalid: {e:#})\n")),
@@ -114,7 +114,8 @@ pub fn scenarios_listing(dirs: &[(PathBuf, String)]) -> String {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let text = std::fs::read_to_string(&file).unwrap_or_default();
-            if let Some((name, builtin)) = crate::scenario::BUILTIN.iter().find(|(n, _)| *n == stem)
+            if let Some((name, builtin)) =
+                crate::scenario::builtin().iter().find(|(n, _)| *n == stem)
             {
                 if *builtin == text {
                     builtin_files += 1;
@@ -170,7 +171,7 @@ fn new_scenario(a: &NewArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<(Path
             "'{name}' cannot be a scenario name: use letters, digits, - and _ (the file is NAME.toml)"
         );
     }
-    if crate::scenario::BUILTIN.iter().any(|(n, _)| n == name) {
+    if crate::scenario::builtin().iter().any(|(n, _)| n == name) {
         anyhow::bail!(
             "'{name}' is a built-in scenario's name, and built-in scenarios come first; choose another name"
         );

@@ -2,7 +2,7 @@
 //! file's writer are the three steps of one fetch, read together.
 //!
 //! `latlab prices fetch`: the prices latlab uses, read from AWS's own Price List (the bulk API's
-//! offer files for AmazonKinesis, AmazonS3 and AmazonElastiCache: each offer's region index
+//! offer files for AmazonKinesis, AmazonS3, AmazonElastiCache and AWSQueueService (SQS): each offer's region index
 //! first, then the region's offer file), and written as a price file in latlab's form with every
 //! entry's offer, version, publication date and SKU (`[section.fetched.key]`).
 //!
@@ -19,7 +19,9 @@
 //! names its usage types in billing reports (`Requests-XZ-Tier1`, `TimedStorage-XZ-ByteHrs`,
 //! `Upload-XZ`, `Retrieval-XZ`), which no captured offer file here confirmed; ElastiCache's node
 //! hours as infracost's elasticache_cluster.go filters them (productFamily `Cache Instance`,
-//! cacheEngine `Redis`), without the extended-support, sync-durability and Outposts variants.
+//! cacheEngine `Redis`), without the extended-support, sync-durability and Outposts variants;
+//! SQS's requests by group and queueType as infracost's sqs_queue.go filters them, with the usage
+//! types of an excerpt of the us-east-1 offer file (see `WANTS`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +37,12 @@ use super::prices::{Fetched, PRICE_LIST_SOURCE, Prices};
 pub const DEFAULT_URL: &str = "https://pricing.us-east-1.amazonaws.com";
 
 /// The offers latlab prices from.
-pub const OFFERS: [&str; 3] = ["AmazonKinesis", "AmazonS3", "AmazonElastiCache"];
+pub const OFFERS: [&str; 4] = [
+    "AmazonKinesis",
+    "AmazonS3",
+    "AmazonElastiCache",
+    "AWSQueueService",
+];
 
 /// One price latlab's file holds, and how its SKU is picked.
 struct Want {
@@ -134,6 +141,29 @@ const WANTS: &[Want] = &[
         usage: &["Retrieval-XZ", "Retrieval-XZ-Bytes"],
         attrs: &[],
         scale: 1.0,
+    },
+    // SQS's offer is AWSQueueService. Its request products are `API Request`s of group
+    // SQS-APIRequest-Tier1, told apart by queueType; their usage types are `Requests-RBP` and
+    // `Requests-FIFO-RBP` in us-east-1's file and `REGION-Requests-Tier1` and
+    // `REGION-Requests-FIFO-Tier1` elsewhere (an excerpt of the us-east-1 file published
+    // 2025-08-28, and infracost's filter on queueType). The first tier is taken: the monthly
+    // free tier is a product of its own (`Global-Requests`), not a band of these.
+    Want {
+        key: "sqs.standard_requests_per_million",
+        offer: "AWSQueueService",
+        usage: &["Requests-RBP", "Requests-Tier1"],
+        attrs: &[("group", "SQS-APIRequest-Tier1"), ("queueType", "Standard")],
+        scale: 1e6,
+    },
+    Want {
+        key: "sqs.fifo_requests_per_million",
+        offer: "AWSQueueService",
+        usage: &["Requests-FIFO-RBP", "Requests-FIFO-Tier1"],
+        attrs: &[
+            ("group", "SQS-APIRequest-Tier1"),
+            ("queueType", "FIFO (first-in, first-out)"),
+        ],
+        scale: 1e6,
     },
 ];
 
@@ -673,6 +703,19 @@ fn write_file(
             ("retrieval_per_gb", "s3.express.retrieval_per_gb"),
         ],
         "# The per-GB charges apply to every byte (AWS News Blog, 10 April 2025); not in the price list.\nper_gb_above = \"0B\"\n",
+    );
+    section(
+        &mut o,
+        "sqs",
+        "AWSQueueService",
+        &[
+            (
+                "standard_requests_per_million",
+                "sqs.standard_requests_per_million",
+            ),
+            ("fifo_requests_per_million", "sqs.fifo_requests_per_million"),
+        ],
+        "",
     );
     let _ = writeln!(o, "\n[elasticache]");
     let _ = writeln!(o, "source = {}", q(&head("AmazonElastiCache")));

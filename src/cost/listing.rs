@@ -92,6 +92,17 @@ impl Prices {
                 &self.elasticache.source,
             ));
         }
+        // A section of its own (`[sqs]`): its unit said by its keys' names.
+        for (section, service) in &self.services {
+            for (key, price) in &service.prices {
+                v.push((
+                    format!("{section}.{key}"),
+                    *price,
+                    unit_of(key),
+                    &service.source,
+                ));
+            }
+        }
         v
     }
 
@@ -180,6 +191,23 @@ pub fn regions_listing() -> String {
 }
 
 /// A price as written in the file: no trailing zeros.
+/// A price's unit, as its key names it (`..._per_million`).
+fn unit_of(key: &str) -> &'static str {
+    if key.ends_with("_requests_per_million") {
+        "per million requests"
+    } else if key.ends_with("_per_million") {
+        "per million"
+    } else if key.ends_with("_per_1000") {
+        "per 1,000"
+    } else if key.ends_with("_per_gb") {
+        "per GB"
+    } else if key.ends_with("_hour") {
+        "per hour"
+    } else {
+        "each"
+    }
+}
+
 fn trim(v: f64) -> String {
     let s = format!("{v:.8}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
@@ -194,7 +222,15 @@ mod tests {
     fn every_price_is_listed_with_whether_aws_states_it() {
         let p = Prices::builtin("us-east-1").unwrap();
         let text = p.listing();
-        assert!(text.starts_with("us-east-1: list prices in US dollars, taken 2026-12-01 (built-in); 5 of 15 verified in AWS's own text\n"), "{text}");
+        assert!(text.starts_with("us-east-1: list prices in US dollars, taken 2026-12-01 (built-in); 5 of 17 verified in AWS's own text\n"), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("sqs.fifo_requests_per_million ")
+                    && l.contains("$0.5")
+                    && l.contains("unverified")
+                    && l.ends_with("per million requests")),
+            "{text}"
+        );
         assert!(
             text.lines().any(|l| l.starts_with("kinesis.shard_hour ")
                 && l.contains("$0.015")
@@ -215,7 +251,7 @@ mod tests {
         );
         let regions = regions_listing();
         assert!(
-            regions.contains("us-east-1        taken 2026-12-01  5 of 15 prices verified"),
+            regions.contains("us-east-1        taken 2026-12-01  5 of 17 prices verified"),
             "{regions}"
         );
         assert!(

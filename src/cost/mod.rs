@@ -13,6 +13,7 @@
 
 pub mod cap;
 pub mod fetch;
+mod lines;
 pub mod listing;
 pub mod prices;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! for us-east-1 and ap-northeast-1 are compiled in; nothing is fetched at run time. A bad file
 //! gets one line naming the file, the line and the key.
 
+use super::lines::{key_at_line, line_of_key};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -53,6 +54,13 @@ pub struct ElastiCachePrices {
     pub node_hour: BTreeMap<String, f64>,
 }
 
+/// A section of prices by name (`[sqs]`: `source`, then `KEY = PRICE` lines).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServicePrices {
+    pub source: String,
+    pub prices: BTreeMap<String, f64>,
+}
+
 /// A region's list prices, in US dollars.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prices {
@@ -66,6 +74,9 @@ pub struct Prices {
     pub s3_standard: S3Prices,
     pub s3_express: S3Prices,
     pub elasticache: ElastiCachePrices,
+    /// Any other service's section (`[sqs]`): a lab added later keeps its prices in a section of
+    /// its own, read here without a type of its own, `SECTION.KEY` by [`Prices::value`].
+    pub services: BTreeMap<String, ServicePrices>,
     /// Prices not found in AWS's own text, by key (`kinesis.shard_hour`,
     /// `elasticache.node_hour.cache.t3.micro`): where each figure comes from.
     pub unverified: BTreeMap<String, String>,
@@ -112,7 +123,6 @@ impl Fetched {
 // ---- the file form ----
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct File {
     region: String,
     taken: String,
@@ -120,6 +130,22 @@ struct File {
     kinesis: KinesisFile,
     s3: S3File,
     elasticache: ElastiCacheFile,
+    /// Every other table: a service's section of its own (`[sqs]`).
+    #[serde(flatten)]
+    services: BTreeMap<String, ServiceFile>,
+}
+
+/// A service's section without a type of its own: its source, its prices by key, and which of
+/// them are unverified or fetched.
+#[derive(Deserialize)]
+struct ServiceFile {
+    source: String,
+    #[serde(default)]
+    fetched: BTreeMap<String, Fetched>,
+    #[serde(default)]
+    unverified: BTreeMap<String, String>,
+    #[serde(flatten)]
+    prices: BTreeMap<String, f64>,
 }
 
 #[derive(Deserialize)]
@@ -181,45 +207,6 @@ struct ElastiCacheFile {
     fetched: BTreeMap<String, Fetched>,
     #[serde(default)]
     unverified: BTreeMap<String, String>,
-}
-
-/// The line of `key` in the table `[section]` of `text`, for errors found after parsing.
-fn line_of_key(text: &str, section: &str, key: &str) -> Option<usize> {
-    let mut current = String::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if let Some(header) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            current = header.trim().to_string();
-        } else if current == section
-            && let Some((k, _)) = t.split_once('=')
-            && k.trim().trim_matches('"') == key
-        {
-            return Some(i + 1);
-        }
-    }
-    None
-}
-
-/// The dotted key at a line of `text` (`kinesis.shard_hour`), for toml's errors.
-fn key_at_line(text: &str, line: usize) -> Option<String> {
-    let mut current = String::new();
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if let Some(header) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            current = header.trim().to_string();
-            if i + 1 == line {
-                return Some(current);
-            }
-        } else if i + 1 == line {
-            let key = t.split_once('=').map(|(k, _)| k.trim().trim_matches('"'))?;
-            return Some(if current.is_empty() {
-                key.to_string()
-            } else {
-                format!("{current}.{key}")
-            });
-        }
-    }
-    None
 }
 
 impl Prices {
@@ -296,6 +283,11 @@ impl Prices {
         for (node, price) in &file.elasticache.node_hour {
             prices.push(("elasticache.node_hour", node, *price));
         }
+        for (section, service) in &file.services {
+            for (key, price) in &service.prices {
+                prices.push((section.as_str(), key.as_str(), *price));
+            }
+        }
         for (section, key, price) in &prices {
             if !price.is_finite() || *price < 0.0 {
                 return Err(bad(
@@ -334,7 +326,7 @@ impl Prices {
             ));
         }
         let mut unverified = BTreeMap::new();
-        let tables = [
+        let mut tables = vec![
             ("kinesis", &file.kinesis.unverified, "kinesis"),
             ("s3.standard", &file.s3.standard.unverified, "s3.standard"),
             ("s3.express", &file.s3.express.unverified, "s3.express"),
@@ -344,6 +336,9 @@ impl Prices {
                 "elasticache.node_hour",
             ),
         ];
+        for (section, service) in &file.services {
+            tables.push((section.as_str(), &service.unverified, section.as_str()));
+        }
         for (section, table, priced) in tables {
             for (key, why) in table {
                 if !prices.iter().any(|(s, k, _)| *s == priced && k == key) {
@@ -357,7 +352,7 @@ impl Prices {
             }
         }
         let mut fetched = BTreeMap::new();
-        let tables = [
+        let mut tables = vec![
             ("kinesis", &file.kinesis.fetched, "kinesis"),
             ("s3.standard", &file.s3.standard.fetched, "s3.standard"),
             ("s3.express", &file.s3.express.fetched, "s3.express"),
@@ -367,6 +362,9 @@ impl Prices {
                 "elasticache.node_hour",
             ),
         ];
+        for (section, service) in &file.services {
+            tables.push((section.as_str(), &service.fetched, section.as_str()));
+        }
         for (section, table, priced) in tables {
             for (key, f) in table {
                 let at = format!("{section}.fetched.{key}");
@@ -432,6 +430,19 @@ impl Prices {
                 source: file.elasticache.source,
                 node_hour: file.elasticache.node_hour,
             },
+            services: file
+                .services
+                .into_iter()
+                .map(|(name, f)| {
+                    (
+                        name,
+                        ServicePrices {
+                            source: f.source,
+                            prices: f.prices,
+                        },
+                    )
+                })
+                .collect(),
             unverified,
             fetched,
         })
@@ -462,7 +473,7 @@ impl Prices {
             },
             "s3.standard" => s3(&self.s3_standard),
             "s3.express" => s3(&self.s3_express),
-            _ => None,
+            other => self.services.get(other)?.prices.get(field).copied(),
         }
     }
 
@@ -480,6 +491,11 @@ impl Prices {
             &self.s3_standard.source
         } else if key.starts_with("s3.express.") {
             &self.s3_express.source
+        } else if let Some(service) = key
+            .split_once('.')
+            .and_then(|(section, _)| self.services.get(section))
+        {
+            &service.source
         } else {
             &self.elasticache.source
         };

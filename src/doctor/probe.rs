@@ -361,6 +361,7 @@ async fn probe(
     Some(Endpoint {
         kinesis,
         s3,
+        clients: probing.clone(),
         at: where_,
         embedded,
     })

@@ -1,6 +1,6 @@
-//! The local cloud: an HTTP server on 127.0.0.1 that speaks Kinesis (awsJson1_1) so that the real
-//! AWS SDKs, boto3 and the aws CLI work against it unchanged, enforcing the services' documented
-//! limits and adding the delays of a latency profile.
+//! The local cloud: an HTTP server on 127.0.0.1 that speaks Kinesis (awsJson1_1), S3 (REST) and
+//! SQS (awsJson1_0) so that the real AWS SDKs, boto3 and the aws CLI work against it unchanged,
+//! enforcing the services' documented limits and adding the delays of a latency profile.
 //!
 //! `latlab emulate` runs it on its own; every other command embeds it on an ephemeral port.
 
@@ -9,6 +9,7 @@ pub mod kinesis;
 pub mod limits;
 pub mod profile;
 pub mod s3;
+pub mod sqs;
 pub mod stats;
 pub mod time;
 
@@ -35,6 +36,7 @@ use kinesis::error::ApiError;
 use limits::Limits;
 use profile::LatencyProfile;
 use s3::S3;
+use sqs::Sqs;
 use stats::StatsSnapshot;
 
 /// Every response body the emulator sends: whole documents and event streams alike.
@@ -92,6 +94,7 @@ pub struct Emulator {
     connections: Arc<Connections>,
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
+    sqs: Arc<Sqs>,
     injector: Arc<Injector>,
     profile_name: parking_lot::Mutex<String>,
     task: tokio::task::JoinHandle<()>,
@@ -100,6 +103,7 @@ pub struct Emulator {
 struct App {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
+    sqs: Arc<Sqs>,
     lacking: Vec<String>,
     injector: Arc<Injector>,
 }
@@ -138,6 +142,7 @@ impl Emulator {
         let addr = listener.local_addr()?;
         let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
         let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
+        let sqs = Arc::new(Sqs::new(config.limits.sqs, config.profile.sqs));
         for op in &config.lacking {
             if kinesis::Op::parse(op).is_none() && s3::Op::parse(op).is_none() {
                 anyhow::bail!(
@@ -168,6 +173,7 @@ impl Emulator {
         let app = Arc::new(App {
             kinesis: kinesis.clone(),
             s3: s3.clone(),
+            sqs: sqs.clone(),
             lacking: config.lacking.clone(),
             injector: injector.clone(),
         });
@@ -188,6 +194,7 @@ impl Emulator {
             connections,
             kinesis,
             s3,
+            sqs,
             injector,
             profile_name: parking_lot::Mutex::new(config.profile.name),
             task,
@@ -213,6 +220,7 @@ impl Emulator {
     pub fn set_profile(&self, profile: &LatencyProfile) {
         self.kinesis.set_profile(profile.kinesis.clone());
         self.s3.set_profile(profile.s3.clone());
+        self.sqs.set_profile(profile.sqs.clone());
         *self.profile_name.lock() = profile.name.clone();
     }
 
@@ -222,6 +230,10 @@ impl Emulator {
 
     pub fn s3(&self) -> &Arc<S3> {
         &self.s3
+    }
+
+    pub fn sqs(&self) -> &Arc<Sqs> {
+        &self.sqs
     }
 
     /// The faults set on it, and the log of those that fired.
@@ -235,6 +247,7 @@ impl Emulator {
     pub fn advance_clock(&self, by: std::time::Duration) {
         self.kinesis.clock.advance(by);
         self.s3.clock.advance(by);
+        self.sqs.clock.advance(by);
     }
 
     /// Stops the services' clock following real time: from then on only
@@ -243,6 +256,7 @@ impl Emulator {
     pub fn freeze_clock(&self) {
         self.kinesis.clock.freeze();
         self.s3.clock.freeze();
+        self.sqs.clock.freeze();
     }
 
     /// Connections open now, and the most that were open at once.
@@ -341,6 +355,7 @@ async fn route(
     if req.method() == Method::GET && req.uri().path() == STATS_PATH {
         let mut doc = serde_json::to_value(app.kinesis.stats.snapshot()).unwrap_or_default();
         doc["s3"] = serde_json::to_value(app.s3.stats()).unwrap_or_default();
+        doc["sqs"] = serde_json::to_value(app.sqs.stats()).unwrap_or_default();
         let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
         return Ok(respond(
             StatusCode::OK,
@@ -354,6 +369,9 @@ async fn route(
         .get("x-amz-target")
         .map(|v| v.to_str().unwrap_or("").to_string());
     match target {
+        Some(target) if target.starts_with(crate::services::sqs::TARGET_PREFIX) => {
+            Ok(sqs::serve(&app.sqs, &app.injector, &conn, target, req).await)
+        }
         Some(target) => Ok(kinesis_request(&app, &conn, target, req).await),
         None => Ok(app.s3.handle(req, &app.injector, &conn).await),
     }

@@ -54,10 +54,17 @@ pub enum Kind {
     RedisLinkPartition,
     /// `DEBUG SLEEP` on a server for the fault's duration.
     RedisDebugSleep,
+    /// The connection is reset before an SQS request is served: nothing happened.
+    SqsReset,
+    /// 500 InternalFailure from SQS.
+    SqsInternalError,
+    /// A ReceiveMessage's answer is held back for the fault's duration (its messages already
+    /// taken: their visibility timeout runs meanwhile).
+    SqsReceiveStall,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 20] = [
         Kind::KinesisResetBefore,
         Kind::KinesisResetAfter,
         Kind::KinesisInternalFailure,
@@ -75,6 +82,9 @@ impl Kind {
         Kind::RedisClientPause,
         Kind::RedisLinkPartition,
         Kind::RedisDebugSleep,
+        Kind::SqsReset,
+        Kind::SqsInternalError,
+        Kind::SqsReceiveStall,
     ];
 
     /// The name scenarios, `--fault` and reports use.
@@ -97,6 +107,9 @@ impl Kind {
             Kind::RedisClientPause => "redis.client-pause",
             Kind::RedisLinkPartition => "redis.link-partition",
             Kind::RedisDebugSleep => "redis.debug-sleep",
+            Kind::SqsReset => "sqs.reset",
+            Kind::SqsInternalError => "sqs.internal-error",
+            Kind::SqsReceiveStall => "sqs.receive-stall",
         }
     }
 
@@ -122,6 +135,9 @@ impl Kind {
             Kind::RedisClientPause => "CLIENT PAUSE on the primary",
             Kind::RedisLinkPartition => "replication link partitioned",
             Kind::RedisDebugSleep => "DEBUG SLEEP on a server",
+            Kind::SqsReset => "connection reset before an SQS request is served",
+            Kind::SqsInternalError => "500 InternalFailure from SQS",
+            Kind::SqsReceiveStall => "a ReceiveMessage answer held back",
         }
     }
 
@@ -135,6 +151,7 @@ impl Kind {
             | Kind::RedisClientPause
             | Kind::RedisLinkPartition
             | Kind::RedisDebugSleep => Service::Redis,
+            Kind::SqsReset | Kind::SqsInternalError | Kind::SqsReceiveStall => Service::Sqs,
             _ => Service::Kinesis,
         }
     }
@@ -149,6 +166,7 @@ impl Kind {
                 | Kind::RedisClientPause
                 | Kind::RedisLinkPartition
                 | Kind::RedisDebugSleep
+                | Kind::SqsReceiveStall
         )
     }
 
@@ -165,7 +183,9 @@ impl Kind {
 
     fn default_duration(self) -> Duration {
         match self {
-            Kind::KinesisStall | Kind::S3FirstByteStall => Duration::from_secs(3),
+            Kind::KinesisStall | Kind::S3FirstByteStall | Kind::SqsReceiveStall => {
+                Duration::from_secs(3)
+            }
             Kind::KinesisSpike => Duration::from_secs(5),
             Kind::RedisClientPause | Kind::RedisLinkPartition => Duration::from_secs(3),
             Kind::RedisDebugSleep => Duration::from_secs(2),
@@ -350,6 +370,7 @@ impl FaultSpec {
             let valid: &[&str] = match service {
                 Service::Kinesis => crate::services::kinesis::Op::NAMES,
                 Service::S3 => crate::services::s3::Op::NAMES,
+                Service::Sqs => crate::services::sqs::Op::NAMES,
                 Service::Redis => &[],
             };
             if !valid.contains(&op.as_str()) {

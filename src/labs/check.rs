@@ -134,6 +134,9 @@ pub struct DoctorContext<'a> {
 pub struct Endpoint {
     pub kinesis: aws_sdk_kinesis::Client,
     pub s3: aws_sdk_s3::Client,
+    /// The clients' configuration (each call given up after the probe's timeout), for a lab
+    /// that probes a service of its own.
+    pub clients: crate::aws::Clients,
     /// Where it is, for the lines: `the embedded emulator on 127.0.0.1:PORT`, a URL, AWS.
     pub at: String,
     /// The embedded emulator (which creates what it is asked to), not another endpoint.

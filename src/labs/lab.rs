@@ -10,6 +10,21 @@ use super::{LabKind, RunContext};
 use crate::faults::FaultSpec;
 use crate::services::Service;
 
+/// A lab's part of a report, its JSON (`Lab::Json`) or its seed (`Lab::Seed`): whether a report
+/// of a run without the lab still carries its key, as `null`. True for the labs
+/// `latlab-run-report/2` was frozen with; a lab added since is written only when the run has it,
+/// so a report (or a recording's replay) of a run without it reads as it did before the lab
+/// existed.
+pub trait ReportPart {
+    const REPORTED_WHEN_ABSENT: bool = false;
+}
+
+/// Whether a report leaves a lab's part out (serde's `skip_serializing_if`, the lab's type
+/// inferred from the field's).
+pub fn left_out<T: ReportPart>(part: &Option<T>) -> bool {
+    part.is_none() && !T::REPORTED_WHEN_ABSENT
+}
+
 pub trait Lab: Sized + Send + Sync + 'static {
     /// Its kind in the registry.
     const KIND: LabKind;
@@ -19,6 +34,10 @@ pub trait Lab: Sized + Send + Sync + 'static {
     const DEMO: &'static str;
     /// The service it measures.
     const SERVICE: Service;
+
+    /// Its own built-in scenarios, (name, file text), kept in its folder: `latlab scenarios`
+    /// lists them after latlab's own (none by default: the first labs' are in `scenarios/`).
+    const SCENARIOS: &'static [(&'static str, &'static str)] = &[];
 
     /// Whether its figures count from the moment it starts (a producer's period): such a lab
     /// starts after the others, so their set-up does not eat into what it measures.
@@ -44,7 +63,8 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Its section of the scenario file as written (`[kinesis]`), before it is checked.
     type File: serde::de::DeserializeOwned;
     /// The seed's own figures for it (`[seed.kinesis]`), printed beside its own.
-    type Seed: Clone
+    type Seed: ReportPart
+        + Clone
         + std::fmt::Debug
         + PartialEq
         + serde::Serialize
@@ -90,7 +110,7 @@ pub trait Lab: Sized + Send + Sync + 'static {
 
     /// Its part of the JSON report (`latlab-run-report/2`, `labs/X/json.rs`): the schema's types,
     /// beside their conversions both ways.
-    type Json: serde::Serialize + serde::de::DeserializeOwned;
+    type Json: serde::Serialize + serde::de::DeserializeOwned + ReportPart;
 
     /// Its snapshot in the report's public form.
     fn to_json(snap: &Self::Snapshot) -> Self::Json;

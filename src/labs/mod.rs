@@ -10,9 +10,10 @@ mod lab;
 pub mod redis;
 pub mod s3;
 pub mod series;
+pub mod sqs;
 
 pub use context::{RunContext, TargetOptions};
-pub use lab::Lab;
+pub use lab::{Lab, ReportPart, left_out};
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show
 /// them. Each line is the lab's kind, its folder (which is also its key in scenario files,
@@ -27,6 +28,7 @@ macro_rules! for_each_lab {
             Kinesis: kinesis::KinesisLab,
             S3: s3::S3Lab,
             Redis: redis::RedisLab,
+            Sqs: sqs::SqsLab,
         }
     };
 }

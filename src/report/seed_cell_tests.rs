@@ -6,7 +6,7 @@ use crate::provenance::{Source, calibrating, matches};
 
 /// The seeds of the built-in scenarios.
 fn builtin_seeds() -> Vec<(crate::scenario::Scenario, Seed)> {
-    crate::scenario::BUILTIN
+    crate::scenario::builtin()
         .iter()
         .filter_map(|(name, _)| {
             let s = crate::scenario::Scenario::resolve(name).unwrap();

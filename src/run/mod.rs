@@ -347,20 +347,16 @@ impl Run {
 
     pub fn snapshot(&self, complete: bool) -> Snapshot {
         let mut snap = Snapshot {
-            scenario: self.scenario.name.clone(),
-            backend: self.backend(),
             elapsed_secs: self.elapsed().as_secs_f64(),
             producing_secs: self.producing_for().as_secs_f64(),
             complete,
-            kinesis: None,
-            s3: None,
-            redis: None,
             faults: snapshot::FaultsSnapshot::of(
                 &self.ctx.fault_log,
                 self.faults_set.clone(),
                 self.ctx.start,
             ),
             process: self.process.snapshot(),
+            ..Snapshot::empty(self.scenario.name.clone(), self.backend())
         };
         for lab in &self.labs {
             lab.snapshot_into(complete, &mut snap);

@@ -57,6 +57,21 @@ macro_rules! snapshot {
         }
 
         impl Snapshot {
+            /// A snapshot of no lab yet, its figures zero: each lab puts its part in (a new lab
+            /// needs no line where snapshots are made).
+            pub fn empty(scenario: String, backend: Backend) -> Snapshot {
+                Snapshot {
+                    scenario,
+                    backend,
+                    elapsed_secs: 0.0,
+                    producing_secs: 0.0,
+                    complete: false,
+                    $($module: None,)*
+                    faults: FaultsSnapshot::default(),
+                    process: Default::default(),
+                }
+            }
+
             /// The labs the run has, in screen order.
             pub fn labs(&self) -> Vec<LabKind> {
                 LabKind::ALL

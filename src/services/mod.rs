@@ -1,10 +1,11 @@
-//! The services' own vocabulary, below both the emulator and the labs: what Kinesis and S3 call
-//! their operations, S3's storage classes and its directory-bucket naming rule, Kinesis's name
+//! The services' own vocabulary, below both the emulator and the labs: what Kinesis, S3 and SQS
+//! call their operations, S3's storage classes and its directory-bucket naming rule, Kinesis's name
 //! rule. The labs also run against real AWS, where no emulator exists, so none of this belongs to
 //! the emulator; it imports nothing of latlab's.
 
 pub mod kinesis;
 pub mod s3;
+pub mod sqs;
 
 /// The services latlab measures: those the embedded emulator serves, and Redis, which runs as
 /// real servers. Faults name the service they are injected into.
@@ -13,13 +14,14 @@ pub enum Service {
     Kinesis,
     S3,
     Redis,
+    Sqs,
 }
 
 impl Service {
     /// Whether the embedded emulator serves it (and so injects its faults).
     pub fn emulated(self) -> bool {
         match self {
-            Service::Kinesis | Service::S3 => true,
+            Service::Kinesis | Service::S3 | Service::Sqs => true,
             Service::Redis => false,
         }
     }
@@ -69,7 +71,7 @@ pub(crate) use operations;
 
 #[cfg(test)]
 mod tests {
-    use super::{kinesis, s3};
+    use super::{kinesis, s3, sqs};
 
     #[test]
     fn every_operation_parses_back_from_its_name() {
@@ -81,6 +83,9 @@ mod tests {
         }
         assert_eq!(kinesis::Op::NAMES.len(), kinesis::Op::ALL.len());
         assert_eq!(s3::Op::NAMES.len(), s3::Op::ALL.len());
+        for op in sqs::Op::ALL {
+            assert_eq!(sqs::Op::parse(op.name()), Some(*op));
+        }
         assert_eq!(kinesis::Op::parse("putrecord"), None, "names are exact");
         assert_eq!(s3::Op::parse(""), None);
     }

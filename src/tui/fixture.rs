@@ -11,31 +11,23 @@ use crate::run::snapshot::{Backend, Snapshot};
 fn base(scenario: &str) -> View {
     View {
         snapshot: Snapshot {
-            scenario: scenario.into(),
-            backend: Backend {
-                kind: "fixture".into(),
-                label:
-                    "test fixture: made-up figures in the shape of the seed's round 2, not measured"
-                        .into(),
-                latency_profile: None,
-                endpoint: None,
-                region: "us-east-1".into(),
-                model: Vec::new(),
-            },
             elapsed_secs: 300.0,
             producing_secs: 298.0,
-            complete: false,
-            kinesis: None,
-            s3: None,
-            redis: None,
-            faults: Default::default(),
-            process: Default::default(),
+            ..Snapshot::empty(
+                scenario.into(),
+                Backend {
+                    kind: "fixture".into(),
+                    label:
+                        "test fixture: made-up figures in the shape of the seed's round 2, not measured"
+                            .into(),
+                    latency_profile: None,
+                    endpoint: None,
+                    region: "us-east-1".into(),
+                    model: Vec::new(),
+                },
+            )
         },
-        history: crate::run::History {
-            kinesis: None,
-            s3: None,
-            redis: None,
-        },
+        history: Default::default(),
     }
 }
 

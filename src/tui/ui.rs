@@ -336,7 +336,7 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, app: &App) {
         let names: Vec<&str> = absent.iter().map(|l| l.name()).collect();
         lines.push(Line::from(""));
         lines.push(Line::from(Span::styled(
-            format!("  {} keys left out: not in this run", names.join(" and ")),
+            format!("  {} keys left out: not in this run", and_list(&names)),
             theme.fg(theme.dim),
         )));
     }
@@ -357,4 +357,13 @@ fn draw_help(f: &mut Frame, theme: &Theme, area: Rect, app: &App) {
         " latlab keys "
     };
     popup(f, theme, area, title, widest, lines);
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }

@@ -96,6 +96,10 @@ impl Armed {
         {
             return false;
         }
+        // A receive stall holds back ReceiveMessage answers only.
+        if s.kind == Kind::SqsReceiveStall && t.operation != "ReceiveMessage" {
+            return false;
+        }
         if let Some(want) = &s.shard {
             match &t.shard {
                 Some((index, id)) if *want == index.to_string() || want == id => {}
@@ -121,11 +125,13 @@ impl Armed {
 
     fn action(&self) -> Option<Action> {
         Some(match self.spec.kind {
-            Kind::KinesisResetBefore => Action::ResetBefore,
+            Kind::KinesisResetBefore | Kind::SqsReset => Action::ResetBefore,
             Kind::KinesisResetAfter => Action::ResetAfter,
-            Kind::KinesisInternalFailure | Kind::S3InternalError => Action::InternalError,
+            Kind::KinesisInternalFailure | Kind::S3InternalError | Kind::SqsInternalError => {
+                Action::InternalError
+            }
             Kind::KinesisServiceUnavailable | Kind::S3SlowDown => Action::Unavailable,
-            Kind::KinesisStall => Action::Stall(self.spec.duration),
+            Kind::KinesisStall | Kind::SqsReceiveStall => Action::Stall(self.spec.duration),
             Kind::S3BodyReset => Action::BodyReset,
             Kind::S3FirstByteStall => Action::FirstByteStall(self.spec.duration),
             _ => return None,

@@ -136,6 +136,7 @@ impl Default for S3Limits {
 pub struct Limits {
     pub kinesis: KinesisLimits,
     pub s3: S3Limits,
+    pub sqs: crate::emulator::sqs::limits::SqsLimits,
 }
 
 #[derive(Deserialize, Default)]
@@ -194,6 +195,7 @@ struct KinesisSpec {
 struct Spec {
     kinesis: Option<KinesisSpec>,
     s3: Option<S3Spec>,
+    sqs: Option<crate::emulator::sqs::limits::SqsSpec>,
 }
 
 macro_rules! apply {
@@ -283,7 +285,22 @@ impl Limits {
                     max_total_bytes);
             limits.s3.validate()?;
         }
+        if let Some(spec) = spec.sqs {
+            limits.sqs = crate::emulator::sqs::limits::SqsLimits::from_spec(spec)?;
+        }
         Ok(limits)
+    }
+}
+
+impl Limits {
+    /// Every section's limits as `key = value` lines (`latlab emulate --print-limits`), each
+    /// section under its name.
+    pub fn sections(&self) -> Vec<(&'static str, Vec<(&'static str, String)>)> {
+        vec![
+            ("kinesis", self.kinesis.describe()),
+            ("s3", self.s3.describe()),
+            ("sqs", self.sqs.describe()),
+        ]
     }
 }
 

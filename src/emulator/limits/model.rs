@@ -56,6 +56,7 @@ impl Limits {
                 "kinesis",
             ));
             params.extend(given(self.s3.describe(), documented.s3.describe(), "s3"));
+            params.extend(given(self.sqs.describe(), documented.sqs.describe(), "sqs"));
         }
         params
     }

@@ -76,6 +76,7 @@ impl LatencyProfile {
             description: "nothing added: the emulator's own cost only".into(),
             kinesis: KinesisProfile::zero(),
             s3: S3Profile::zero(),
+            sqs: crate::emulator::sqs::profile::SqsProfile::zero(),
             provenance: BTreeMap::new(),
         };
         for (name, _) in p.values() {
@@ -121,6 +122,7 @@ impl LatencyProfile {
                 nic_bandwidth: 625.0 * MB,
                 create_session: Dist::lognormal_ms(2.0, 6.0, 15.0),
             },
+            sqs: crate::emulator::sqs::profile::SqsProfile::same_region().0,
             provenance: BTreeMap::new(),
         };
         let leg = Provenance::new(
@@ -195,6 +197,12 @@ impl LatencyProfile {
         }
         p.provenance
             .extend(prov.into_iter().map(|(k, v)| (k.to_string(), v)));
+        p.provenance.extend(
+            crate::emulator::sqs::profile::SqsProfile::same_region()
+                .1
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
         p
     }
 
@@ -229,6 +237,7 @@ impl LatencyProfile {
                 nic_bandwidth: 625.0 * MB,
                 create_session: S3Fit::first_byte(S3_FIT.express_put),
             },
+            sqs: crate::emulator::sqs::profile::SqsProfile::same_region().0,
             provenance: BTreeMap::new(),
         };
         let leg = Provenance::seed(
@@ -309,6 +318,16 @@ impl LatencyProfile {
             ),
         ));
         p.provenance.extend(prov);
+        // The seed measured no SQS: its legs are the same-region profile's, with their sources.
+        p.provenance.extend(
+            crate::emulator::sqs::profile::SqsProfile::same_region()
+                .1
+                .into_iter()
+                .map(|(k, mut v)| {
+                    v.note = format!("the seed measured no SQS; as in same-region: {}", v.note);
+                    (k.to_string(), v)
+                }),
+        );
         p
     }
 }

@@ -104,6 +104,7 @@ pub struct LatencyProfile {
     pub description: String,
     pub kinesis: KinesisProfile,
     pub s3: S3Profile,
+    pub sqs: crate::emulator::sqs::profile::SqsProfile,
     /// Per parameter name (as [`LatencyProfile::values`] names them): where its value comes
     /// from, and the seed cells it was derived from.
     pub provenance: BTreeMap<String, Provenance>,
@@ -169,6 +170,7 @@ impl LatencyProfile {
             "s3.create_session".into(),
             self.s3.create_session.describe(),
         ));
+        out.extend(self.sqs.values());
         out
     }
 
@@ -249,6 +251,7 @@ impl LatencyProfile {
             base: Option<String>,
             kinesis: Option<KinesisSpec>,
             s3: Option<S3Spec>,
+            sqs: Option<crate::emulator::sqs::profile::SqsSpec>,
             /// Per parameter name: where its value comes from.
             #[serde(default)]
             provenance: BTreeMap<String, Provenance>,
@@ -349,7 +352,11 @@ impl LatencyProfile {
                 "s3.create_session",
             )?;
         }
-        for name in set_names.into_inner() {
+        let mut set_names = set_names.into_inner();
+        if let Some(q) = spec.sqs {
+            set_names.extend(p.sqs.apply(q)?);
+        }
+        for name in set_names {
             p.provenance.remove(&name);
         }
         let known: Vec<String> = p.values().into_iter().map(|(n, _)| n).collect();

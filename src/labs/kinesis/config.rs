@@ -516,3 +516,8 @@ impl KinesisScenario {
             .collect()
     }
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for KinesisSeed {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

@@ -312,3 +312,8 @@ impl Kinesis {
         }
     }
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for Kinesis {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

@@ -112,3 +112,8 @@ pub fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
         quick_tries,
     })
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for RedisSeed {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

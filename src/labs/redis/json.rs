@@ -203,3 +203,8 @@ impl Redis {
         }
     }
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for Redis {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

@@ -134,3 +134,8 @@ pub fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
         repetitions,
     })
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for S3Seed {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

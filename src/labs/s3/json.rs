@@ -172,3 +172,8 @@ impl S3 {
         }
     }
 }
+
+/// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
+impl crate::labs::ReportPart for S3 {
+    const REPORTED_WHEN_ABSENT: bool = true;
+}

@@ -46,7 +46,10 @@ macro_rules! snapshot {
             pub elapsed_secs: f64,
             pub producing_secs: f64,
             pub complete: bool,
-            $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Json>,)*
+            $(
+                #[serde(default, skip_serializing_if = "crate::labs::left_out")]
+                pub $module: Option<<crate::labs::$module::$ty as Lab>::Json>,
+            )*
             /// Absent in reports from before faults existed.
             #[serde(default)]
             pub faults: Faults,

@@ -253,7 +253,7 @@ mod tests {
             }
         }
         // Each lab's keys in the registry's order, then the TUI's own.
-        assert_eq!(pressable(), "+-<>eExXbiao[]sCvcmLl0123frzZt");
+        assert_eq!(pressable(), "+-<>eExXbiao[]sCvcmLwjJgGBVkKl01234frzZt");
     }
 
     #[test]
@@ -339,7 +339,7 @@ mod tests {
         }
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(binding(&ctrl_c, false, None, &[]), Some((Does::Quit, true)));
-        assert_eq!(binding(&key('w'), false, None, &LabKind::ALL), None);
+        assert_eq!(binding(&key('y'), false, None, &LabKind::ALL), None);
     }
 
     #[test]

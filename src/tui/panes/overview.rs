@@ -70,7 +70,10 @@ fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme.fg(theme.border))
         .title(Span::styled(
-            " Every lab, in brief (a larger terminal shows their panes; 1-3 show one lab) ",
+            format!(
+                " Every lab, in brief (a larger terminal shows their panes; 1-{} show one lab) ",
+                crate::labs::LabKind::ALL.len()
+            ),
             theme.strong(theme.title),
         ));
     // Names as wide as the longest the scenario gave (the lead lab's: consumer names); when

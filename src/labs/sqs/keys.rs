@@ -1,0 +1,75 @@
+//! The SQS lab's keys: the long pollers' wait (down to short polling), consumers joining and
+//! leaving, the FIFO queues' message groups, the producer's batching, the visibility timeout and
+//! the consumers' processing time.
+
+use super::Command;
+use crate::view::keys::{KeyFooter, LabKey};
+
+pub const KEYS: &[LabKey<Command>] = &[
+    LabKey {
+        keys: "w",
+        what: "SQS long pollers' wait: 20, 10, 5, 1 s, 0 (short polling)",
+        press: "w",
+        footer: KeyFooter::Shown {
+            tab: &[("w", "wait")],
+            overview: &[("w", "SQS wait")],
+        },
+        send: true,
+        bindings: &[('w', Command::WaitNext)],
+    },
+    LabKey {
+        keys: "j / J",
+        what: "an SQS long poller joins (on a queue of its own) / the last one joined leaves",
+        press: "jJ",
+        footer: KeyFooter::Shown {
+            tab: &[("j/J", "consumers")],
+            overview: &[],
+        },
+        send: false,
+        bindings: &[('j', Command::AddConsumer), ('J', Command::RemoveConsumer)],
+    },
+    LabKey {
+        keys: "g / G",
+        what: "SQS FIFO message groups up / down (1, 2, 5, 10, 20, 50)",
+        press: "gG",
+        footer: KeyFooter::Shown {
+            tab: &[("g/G", "groups")],
+            overview: &[],
+        },
+        send: false,
+        bindings: &[('g', Command::GroupsUp), ('G', Command::GroupsDown)],
+    },
+    LabKey {
+        keys: "B",
+        what: "SQS producer: SendMessage per message / SendMessageBatch (up to 10)",
+        press: "B",
+        footer: KeyFooter::Shown {
+            tab: &[("B", "batching")],
+            overview: &[],
+        },
+        send: false,
+        bindings: &[('B', Command::Batching)],
+    },
+    LabKey {
+        keys: "V",
+        what: "SQS visibility timeout: 30, 10, 5, 2, 1 s",
+        press: "V",
+        footer: KeyFooter::Shown {
+            tab: &[("V", "visibility")],
+            overview: &[],
+        },
+        send: false,
+        bindings: &[('V', Command::VisibilityNext)],
+    },
+    LabKey {
+        keys: "k / K",
+        what: "SQS processing time per message up / down (0 to 5 s)",
+        press: "kK",
+        footer: KeyFooter::Shown {
+            tab: &[("k/K", "processing")],
+            overview: &[],
+        },
+        send: false,
+        bindings: &[('k', Command::ProcessingUp), ('K', Command::ProcessingDown)],
+    },
+];

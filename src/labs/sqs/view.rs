@@ -1,0 +1,287 @@
+//! What the SQS tab shows, as data (`crate::view`): a pane per consumer (its send -> receive
+//! each second, and a row of its figures: the percentiles, the count that adds up, empty
+//! receives, redeliveries, throttles), then the producer and the live settings.
+
+use super::History;
+use super::config::ConsumerKind;
+use super::snapshot::{ConsumerFigures, SqsSnapshot};
+use crate::metrics::Point;
+use crate::services::Service;
+use crate::units::{ms, thousands};
+use crate::view::{
+    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
+    brief_latency, brief_note,
+};
+
+const TEXT: Style = Style::plain("text");
+const DIM: Style = Style::plain("dim");
+
+/// The theme item a consumer's series and name are coloured by: the long poller like the
+/// pushed consumers (it answers when a message is there), the short poller like the pollers,
+/// Lambda like Lambda.
+fn item(kind: ConsumerKind) -> &'static str {
+    match kind {
+        ConsumerKind::LongPoll { wait_secs: 0 } | ConsumerKind::ShortPoll { .. } => "poller",
+        ConsumerKind::LongPoll { .. } => "fan_out",
+        ConsumerKind::Fifo { .. } => "accent",
+        ConsumerKind::Lambda { .. } => "lambda",
+    }
+}
+
+/// A consumer's kind as its pane names it.
+fn title_of(c: &ConsumerFigures, wait_secs: u32) -> String {
+    match c.kind {
+        ConsumerKind::LongPoll { .. } if wait_secs == 0 => {
+            format!("SQS {}: short poll, back to back (wait 0 s)", c.name)
+        }
+        ConsumerKind::LongPoll { .. } => format!("SQS {}: long poll, {wait_secs} s wait", c.name),
+        kind => format!("SQS {}: {}", c.name, kind.describe()),
+    }
+}
+
+/// The tab's model: `sparks` are each consumer's last seconds of send -> receive.
+pub fn model(s: &SqsSnapshot, sparks: &[(String, Vec<Point>)]) -> LabView {
+    if let Some(why) = &s.unavailable {
+        return LabView {
+            blocks: vec![(
+                Size::Fill(1),
+                Block::Message {
+                    title: Text::new(" SQS: not running ", Style::strong("title")),
+                    lines: vec![
+                        Vec::new(),
+                        vec![Text::new(format!(" {why}"), Style::strong("error"))],
+                    ],
+                },
+            )],
+            cost_on: None,
+        };
+    }
+    let mut blocks: Vec<(Size, Block)> = s
+        .consumers
+        .iter()
+        .map(|c| (Size::Rows { fixed: 5 }, Block::Pane(pane(s, c, sparks))))
+        .collect();
+    blocks.push((Size::Length(2), Block::Lines(info(s))));
+    LabView {
+        blocks,
+        cost_on: (!s.consumers.is_empty()).then_some(0),
+    }
+}
+
+/// The columns of a consumer's row; the counts that add up always stay.
+fn columns() -> Vec<Column> {
+    vec![
+        Column::right("sent", 8, 0),
+        Column::right("received", 8, 0),
+        Column::right("in flight", 9, 0),
+        Column::right("unread", 7, 0),
+        Column::right("lost", 5, 0),
+        Column::right("p50", 11, 3),
+        Column::right("p99", 11, 1),
+        Column::right("p99.9", 11, 5),
+        Column::right("max", 11, 2),
+        Column::right("empty rcv", 9, 4),
+        Column::right("rcv/msg", 7, 6),
+        Column::right("redeliv", 7, 1),
+        Column::right("vis out", 7, 5),
+        Column::right("throttled", 9, 2),
+        Column::right("retries", 7, 6),
+    ]
+}
+
+fn row(c: &ConsumerFigures) -> Vec<Text> {
+    let txt = |v: String| Text::new(v, TEXT);
+    let flag = |n: u64, item: &'static str| {
+        Text::new(thousands(n), if n > 0 { Style::strong(item) } else { TEXT })
+    };
+    let lat = |us: u64| {
+        if c.latency.count == 0 {
+            "-".to_string()
+        } else {
+            ms(us)
+        }
+    };
+    let k = c.counts;
+    vec![
+        txt(thousands(k.sent)),
+        txt(thousands(k.received)),
+        txt(thousands(k.in_flight)),
+        txt(thousands(k.unread)),
+        flag(k.lost, "error"),
+        txt(lat(c.latency.p50_us)),
+        txt(lat(c.latency.p99_us)),
+        txt(lat(c.latency.p999_us)),
+        txt(lat(c.latency.max_us)),
+        flag(c.empty_receives, "warn"),
+        txt(c
+            .receives_per_message()
+            .map_or("-".into(), |r| format!("{r:.2}"))),
+        flag(k.redelivered, "warn"),
+        flag(c.visibility_ran_out, "warn"),
+        flag(c.sdk.counters.throttles, "warn"),
+        txt(thousands(c.sdk.counters.retries)),
+    ]
+}
+
+fn pane(s: &SqsSnapshot, c: &ConsumerFigures, sparks: &[(String, Vec<Point>)]) -> Pane {
+    let style = if c.stopped {
+        Style::crossed(item(c.kind))
+    } else {
+        Style::strong(item(c.kind))
+    };
+    let title = vec![
+        Text::new(format!(" {} ", title_of(c, s.wait_secs)), style),
+        Text::new(format!(" {} ", c.status), DIM),
+    ];
+    let narrow = vec![Text::new(format!(" SQS {} ", c.name), style)];
+    let bottom = c
+        .last_error
+        .as_ref()
+        .map(|line| Text::new(format!(" last error: {line} "), Style::strong("error")));
+    let values = sparks
+        .iter()
+        .find(|(n, _)| *n == c.name)
+        .map(|(_, points)| {
+            points
+                .iter()
+                .map(|p| (p.count > 0).then_some(p.p99_us))
+                .collect()
+        })
+        .unwrap_or_default();
+    let spark = Spark {
+        series: vec![Series {
+            values,
+            item: item(c.kind),
+        }],
+        item: item(c.kind),
+        metric: "p99/s",
+        marks: Some(Service::Sqs),
+    };
+    Pane {
+        title,
+        narrow: Some((110, narrow)),
+        bottom,
+        parts: vec![
+            (Size::Spark, Part::Spark(spark)),
+            (
+                Size::Length(2),
+                Part::Table(Table {
+                    columns: columns(),
+                    rows: vec![row(c)],
+                    shrink: None,
+                    fill_last: false,
+                }),
+            ),
+        ],
+        min_inner: 3,
+    }
+}
+
+/// The producer and the live settings, with their keys.
+fn info(s: &SqsSnapshot) -> Vec<Line> {
+    let key = |k: &str| Text::new(k, Style::strong("accent"));
+    let p = &s.producer;
+    let short = p.behind + p.failed;
+    vec![
+        vec![
+            Text::new(
+                format!(
+                    " producer {}/s to each queue, {} · sent {} · send p50 {} p99 {} · throttled {}",
+                    s.rate,
+                    if s.batching {
+                        "SendMessageBatch"
+                    } else {
+                        "SendMessage"
+                    },
+                    thousands(p.acknowledged),
+                    ms(p.send_latency.p50_us),
+                    ms(p.send_latency.p99_us),
+                    thousands(p.sdk.counters.throttles)
+                ),
+                TEXT,
+            ),
+            Text::new(
+                if short > 0 {
+                    format!(" · not sent {}", thousands(short))
+                } else {
+                    String::new()
+                },
+                Style::strong("error"),
+            ),
+        ],
+        vec![
+            key(" w"),
+            Text::new(format!(" wait {} s  ", s.wait_secs), DIM),
+            key("g/G"),
+            Text::new(format!(" {} FIFO groups  ", s.groups), DIM),
+            key("B"),
+            Text::new(" batching  ", DIM),
+            key("V"),
+            Text::new(format!(" visibility {} s  ", s.visibility_secs), DIM),
+            key("k/K"),
+            Text::new(
+                format!(
+                    " processing {} a message  ",
+                    crate::units::format_duration(std::time::Duration::from_millis(
+                        s.processing_ms
+                    ))
+                ),
+                DIM,
+            ),
+            key("j/J"),
+            Text::new(" consumers", DIM),
+        ],
+    ]
+}
+
+/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+/// consumer.
+pub fn brief(s: &SqsSnapshot) -> Vec<Vec<Text>> {
+    s.consumers
+        .iter()
+        .map(|c| {
+            let mut cells = vec![
+                Text::new("SQS", Style::strong(item(c.kind))),
+                Text::new(c.name.clone(), TEXT),
+            ];
+            cells.extend(brief_latency(&c.latency));
+            cells.push(Text::new(thousands(c.counts.received), TEXT));
+            cells.push(brief_note(
+                format!(
+                    "empty {} · redelivered {} · throttled {}",
+                    thousands(c.empty_receives),
+                    thousands(c.counts.redelivered),
+                    thousands(c.sdk.counters.throttles)
+                ),
+                c.counts.lost > 0 || c.counts.redelivered > 0,
+            ));
+            cells
+        })
+        .collect()
+}
+
+/// Rows the tab needs: a pane per consumer (border, a row of sparkline, its table) and the two
+/// info lines.
+pub fn min_rows(s: &SqsSnapshot) -> u16 {
+    s.consumers.len().max(1) as u16 * (2 + 1 + 2) + 2
+}
+
+/// What the tab's figures rest on.
+pub fn status(s: &SqsSnapshot) -> String {
+    if let Some(why) = &s.unavailable {
+        return format!(" SQS not running: {why}");
+    }
+    let lost: u64 = s.consumers.iter().map(|c| c.counts.lost).sum();
+    format!(
+        " SQS: each consumer on its own queue, every message counted by seq (received + lost + in flight + unread = sent){}; SDK {}",
+        if lost > 0 {
+            format!(", {} lost", thousands(lost))
+        } else {
+            String::new()
+        },
+        crate::aws::RetrySettings::default().describe()
+    )
+}
+
+/// Its sparklines as a history.
+pub type Sparks = History;
