@@ -158,6 +158,20 @@ fn a_headless_run_counts_every_message_and_follows_the_schema() {
         consumers.iter().map(|c| n(&c["sent"])).sum::<u64>(),
         "every acknowledged send is one consumer's"
     );
+    // The model it measured against: short polling's sample and Lambda's wait are assumptions,
+    // and say so.
+    let model = report["snapshot"]["backend"]["model"].as_array().unwrap();
+    for name in [
+        "emulator.sqs.short_poll_servers",
+        "emulator.sqs.short_poll_sampled",
+        "sqs.lambda_wait",
+    ] {
+        let p = model
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in the model: {model:?}"));
+        assert_eq!(p["provenance"]["source"], "assumption", "{p}");
+    }
     // The cost section prices it, and the trade-off table has a row per consumer.
     let cost = &report["cost"];
     assert!(
@@ -285,4 +299,56 @@ fn a_plan_lists_the_queues_and_a_killed_runs_queues_are_found_and_deleted() {
     let (ok, text, err) = on(&url, &["cleanup", "--yes"]);
     assert!(ok, "{text}{err}");
     assert!(!text.contains(&run_id), "{text}");
+}
+
+/// Queue or stream: the same rate into SQS and Kinesis, and one table setting every consumer
+/// side by side by send -> receive and by cost per million messages.
+#[test]
+fn queue_or_stream_sets_every_consumer_side_by_side() {
+    let out = latlab()
+        .args(["run", "queue-or-stream", "-q", "--duration", "5s"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| {
+            !l.starts_with(
+                "Kinesis and SQS: every consumer by latency and cost per million messages",
+            )
+        })
+        .skip(3)
+        .take_while(|l| !l.starts_with("- "))
+        .collect();
+    let names: Vec<&str> = table
+        .iter()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .nth(1)
+                .unwrap_or("")
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Kinesis EFO",
+            "Kinesis GetRecords",
+            "long-poll",
+            "short-poll"
+        ],
+        "{text}"
+    );
+    for row in &table {
+        let usd = row.split_whitespace().last().unwrap();
+        let v: f64 = usd.trim_start_matches('$').parse().unwrap_or(f64::NAN);
+        // A million messages cost cents to a few dollars here, never thousands.
+        assert!(v > 0.0 && v < 10.0, "{row}\n{text}");
+    }
 }

@@ -168,6 +168,21 @@ pub struct UnitCosts {
     /// an empty list) even when the lab is not in the run, as the schema requires.
     pub json_key: &'static str,
     pub json: Vec<JsonRow>,
+    /// Its consumers of messages (a stream's records, a queue's messages), each by its send ->
+    /// receive latency and its cost per million messages: what the report sets side by side
+    /// across labs when a run has more than one lab that delivers messages (`queue-or-stream`).
+    pub per_message: Vec<PerMessage>,
+}
+
+/// One consumer of messages, for the table across labs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerMessage {
+    /// Its lab, as screens name it.
+    pub lab: &'static str,
+    pub consumer: String,
+    /// Send -> receive, the same quantity whatever the lab.
+    pub send_to_receive: crate::metrics::Summary,
+    pub usd_per_million: Option<f64>,
 }
 
 /// One row of a trade-off table as the JSON report writes it: its fields, in order.

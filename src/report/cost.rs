@@ -81,7 +81,60 @@ pub fn write(r: &Report, out: &mut String, md: bool) {
         }
     }
     let Some(p) = prices_of(r) else { return };
-    for u in r.snapshot.unit_costs(&p).into_iter().filter(|u| u.in_run) {
+    let tables: Vec<cost::UnitCosts> = r
+        .snapshot
+        .unit_costs(&p)
+        .into_iter()
+        .filter(|u| u.in_run)
+        .collect();
+    // Two labs or more that deliver messages (a stream beside a queue): every consumer in one
+    // table, by the same latency and the same unit.
+    let across: Vec<&cost::PerMessage> = tables.iter().flat_map(|u| &u.per_message).collect();
+    let labs = {
+        let mut l: Vec<&str> = across.iter().map(|m| m.lab).collect();
+        l.dedup();
+        l
+    };
+    if labs.len() > 1 {
+        heading(
+            out,
+            &format!(
+                "{}: every consumer by latency and cost per million messages ({})",
+                labs.join(" and "),
+                c.label()
+            ),
+        );
+        let mut t = Table::new(&[
+            "lab",
+            "consumer",
+            "send -> receive p50",
+            "p99",
+            "$/M messages",
+        ])
+        .labels(2);
+        let ms = |s: &crate::metrics::Summary, us: u64| {
+            if s.count == 0 {
+                "-".to_string()
+            } else {
+                crate::units::ms(us)
+            }
+        };
+        for m in &across {
+            t.row(vec![
+                m.lab.to_string(),
+                m.consumer.clone(),
+                ms(&m.send_to_receive, m.send_to_receive.p50_us),
+                ms(&m.send_to_receive, m.send_to_receive.p99_us),
+                cost::usd_or_dash(m.usd_per_million),
+            ]);
+        }
+        out.push_str(&if md { t.markdown() } else { t.text() });
+        out.push_str(
+            "- send -> receive: from the producer's send to the consumer's first receipt (Lambda: \
+             its invocation); $/M messages: each lab's own figure, below\n",
+        );
+    }
+    for u in tables {
         heading(out, &format!("{} ({})", u.title, c.label()));
         let mut t = Table::new(&u.columns).labels(u.labels);
         for row in u.rows {

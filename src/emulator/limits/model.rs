@@ -30,6 +30,37 @@ impl Limits {
                 },
             ));
         }
+        if services.contains(&Service::Sqs) {
+            // Short polling's sample of servers: modelled as the guide describes it, at sizes no
+            // document gives (a user's values are listed below as set).
+            let d = crate::emulator::sqs::limits::SqsLimits::default();
+            for (name, value, default, note) in [
+                (
+                    "short_poll_servers",
+                    self.sqs.short_poll_servers,
+                    d.short_poll_servers,
+                    "the servers a queue's messages are spread over, each message on one: the SQS \
+                     Developer Guide says a short poll 'queries only a subset of the servers (based \
+                     on a weighted random distribution)' but gives no number; assumed",
+                ),
+                (
+                    "short_poll_sampled",
+                    self.sqs.short_poll_sampled,
+                    d.short_poll_sampled,
+                    "the servers one short poll asks, those the previous one missed first (the guide: \
+                     a subsequent request returns messages a poll missed); no number is published; \
+                     assumed",
+                ),
+            ] {
+                if value == default {
+                    params.push(Param::new(
+                        &format!("emulator.sqs.{name}"),
+                        value.to_string(),
+                        Provenance::new(Source::Assumption, note),
+                    ));
+                }
+            }
+        }
         {
             let documented = Limits::default();
             let given = |a: Vec<(&'static str, String)>,

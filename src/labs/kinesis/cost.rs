@@ -267,6 +267,20 @@ pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
             ]
         })
         .collect();
+    // Each consumer beside other labs' consumers of messages: its send -> receive, a record
+    // being a message.
+    let per_message = k.map_or_else(Vec::new, |k| {
+        consumer_units(k, p)
+            .into_iter()
+            .zip(&k.consumers)
+            .map(|(u, c)| crate::cost::PerMessage {
+                lab: crate::labs::LabKind::Kinesis.name(),
+                consumer: u.name,
+                send_to_receive: c.send_to_receive,
+                usd_per_million: u.per_million_records,
+            })
+            .collect()
+    });
     UnitCosts {
         title: "Kinesis consumers: latency and cost".into(),
         columns: vec!["consumer", "p50", "p99", "$/M records", "$/GB"],
@@ -276,6 +290,7 @@ pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
         how: HOW.into(),
         json_key: "kinesis_consumers",
         json,
+        per_message,
     }
 }
 

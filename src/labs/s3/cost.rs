@@ -242,6 +242,7 @@ pub fn unit_costs(s: Option<&S3Snapshot>, p: &Prices) -> UnitCosts {
         ),
         json_key: "s3_classes",
         json,
+        per_message: Vec::new(),
     }
 }
 

@@ -155,7 +155,13 @@ consumer's receives (empty ones too) and deletes, over the messages it received,
 64 KB chunks; $/M messages: those requests at the queue type's price per million requests";
 
 /// A consumer's row: its name, its kind, requests per message and $ per million messages.
-type UnitRow<'a> = (String, String, Option<f64>, Option<f64>, &'a ConsumerFigures);
+type UnitRow<'a> = (
+    String,
+    String,
+    Option<f64>,
+    Option<f64>,
+    &'a ConsumerFigures,
+);
 
 /// The trade-off table: each consumer's latency beside what a million of its messages cost.
 /// None when the run has no SQS lab: the report then has no such table, as before the lab.
@@ -172,13 +178,22 @@ pub fn unit_costs(s: Option<&SqsSnapshot>, p: &Prices) -> Option<UnitCosts> {
                         c.name.clone(),
                         c.kind.name().to_string(),
                         priced.map(|(r, _)| r),
-                        priced.map(|(_, usd)| usd * 1e6),
+                        priced.map(|(_, usd)| usd),
                         c,
                     )
                 })
                 .collect()
         })
         .unwrap_or_default();
+    let per_message = rows
+        .iter()
+        .map(|(name, _, _, usd_m, c)| crate::cost::PerMessage {
+            lab: LabKind::Sqs.name(),
+            consumer: name.clone(),
+            send_to_receive: c.latency,
+            usd_per_million: *usd_m,
+        })
+        .collect();
     Some(UnitCosts {
         title: "SQS consumers: latency and cost".into(),
         columns: vec!["consumer", "p50", "p99", "requests/message", "$/M messages"],
@@ -209,6 +224,7 @@ pub fn unit_costs(s: Option<&SqsSnapshot>, p: &Prices) -> Option<UnitCosts> {
                 ]
             })
             .collect(),
+        per_message,
     })
 }
 

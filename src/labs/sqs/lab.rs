@@ -76,6 +76,36 @@ impl Lab for SqsLab {
         json.into_snapshot()
     }
 
+    /// The lab's own assumptions: Lambda's long poll and the producer's batching linger.
+    fn model(s: &SqsScenario) -> Vec<crate::provenance::Param> {
+        use crate::provenance::{Param, Provenance, Source};
+        let mut params = Vec::new();
+        if s.consumers
+            .iter()
+            .any(|c| matches!(c.kind, super::config::ConsumerKind::Lambda { .. }))
+        {
+            params.push(Param::new(
+                "sqs.lambda_wait",
+                format!("{} s", super::consumer::LAMBDA_WAIT_SECS),
+                Provenance::new(
+                    Source::Assumption,
+                    "AWS's Lambda guide says the event source mapping 'uses long polling' on a \
+                     queue but not for how long; the longest wait ReceiveMessage allows is assumed",
+                ),
+            ));
+        }
+        params.push(Param::new(
+            "sqs.batch_linger",
+            crate::units::format_duration(super::producer::LINGER),
+            Provenance::new(
+                Source::Assumption,
+                "how long the producer gathers messages for one SendMessageBatch with batching \
+                 on: latlab's choice, in every batched message's latency",
+            ),
+        ));
+        params
+    }
+
     fn for_duration(s: &mut SqsScenario, duration: Duration) {
         s.produce_for = Some(duration);
     }

@@ -45,6 +45,11 @@ pub async fn plan(cx: &PlanContext<'_>, s: &SqsScenario) -> LabPlan {
     };
     call(Op::CreateQueue, "creates each consumer's queue", false);
     call(
+        Op::ListQueueTags,
+        "checks each queue carries the run's tag",
+        false,
+    );
+    call(
         Op::TagQueue,
         "tags a queue whose creation dropped its tags",
         true,
@@ -90,7 +95,18 @@ pub async fn plan(cx: &PlanContext<'_>, s: &SqsScenario) -> LabPlan {
     // The configuration at list price: the scenario's rate, each message sent once to each queue,
     // received and deleted in batches of up to 10 (a long poll's empty answers aside).
     let snap = super::snapshot::SqsSnapshot::planned(s);
-    p.cost = Some(super::cost::cost(&snap, cx.prices));
+    let (mut cost, keys) = super::cost::cost(&snap, cx.prices);
+    cost.notes = vec![format!(
+        "requests at the scenario's rate: each message sent ({}), received and deleted in \
+         batches of {}; the free tier's first million requests a month is not subtracted",
+        if s.batching {
+            "in batches of up to 10"
+        } else {
+            "one SendMessage each"
+        },
+        super::snapshot::PLANNED_BATCH
+    )];
+    p.cost = Some((cost, keys));
     p.notes.push(format!(
         "the cost assumes {}/s to each queue, each message received once and deleted in batches \
          of {}; empty receives (short polling's, a long poll's wait ending) come on top",

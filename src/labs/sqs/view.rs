@@ -56,12 +56,13 @@ pub fn model(s: &SqsSnapshot, sparks: &[(String, Vec<Point>)]) -> LabView {
             cost_on: None,
         };
     }
+    // Each pane: its borders, the table's head and row; the rows left go to the sparklines.
     let mut blocks: Vec<(Size, Block)> = s
         .consumers
         .iter()
-        .map(|c| (Size::Rows { fixed: 5 }, Block::Pane(pane(s, c, sparks))))
+        .map(|c| (Size::Rows { fixed: 4 }, Block::Pane(pane(s, c, sparks))))
         .collect();
-    blocks.push((Size::Length(2), Block::Lines(info(s))));
+    blocks.push((Size::Length(1), Block::Lines(info(s))));
     LabView {
         blocks,
         cost_on: (!s.consumers.is_empty()).then_some(0),
@@ -173,65 +174,59 @@ fn pane(s: &SqsSnapshot, c: &ConsumerFigures, sparks: &[(String, Vec<Point>)]) -
                 }),
             ),
         ],
-        min_inner: 3,
+        min_inner: 2,
     }
 }
 
 /// The producer and the live settings, with their keys.
 fn info(s: &SqsSnapshot) -> Vec<Line> {
     let key = |k: &str| Text::new(k, Style::strong("accent"));
+    let dim = |t: String| Text::new(t, DIM);
     let p = &s.producer;
     let short = p.behind + p.failed;
-    vec![
-        vec![
-            Text::new(
-                format!(
-                    " producer {}/s to each queue, {} · sent {} · send p50 {} p99 {} · throttled {}",
-                    s.rate,
-                    if s.batching {
-                        "SendMessageBatch"
-                    } else {
-                        "SendMessage"
-                    },
-                    thousands(p.acknowledged),
-                    ms(p.send_latency.p50_us),
-                    ms(p.send_latency.p99_us),
-                    thousands(p.sdk.counters.throttles)
-                ),
-                TEXT,
+    // One line, so that the overview's column keeps a row for every consumer's pane: the
+    // settings the keys change, then the producer.
+    vec![vec![
+        key(" w"),
+        dim(format!(" wait {} s ", s.wait_secs)),
+        key("g/G"),
+        dim(format!(" {} groups ", s.groups)),
+        key("V"),
+        dim(format!(" visibility {} s ", s.visibility_secs)),
+        key("k/K"),
+        dim(format!(
+            " processing {} ",
+            crate::units::format_duration(std::time::Duration::from_millis(s.processing_ms))
+        )),
+        key("B"),
+        dim(format!(
+            " {} · ",
+            if s.batching {
+                "SendMessageBatch"
+            } else {
+                "SendMessage"
+            }
+        )),
+        Text::new(
+            format!(
+                "producer {}/s to each queue, sent {}, send p50 {} p99 {}, throttled {}",
+                s.rate,
+                thousands(p.acknowledged),
+                ms(p.send_latency.p50_us),
+                ms(p.send_latency.p99_us),
+                thousands(p.sdk.counters.throttles)
             ),
-            Text::new(
-                if short > 0 {
-                    format!(" · not sent {}", thousands(short))
-                } else {
-                    String::new()
-                },
-                Style::strong("error"),
-            ),
-        ],
-        vec![
-            key(" w"),
-            Text::new(format!(" wait {} s  ", s.wait_secs), DIM),
-            key("g/G"),
-            Text::new(format!(" {} FIFO groups  ", s.groups), DIM),
-            key("B"),
-            Text::new(" batching  ", DIM),
-            key("V"),
-            Text::new(format!(" visibility {} s  ", s.visibility_secs), DIM),
-            key("k/K"),
-            Text::new(
-                format!(
-                    " processing {} a message  ",
-                    crate::units::format_duration(std::time::Duration::from_millis(
-                        s.processing_ms
-                    ))
-                ),
-                DIM,
-            ),
-            key("j/J"),
-            Text::new(" consumers", DIM),
-        ],
-    ]
+            TEXT,
+        ),
+        Text::new(
+            if short > 0 {
+                format!(", not sent {}", thousands(short))
+            } else {
+                String::new()
+            },
+            Style::strong("error"),
+        ),
+    ]]
 }
 
 /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
@@ -260,10 +255,10 @@ pub fn brief(s: &SqsSnapshot) -> Vec<Vec<Text>> {
         .collect()
 }
 
-/// Rows the tab needs: a pane per consumer (border, a row of sparkline, its table) and the two
-/// info lines.
+/// Rows the tab needs: a pane per consumer (border, a row of sparkline, its table) and the info
+/// line.
 pub fn min_rows(s: &SqsSnapshot) -> u16 {
-    s.consumers.len().max(1) as u16 * (2 + 1 + 2) + 2
+    s.consumers.len().max(1) as u16 * (2 + 1 + 2) + 1
 }
 
 /// What the tab's figures rest on.
