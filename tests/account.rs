@@ -14,7 +14,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::latlab;
+use common::{latlab, with_credentials};
 
 const STANDARD: &str = "acct-standard";
 const EXPRESS: &str = "acct--use1-az4--x-s3";
@@ -57,15 +57,6 @@ fn scenario_file() -> (tempfile::TempDir, String) {
     std::fs::write(&path, SCENARIO).unwrap();
     let p = path.display().to_string();
     (dir, p)
-}
-
-fn with_credentials(c: &mut Command) -> &mut Command {
-    c.env("AWS_ACCESS_KEY_ID", "AKIDTEST")
-        .env("AWS_SECRET_ACCESS_KEY", "secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env_remove("AWS_ENDPOINT_URL")
-        .env_remove("AWS_PROFILE")
 }
 
 fn output(c: &mut Command) -> (bool, String, String) {

@@ -17,18 +17,7 @@ impl Drop for Kill {
 
 #[test]
 fn boto3_puts_gets_and_subscribes() {
-    let probe = Command::new("python3")
-        .args(["-c", "import boto3"])
-        .output();
-    match probe {
-        Err(e) => panic!("python3 is required for the boto3 wire test and could not be run: {e}"),
-        Ok(out) if !out.status.success() => panic!(
-            "boto3 is required for the boto3 wire test: install it with `python3 -m pip install boto3` \
-             (scripts/test does this). python3 said: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Ok(_) => {}
-    }
+    common::require_boto3();
     let mut child = common::latlab()
         .args([
             "emulate",
@@ -76,18 +65,7 @@ fn boto3_puts_gets_and_subscribes() {
 /// makes and the quotas, those measured in minutes on the service shortened with `--limit`.
 #[test]
 fn boto3_queues_sends_receives_and_meets_sqs_quotas() {
-    let probe = Command::new("python3")
-        .args(["-c", "import boto3"])
-        .output();
-    match probe {
-        Err(e) => panic!("python3 is required for the boto3 wire test and could not be run: {e}"),
-        Ok(out) if !out.status.success() => panic!(
-            "boto3 is required for the boto3 wire test: install it with `python3 -m pip install boto3` \
-             (scripts/test does this). python3 said: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Ok(_) => {}
-    }
+    common::require_boto3();
     let (_guard, url) = common::emulate(&[
         "--limit",
         "sqs.dedup_interval=2s",

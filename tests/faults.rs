@@ -612,14 +612,7 @@ async fn errors_are_the_services_own_and_a_rate_hits_about_its_share() {
 #[tokio::test]
 async fn sqs_faults_reset_fail_and_stall_a_receive() {
     let emu = common::emulator(&[]).await;
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
-        .credentials_provider(latlab::aws::emulator_credentials())
-        .endpoint_url(emu.endpoint_url())
-        .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
-        .build();
-    let c = aws_sdk_sqs::Client::from_conf(config);
+    let c = common::sqs_client(&emu.endpoint_url());
     let url = c
         .create_queue()
         .queue_name("faults")

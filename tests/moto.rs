@@ -10,7 +10,7 @@ use common::Kill;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::latlab;
+use common::{latlab, with_credentials};
 
 const SCENARIO: &str = r#"
 name = "moto"
@@ -68,15 +68,6 @@ fn moto() -> (Kill, String) {
         std::thread::sleep(Duration::from_millis(100));
     }
     (child, format!("http://127.0.0.1:{port}"))
-}
-
-fn with_credentials(c: &mut Command) -> &mut Command {
-    c.env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env_remove("AWS_ENDPOINT_URL")
-        .env_remove("AWS_PROFILE")
 }
 
 fn on(url: &str, args: &[&str]) -> (bool, String, String) {

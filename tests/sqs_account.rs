@@ -5,10 +5,10 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{Kill, emulate, latlab};
+use common::{Kill, emulate, latlab, with_credentials};
 
 const SCENARIO: &str = r#"
 name = "sqs-acct"
@@ -50,15 +50,6 @@ fn scenario_file() -> (tempfile::TempDir, String) {
     (dir, p)
 }
 
-fn with_credentials(c: &mut Command) -> &mut Command {
-    c.env("AWS_ACCESS_KEY_ID", "AKIDTEST")
-        .env("AWS_SECRET_ACCESS_KEY", "secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env_remove("AWS_ENDPOINT_URL")
-        .env_remove("AWS_PROFILE")
-}
-
 fn on(url: &str, args: &[&str]) -> (bool, String, String) {
     let out = with_credentials(&mut latlab())
         .args(args)
@@ -71,16 +62,6 @@ fn on(url: &str, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn sqs(url: &str) -> aws_sdk_sqs::Client {
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
-        .credentials_provider(latlab::aws::emulator_credentials())
-        .endpoint_url(url)
-        .build();
-    aws_sdk_sqs::Client::from_conf(config)
 }
 
 /// Every queue on the endpoint, by name, with its tags.
@@ -206,7 +187,7 @@ fn a_plan_lists_the_queues_and_a_killed_runs_queues_are_found_and_deleted() {
         .enable_all()
         .build()
         .unwrap();
-    let c = sqs(&url);
+    let c = common::sqs_client(&url);
 
     // The plan names each queue, its tags and its calls, and creates nothing.
     let (ok, plan, err) = on(&url, &["plan", "--scenario", &scenario]);

@@ -18,14 +18,7 @@ use latlab::emulator::Emulator;
 const MIB: usize = 1024 * 1024;
 
 fn sqs(emu: &Emulator) -> aws_sdk_sqs::Client {
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
-        .credentials_provider(latlab::aws::emulator_credentials())
-        .endpoint_url(emu.endpoint_url())
-        .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
-        .build();
-    aws_sdk_sqs::Client::from_conf(config)
+    common::sqs_client(&emu.endpoint_url())
 }
 
 async fn queue(

@@ -347,3 +347,43 @@ pub fn emulate(extra: &[&str]) -> (Kill, String) {
         .to_string();
     (Kill(child), url)
 }
+
+/// `latlab` as a user with an account runs it against another endpoint: static credentials and
+/// a region in the environment, no endpoint or profile of the tester's, no instance metadata.
+pub fn with_credentials(c: &mut std::process::Command) -> &mut std::process::Command {
+    c.env("AWS_ACCESS_KEY_ID", "AKIDTEST")
+        .env("AWS_SECRET_ACCESS_KEY", "secret")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_PROFILE")
+}
+
+/// An aws-sdk-sqs client for the endpoint at `url`, with the SDK's retries off so that every
+/// answer is seen as the endpoint gave it.
+pub fn sqs_client(url: &str) -> aws_sdk_sqs::Client {
+    let config = aws_sdk_sqs::Config::builder()
+        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
+        .credentials_provider(latlab::aws::emulator_credentials())
+        .endpoint_url(url)
+        .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
+        .build();
+    aws_sdk_sqs::Client::from_conf(config)
+}
+
+/// Fails with what to install when python3 or boto3 (the second, independent client) is missing.
+pub fn require_boto3() {
+    let probe = std::process::Command::new("python3")
+        .args(["-c", "import boto3"])
+        .output();
+    match probe {
+        Err(e) => panic!("python3 is required for the boto3 wire tests and could not be run: {e}"),
+        Ok(out) if !out.status.success() => panic!(
+            "boto3 is required for the boto3 wire tests: install it with `python3 -m pip install boto3` \
+             (scripts/test does this). python3 said: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Ok(_) => {}
+    }
+}
