@@ -351,7 +351,7 @@ impl Clients {
         quota: &QuotaPartition,
         stats: Arc<SdkStats>,
     ) -> aws_sdk_s3::Client {
-        let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
+        let observer = Observer::new(stats, quota, retry, self.clock);
         let path_style = match &self.target {
             Target::Emulator { .. } => true,
             Target::Aws { endpoint_url, .. } => endpoint_url.is_some(),
@@ -383,7 +383,7 @@ impl Clients {
         (
             &self.config,
             quota.partition.clone(),
-            Observer::new(stats, quota, retry.max_attempts, self.clock),
+            Observer::new(stats, quota, retry, self.clock),
         )
     }
 
@@ -395,7 +395,7 @@ impl Clients {
         quota: &QuotaPartition,
         stats: Arc<SdkStats>,
     ) -> aws_sdk_kinesis::Client {
-        let observer = Observer::new(stats, quota, retry.max_attempts, self.clock);
+        let observer = Observer::new(stats, quota, retry, self.clock);
         let config = aws_sdk_kinesis::config::Builder::from(&self.config)
             .retry_config(retry.config())
             .retry_partition(quota.partition.clone())

@@ -27,8 +27,8 @@ struct AttemptState {
     last_end: Option<Instant>,
     /// What the previous attempt's failure costs the quota if it is retried (0: not retryable).
     retry_cost: u64,
-    /// When the SDK's retry loop began (after serialization): a first attempt later than this
-    /// by more than a millisecond was held by the client-side rate limiter.
+    /// When the SDK's retry loop began (after serialization): with the client-side rate limiter
+    /// on, a first attempt later than this by a millisecond or more was held by it.
     loop_started: Option<Instant>,
 }
 
@@ -47,6 +47,10 @@ pub(super) struct Observer {
     /// The tokens of this client's outstanding retry permit (the SDK keeps it per client).
     held: Mutex<Option<u64>>,
     max_attempts: u32,
+    /// The client retries in adaptive mode, the only one with a client-side rate limiter: in
+    /// standard mode the SDK never delays a first attempt, so a gap before it is the
+    /// orchestrator's own time (a busy machine's scheduling), not a wait.
+    limiter: bool,
     clock: Instant,
 }
 
@@ -62,7 +66,7 @@ impl Observer {
     pub(super) fn new(
         stats: Arc<SdkStats>,
         quota: &QuotaPartition,
-        max_attempts: u32,
+        retry: &super::RetrySettings,
         clock: Instant,
     ) -> Observer {
         let left = (!quota.unlimited).then(|| quota.tokens_left());
@@ -72,7 +76,8 @@ impl Observer {
             stats,
             quota: mirror,
             held: Mutex::new(None),
-            max_attempts,
+            max_attempts: retry.max_attempts,
+            limiter: retry.mode == super::RetryMode::Adaptive && retry.max_attempts > 1,
             clock,
         }
     }
@@ -187,6 +192,7 @@ impl Intercept for Observer {
             .or_default()
             .tick(self.second(now));
         if state.attempt == 1
+            && self.limiter
             && let Some(begun) = state.loop_started
         {
             let held = now.saturating_duration_since(begun);
