@@ -13,6 +13,7 @@ pub mod cost;
 pub mod doctor;
 pub mod emulator;
 pub mod faults;
+pub mod fleet;
 pub mod labs;
 pub mod listen;
 pub mod metrics;

@@ -82,6 +82,9 @@ macro_rules! scenario {
             $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Scenario>,)*
             /// Faults to inject while it runs (`[[faults]]`).
             pub faults: Vec<crate::faults::FaultSpec>,
+            /// What a host running it runs of a lab that splits into a producer and consumers
+            /// (`role = "consumers"` or `"producer"`); the flags override it.
+            pub role: Option<crate::labs::Role>,
             pub seed: Option<Seed>,
             /// Where it came from: `built-in` or the file's path.
             pub origin: String,
@@ -104,6 +107,7 @@ macro_rules! scenario {
             $($module: Option<<crate::labs::$module::$ty as Lab>::File>,)*
             #[serde(default)]
             faults: Vec<toml::Table>,
+            role: Option<crate::labs::Role>,
             seed: Option<Seed>,
         }
 
@@ -143,6 +147,7 @@ macro_rules! scenario {
                     emulator_limits,
                     $($module,)*
                     faults,
+                    role: self.role,
                     seed: self.seed,
                     origin: origin.to_string(),
                     source: text.to_string(),

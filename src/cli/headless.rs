@@ -29,6 +29,8 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         });
     }
     let mut opts = args.target.options();
+    opts.role = args.roles.role();
+    crate::run::role(&scenario, &opts)?;
     opts.run_id = account::confirm(
         &scenario,
         &opts,
@@ -36,9 +38,13 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         &args.spend,
         scenario.duration,
     )?;
+    // Known before the run starts: it names the recording's folder under --record-to.
+    let run_id = opts.run_id.get_or_insert_with(crate::labs::run_id).clone();
+    let host_name = args.out.host();
     // A producer stops by itself after the run's length: exactly rate x duration records.
     scenario.for_duration();
     let (prices, metrics) = args.out.open()?;
+    let record = args.out.record_dir(&host_name, &run_id)?;
     if let Some(out) = &args.output {
         // Fail before a ten-minute run, not after it.
         std::fs::OpenOptions::new()
@@ -48,7 +54,10 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             .with_context(|| format!("cannot write --output {}", out.display()))?;
     }
     let share = args.share.open()?;
-    let report = runtime()?.block_on(async move {
+    let mut upload_failed = false;
+    let report = runtime()?.block_on(async {
+        // The bucket's endpoint is reached before the run, so a wrong one stops it here.
+        let uploader = args.out.uploader(&opts).await?;
         let metrics = crate::run::export::Metrics::start(metrics)?;
         let theme = crate::tui::theme::Theme::dark();
         let mut host = share
@@ -60,11 +69,12 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         let lab = std::sync::Arc::new(Run::start(scenario.clone(), &opts).await?);
         screen.sync_labs(&lab.snapshot(false).labs());
         metrics.attach(&lab);
-        let mut recorder = match &args.out.record {
-            Some(dir) => Some(crate::record::Recorder::create(
+        let mut recorder = match &record {
+            Some((dir, _)) => Some(crate::record::Recorder::create(
                 dir,
                 &lab,
                 &scenario.source,
+                &host_name,
             )?),
             None => None,
         };
@@ -205,7 +215,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         if let Some(r) = recorder {
             let dropped = r.dropped;
             let dir = r.finish_logs(&report)?;
-            if !args.quiet {
+            if dropped > 0 || (!args.quiet && uploader.is_none()) {
                 eprintln!(
                     "recorded in {}{}",
                     dir.display(),
@@ -215,6 +225,9 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
                         String::new()
                     }
                 );
+            }
+            if let (Some(up), Some((_, temporary))) = (&uploader, &record) {
+                upload_failed = !up.upload(&dir, *temporary, &host_name, &run_id).await;
             }
         }
         anyhow::Ok(report)
@@ -228,7 +241,11 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             let _ = std::io::Write::write_all(&mut out, text.as_bytes());
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if upload_failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// What viewers did next, when the run is shared.

@@ -20,7 +20,7 @@ mod scenarios;
 mod target;
 pub use replay::ReplayArgs;
 pub use scenarios::{ScenarioName, scenarios_listing};
-pub use target::{EmulatorArgs, OutputArgs, ShareArgs, TargetArgs};
+pub use target::{EmulatorArgs, OutputArgs, RoleArgs, ShareArgs, TargetArgs};
 
 use headless::{run_headless, shutdown_signal};
 pub use listing::{profile_listing, profile_markdown, profiles_listing};
@@ -170,6 +170,8 @@ pub struct TuiArgs {
     #[command(flatten)]
     pub spend: account::SpendArgs,
     #[command(flatten)]
+    pub roles: RoleArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
 }
 
@@ -242,6 +244,8 @@ pub struct RunArgs {
     pub share: ShareArgs,
     #[command(flatten)]
     pub spend: account::SpendArgs,
+    #[command(flatten)]
+    pub roles: RoleArgs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -502,6 +506,8 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         );
     }
     let mut target = args.target.options();
+    target.role = args.roles.role();
+    crate::run::role(&scenario, &target)?;
     target.run_id = account::confirm(
         &scenario,
         &target,
@@ -509,7 +515,15 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         &args.spend,
         scenario.duration,
     )?;
+    let run_id = target
+        .run_id
+        .get_or_insert_with(crate::labs::run_id)
+        .clone();
+    let host = args.out.host();
     let (prices, metrics) = args.out.open()?;
+    let record = args.out.record_dir(&host, &run_id)?;
+    let rt = runtime()?;
+    let uploader = rt.block_on(args.out.uploader(&target))?;
     let share = args.share.open()?;
     let log = init_log(args.log.as_deref())?;
     let report = crate::tui::run(crate::tui::TuiOptions {
@@ -517,15 +531,22 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         target,
         theme,
         fps: args.fps,
-        record: args.out.record.clone(),
+        record: record.as_ref().map(|(dir, _)| dir.clone()),
         metrics,
         prices,
         share,
         max_cost: args.spend.max_cost,
+        host: host.clone(),
     })?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());
     let _ = writeln!(out, "(log: {})", log.display());
+    drop(out);
+    if let (Some(up), Some((dir, temporary))) = (&uploader, &record)
+        && !rt.block_on(up.upload(dir, *temporary, &host, &run_id))
+    {
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

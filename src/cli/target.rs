@@ -53,6 +53,7 @@ impl TargetArgs {
             redis_primary: self.redis_primary.clone(),
             redis_replica: self.redis_replica.clone(),
             run_id: None,
+            role: None,
         }
     }
 
@@ -131,6 +132,16 @@ pub struct OutputArgs {
     /// the faults that fired, and the report
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Upload the recording to s3://BUCKET/PREFIX/HOST-RUNID/ when the run ends (Ctrl-C and
+    /// SIGTERM too), on the endpoint of --endpoint-url or --aws; recorded in --record DIR, else
+    /// in a temporary directory that is removed once uploaded (kept, and named, if the upload
+    /// fails)
+    #[arg(long, value_name = "S3URL", env = "LATLAB_RECORD_TO")]
+    pub record_to: Option<String>,
+    /// This host's name in --record-to's folder, the recording and a merge's lines [default:
+    /// the system's host name]
+    #[arg(long, value_name = "NAME", env = "LATLAB_HOST_NAME")]
+    pub host_name: Option<String>,
     /// Serve the live figures for Prometheus at http://ADDR/metrics (HOST:PORT, or a PORT on
     /// 127.0.0.1; port 0 takes a free one, printed on standard error)
     #[arg(long, value_name = "ADDR")]
@@ -152,12 +163,125 @@ impl OutputArgs {
         Option<crate::run::export::MetricsListener>,
     )> {
         let prices = load_prices(self.prices.as_deref())?;
+        if let Some(url) = &self.record_to {
+            crate::fleet::s3::S3Url::parse(url).context("--record-to")?;
+        }
+        if let Some(name) = &self.host_name {
+            crate::fleet::check_host_name(name)?;
+        }
         let metrics = crate::run::export::open(self.metrics_addr.as_deref())?;
         if let Some(dir) = &self.record {
             crate::record::Recorder::prepare(dir)?;
             crate::record::Recorder::keep_prices(dir, self.prices.as_deref())?;
         }
         Ok((prices, metrics))
+    }
+}
+
+impl OutputArgs {
+    /// This host's name: `--host-name`, else the system's.
+    pub fn host(&self) -> String {
+        crate::fleet::host_name(self.host_name.as_deref())
+    }
+
+    /// The `--record-to` bucket's client, made (and its endpoint and credentials checked) before
+    /// the run starts.
+    pub(super) async fn uploader(
+        &self,
+        target: &TargetOptions,
+    ) -> anyhow::Result<Option<Uploader>> {
+        let Some(text) = &self.record_to else {
+            return Ok(None);
+        };
+        let url = crate::fleet::s3::S3Url::parse(text).context("--record-to")?;
+        let client = crate::fleet::s3::client(target)
+            .await
+            .with_context(|| format!("--record-to {url}"))?;
+        Ok(Some(Uploader { url, client }))
+    }
+
+    /// Where the run records: `--record DIR`, else (with `--record-to`) a new temporary
+    /// directory, which is then the run's to remove once uploaded.
+    pub(super) fn record_dir(
+        &self,
+        host: &str,
+        run_id: &str,
+    ) -> anyhow::Result<Option<(PathBuf, bool)>> {
+        match (&self.record, &self.record_to) {
+            (Some(dir), _) => Ok(Some((dir.clone(), false))),
+            (None, Some(_)) => {
+                let dir = std::env::temp_dir().join(format!("latlab-{host}-{run_id}"));
+                crate::record::Recorder::prepare(&dir)?;
+                crate::record::Recorder::keep_prices(&dir, self.prices.as_deref())?;
+                Ok(Some((dir, true)))
+            }
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+/// `--record-to`: the bucket and its client.
+pub(super) struct Uploader {
+    url: crate::fleet::s3::S3Url,
+    client: aws_sdk_s3::Client,
+}
+
+impl Uploader {
+    /// Uploads the recording in `dir` under the host's folder and says where on standard error;
+    /// a temporary recording is removed once uploaded. An upload that fails keeps the
+    /// recording and says where it is. Returns whether it was uploaded.
+    pub(super) async fn upload(
+        &self,
+        dir: &std::path::Path,
+        temporary: bool,
+        host: &str,
+        run_id: &str,
+    ) -> bool {
+        let to = self.url.for_run(host, run_id);
+        match crate::fleet::s3::upload(&self.client, dir, &to).await {
+            Ok(n) => {
+                if temporary {
+                    let _ = std::fs::remove_dir_all(dir);
+                    eprintln!("uploaded the recording to {to} ({n} files)");
+                } else {
+                    eprintln!(
+                        "uploaded the recording to {to} ({n} files); it is kept in {} too",
+                        dir.display()
+                    );
+                }
+                true
+            }
+            Err(e) => {
+                eprintln!(
+                    "the upload to {to} failed: {e:#}; the recording is kept in {}",
+                    dir.display()
+                );
+                false
+            }
+        }
+    }
+}
+
+/// What this host runs of a lab that splits into a producer and consumers.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RoleArgs {
+    /// Run the consumers only, reading what another host's producer (--producer-only) writes to
+    /// the shared --stream; its records count as foreign (the scenario key: role = "consumers")
+    #[arg(long, conflicts_with = "producer_only")]
+    pub no_producer: bool,
+    /// Run the producer only, for other hosts' consumers (--no-producer) to read (the scenario
+    /// key: role = "producer")
+    #[arg(long)]
+    pub producer_only: bool,
+}
+
+impl RoleArgs {
+    pub fn role(&self) -> Option<crate::labs::Role> {
+        match (self.no_producer, self.producer_only) {
+            (true, _) => Some(crate::labs::Role::Consumers),
+            (_, true) => Some(crate::labs::Role::Producer),
+            _ => None,
+        }
     }
 }
 

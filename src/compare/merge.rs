@@ -62,6 +62,31 @@ fn check_output(out: &Path) -> anyhow::Result<PathBuf> {
 /// Reads every input, checks they are recordings of one scenario, and writes their merge to
 /// `out`.
 pub fn merge(paths: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
+    merge_labelled(paths, &[], out)
+}
+
+/// Whether two scenario files say the same but for `role` (what one host runs of a lab that
+/// splits into a producer and consumers): the hosts of one run may differ in it.
+fn same_scenario(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let parse = |t: &str| {
+        t.parse::<toml::Table>().ok().map(|mut t| {
+            t.remove("role");
+            t
+        })
+    };
+    matches!((parse(a), parse(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// [`merge`], each input shown by its label where one is given (an `s3://` folder it was
+/// downloaded from) rather than by its path.
+pub fn merge_labelled(
+    paths: &[PathBuf],
+    labels: &[Option<String>],
+    out: &Path,
+) -> anyhow::Result<Merged> {
     let parent = check_output(out)?;
     let mut inputs = Vec::new();
     for p in paths {
@@ -85,7 +110,11 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
                 other.scenario
             );
         }
-        if other.scenario_text != first.scenario_text {
+        let same = match (&other.scenario_text, &first.scenario_text) {
+            (Some(a), Some(b)) => same_scenario(a, b),
+            (a, b) => a == b,
+        };
+        if !same {
             anyhow::bail!(
                 "{} and {}: their scenario.toml files differ; latlab merge combines runs of one scenario as written",
                 first.path.join("scenario.toml").display(),
@@ -163,10 +192,17 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
         .unwrap_or_default();
     let sources: Vec<serde_json::Value> = inputs
         .iter()
-        .map(|i| {
-            let path = std::fs::canonicalize(&i.path).unwrap_or_else(|_| i.path.clone());
+        .enumerate()
+        .map(|(n, i)| {
+            let path = match labels.get(n).cloned().flatten() {
+                Some(label) => label,
+                None => std::fs::canonicalize(&i.path)
+                    .unwrap_or_else(|_| i.path.clone())
+                    .display()
+                    .to_string(),
+            };
             json!({
-                "path": path.display().to_string(),
+                "path": path,
                 "kind": i.kind.name(),
                 "backend": i.backend,
                 "started": i.started,

@@ -33,6 +33,51 @@ pub struct TargetOptions {
     pub redis_replica: Option<String>,
     /// The run id its names and tags carry: the one its plan showed (a new one when None).
     pub run_id: Option<String>,
+    /// What this host runs of labs that split into a producer and consumers (`--no-producer`,
+    /// `--producer-only`, the scenario's `role`); None: the scenario's, else both.
+    pub role: Option<Role>,
+}
+
+/// What one host runs of a lab that splits into a producer and its consumers, so that one host
+/// can produce and others read what it produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The producer and the consumers (one host, as latlab always ran).
+    #[default]
+    Both,
+    /// The consumers only, reading what another host produces (`--no-producer`).
+    Consumers,
+    /// The producer only (`--producer-only`).
+    Producer,
+}
+
+impl Role {
+    /// The scenario key's value, as a user writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Both => "both",
+            Role::Consumers => "consumers",
+            Role::Producer => "producer",
+        }
+    }
+
+    /// The flag that asks for it (a scenario's `role` says the same).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Role::Both => "(no role flag)",
+            Role::Consumers => "--no-producer",
+            Role::Producer => "--producer-only",
+        }
+    }
+
+    pub fn runs_producer(self) -> bool {
+        self != Role::Consumers
+    }
+
+    pub fn runs_consumers(self) -> bool {
+        self != Role::Producer
+    }
 }
 
 impl TargetOptions {
@@ -129,6 +174,11 @@ impl RunContext {
         self.clients
             .as_ref()
             .ok_or_else(|| anyhow::anyhow!("{} needs the SDK's clients", lab.name()))
+    }
+
+    /// What this host runs of a lab that splits into a producer and consumers.
+    pub fn role(&self) -> Role {
+        self.target.role.unwrap_or_default()
     }
 
     /// Whether the run measures the embedded emulator.

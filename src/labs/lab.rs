@@ -39,6 +39,19 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// lists them after latlab's own (none by default: the first labs' are in `scenarios/`).
     const SCENARIOS: &'static [(&'static str, &'static str)] = &[];
 
+    /// Whether it splits into a producer and consumers that may run on different hosts, one
+    /// host producing and others reading what it produced (`--no-producer`, `--producer-only`,
+    /// the scenario's `role`): such a lab reads [`crate::labs::RunContext::role`] as it starts.
+    /// A run with a role refuses a scenario with any lab that does not.
+    const ROLES: bool = false;
+
+    /// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
+    /// line each, from every host's part of its report (None where the host's report has no
+    /// part of it).
+    fn fleet(_hosts: &[crate::fleet::HostPart<'_, Self::Snapshot>]) -> Vec<crate::fleet::Line> {
+        Vec::new()
+    }
+
     /// Whether its figures count from the moment it starts (a producer's period): such a lab
     /// starts after the others, so their set-up does not eat into what it measures.
     const MEASURES_FROM_START: bool = false;

@@ -12,7 +12,7 @@ pub mod s3;
 pub mod series;
 pub mod sqs;
 
-pub use context::{RunContext, TargetOptions};
+pub use context::{Role, RunContext, TargetOptions};
 pub use lab::{Lab, ReportPart, left_out};
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show

@@ -3,7 +3,7 @@
 //!
 //! - `scenario.toml`: the scenario's text as it was loaded;
 //! - `recording.json`: the recording's schema, latlab's version, the scenario, the backend, the
-//!   faults set and when it started;
+//!   faults set, when it started, and the host, run id and role it ran with;
 //! - `hlog/SERIES.hlog`: one HdrHistogram interval log per series (a Kinesis consumer's arrival ->
 //!   receive, an S3 class and operation's total time, a Redis method's lag), one interval per
 //!   second, tagged with the series, values in microseconds: the standard format that the
@@ -130,7 +130,12 @@ impl Recorder {
     }
 
     /// Starts the recording in `dir` (made by [`Recorder::prepare`]) and writes what the run is.
-    pub fn create(dir: &Path, lab: &Run, scenario_text: &str) -> anyhow::Result<Recorder> {
+    pub fn create(
+        dir: &Path,
+        lab: &Run,
+        scenario_text: &str,
+        host: &str,
+    ) -> anyhow::Result<Recorder> {
         let write = |name: &str, text: &str| {
             std::fs::write(dir.join(name), text)
                 .with_context(|| format!("--record {}: cannot write {name}", dir.display()))
@@ -152,6 +157,9 @@ impl Recorder {
             "backend": lab.backend().label,
             "faults": lab.faults_set,
             "started": crate::clock::rfc3339_ms(started_ms),
+            "host": host,
+            "run_id": lab.ctx.run_id,
+            "role": lab.ctx.role().name(),
         });
         write(
             "recording.json",

@@ -164,6 +164,45 @@ pub fn scenario_labs(scenario: &Scenario) -> Vec<LabKind> {
     crate::labs::for_each_lab!(present)
 }
 
+/// What this host runs of the scenario's labs: the flag's role, else the scenario's, else both.
+/// A role needs every lab of the scenario to split into a producer and consumers, and an
+/// endpoint other hosts reach too.
+pub fn role(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Result<crate::labs::Role> {
+    let role = opts.role.or(scenario.role).unwrap_or_default();
+    if role == crate::labs::Role::Both {
+        return Ok(role);
+    }
+    let how = match opts.role {
+        Some(_) => role.flag().to_string(),
+        None => format!("the scenario's role = \"{}\"", role.name()),
+    };
+    // Each lab: (in the scenario, splits, name).
+    macro_rules! split {
+        ($($kind:ident: $module:ident::$ty:ident,)*) => {
+            [$((
+                scenario.$module.is_some(),
+                <crate::labs::$module::$ty as crate::labs::Lab>::ROLES,
+                <crate::labs::$module::$ty as crate::labs::Lab>::NAME,
+            ),)*]
+        };
+    }
+    let labs = crate::labs::for_each_lab!(split);
+    if let Some((_, _, name)) = labs.iter().find(|(present, splits, _)| *present && !splits) {
+        let splits: Vec<&str> = labs.iter().filter(|l| l.1).map(|l| l.2).collect();
+        anyhow::bail!(
+            "{how}: the {name} lab does not split into a producer and consumers (the {} lab does); run scenario {} without a role",
+            splits.join(" and the "),
+            scenario.name
+        );
+    }
+    if !opts.external() {
+        anyhow::bail!(
+            "{how}: the embedded emulator lives and dies with this run, so no other host reaches it; point every host at one endpoint with --endpoint-url URL (`latlab emulate --allow-remote` on one of them) or --aws"
+        );
+    }
+    Ok(role)
+}
+
 /// What the run's labs learn from the embedded emulator.
 struct EmulatorFacts {
     get_records_calls_per_sec: u32,
@@ -212,6 +251,9 @@ impl Run {
 
     pub async fn start(scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Run> {
         let start = std::time::Instant::now();
+        let mut opts = opts.clone();
+        opts.role = Some(role(&scenario, &opts)?);
+        let opts = &opts;
         let faults: Vec<FaultSpec> = scenario
             .faults
             .iter()

@@ -69,6 +69,8 @@ pub struct TuiOptions {
     pub share: Option<crate::share::ShareListener>,
     /// `--max-cost`: the run stops itself before its list-price cost would pass this.
     pub max_cost: Option<f64>,
+    /// This host's name, for the recording.
+    pub host: String,
 }
 
 /// Puts the terminal back however the program leaves: drop, error or panic.
@@ -260,6 +262,7 @@ where
             dir,
             &lab,
             &scenario.source,
+            &opts.host,
         )?),
         None => None,
     };

@@ -10,7 +10,17 @@ pub mod host;
 /// option, so a developer's ~/.config/latlab/config.toml or LATLAB_ENDPOINT_URL cannot change
 /// what a test measures.
 pub fn latlab() -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_latlab"));
+    without_defaults(std::process::Command::new(env!("CARGO_BIN_EXE_latlab")))
+}
+
+/// [`latlab`] inside the network namespace `ns` (`ip netns exec NS latlab ...`).
+pub fn latlab_in(ns: &str) -> std::process::Command {
+    let mut c = std::process::Command::new("ip");
+    c.args(["netns", "exec", ns, env!("CARGO_BIN_EXE_latlab")]);
+    without_defaults(c)
+}
+
+fn without_defaults(mut c: std::process::Command) -> std::process::Command {
     c.env(
         "XDG_CONFIG_HOME",
         std::env::temp_dir().join("latlab-tests-no-config"),

@@ -52,6 +52,10 @@ pub struct Producer {
     pub last_error: Option<String>,
     #[serde(default)]
     pub unsupported: Option<String>,
+    /// This host did not run the producer (`--no-producer`): what its consumers read instead.
+    /// Absent when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -87,6 +91,10 @@ pub struct Consumer {
     pub batch_sizes: Vec<BatchSize>,
     pub events: BTreeMap<String, u64>,
     pub foreign_records: u64,
+    /// Of the foreign records, each other latlab run's (hosts splitting the lab); absent when
+    /// there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_runs: Vec<ForeignRun>,
     /// Absent in older reports.
     #[serde(default)]
     pub last_error: Option<String>,
@@ -94,6 +102,25 @@ pub struct Consumer {
     /// the stream was resharded or it is not 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub out_of_order: Option<u64>,
+}
+
+/// Another run's records at one consumer: distinct records received, and copies beyond.
+#[derive(Serialize, Deserialize)]
+pub struct ForeignRun {
+    pub run: String,
+    pub received: u64,
+    pub duplicates: u64,
+    /// Records past the seqs tracked: counted, not told apart. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchecked: u64,
+    /// The smallest arrival - send of its records, in microseconds (negative when the producing
+    /// host's clock is ahead of the service's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_send_to_arrival_us: Option<i64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A consumer's records: received + lost + unread = acknowledged.
@@ -156,6 +183,7 @@ impl From<&crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
                 sdk: sdk(&p.sdk),
                 last_error: p.last_error.clone(),
                 unsupported: p.unsupported.clone(),
+                elsewhere: p.elsewhere.clone(),
             },
             send_to_arrival: summary(&k.send_to_arrival),
             consumers: k
@@ -201,6 +229,17 @@ impl From<&crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
                             .collect(),
                         events: c.events.clone(),
                         foreign_records: c.foreign_records,
+                        foreign_runs: c
+                            .foreign_runs
+                            .iter()
+                            .map(|f| ForeignRun {
+                                run: f.run.clone(),
+                                received: f.received,
+                                duplicates: f.duplicates,
+                                unchecked: f.unchecked,
+                                min_send_to_arrival_us: f.min_send_to_arrival_us,
+                            })
+                            .collect(),
                         last_error: c.last_error.clone(),
                         out_of_order: (resharded || c.out_of_order > 0).then_some(c.out_of_order),
                     }
@@ -256,6 +295,7 @@ impl Kinesis {
                 sdk: p.sdk.into_snapshot(),
                 last_error: p.last_error,
                 unsupported: p.unsupported,
+                elsewhere: p.elsewhere,
             },
             send_to_arrival: self.send_to_arrival.into_summary(),
             consumers: self
@@ -303,6 +343,17 @@ impl Kinesis {
                             .collect(),
                         events: c.events,
                         foreign_records: c.foreign_records,
+                        foreign_runs: c
+                            .foreign_runs
+                            .into_iter()
+                            .map(|f| crate::labs::kinesis::foreign::ForeignCount {
+                                run: f.run,
+                                received: f.received,
+                                duplicates: f.duplicates,
+                                unchecked: f.unchecked,
+                                min_send_to_arrival_us: f.min_send_to_arrival_us,
+                            })
+                            .collect(),
                         last_error: c.last_error,
                     }
                 })

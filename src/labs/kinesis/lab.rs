@@ -18,6 +18,11 @@ impl Lab for KinesisLab {
     const NAME: &'static str = "Kinesis";
     const DEMO: &'static str = "demo";
     const SERVICE: Service = Service::Kinesis;
+    const ROLES: bool = true;
+
+    fn fleet(hosts: &[crate::fleet::HostPart<'_, KinesisSnapshot>]) -> Vec<crate::fleet::Line> {
+        super::fleet::lines(hosts)
+    }
     /// The producer puts from the moment the lab has started.
     const MEASURES_FROM_START: bool = true;
     /// Its panes are the tallest: on a wide overview it takes the left.

@@ -11,6 +11,8 @@ pub mod config;
 pub mod cost;
 mod doctor;
 pub mod efo;
+pub mod fleet;
+pub mod foreign;
 pub mod json;
 pub mod keys;
 mod knobs;
@@ -57,10 +59,16 @@ pub fn received(run: &str, shard: usize, r: &aws_sdk_kinesis::types::Record) -> 
         .approximate_arrival_timestamp()
         .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
         .unwrap_or_else(crate::clock::now_micros);
-    let parsed = payload::decode(r.data().as_ref(), run);
+    let any = payload::decode_any(r.data().as_ref());
+    let parsed = any.filter(|p| p.2 == run).map(|p| (p.0, p.1));
+    // Another latlab run's record: its run and seq, for the accounting across hosts.
+    let foreign = any
+        .filter(|p| p.2 != run)
+        .and_then(|p| Some((foreign::parse_run(p.2)?, p.0, p.1)));
     Received {
         seq: parsed.map(|p| p.0),
         sent_us: parsed.map(|p| p.1),
+        foreign,
         arrival_us,
         shard,
         kseq: crate::metrics::SeqNo::parse(r.sequence_number()),
@@ -215,6 +223,13 @@ impl KinesisLab {
     ) -> anyhow::Result<KinesisLab> {
         let clients = run.clients(crate::labs::LabKind::Kinesis)?.clone();
         let existing_stream = run.target.stream.clone();
+        let role = run.role();
+        if role != crate::labs::Role::Both && existing_stream.is_none() {
+            anyhow::bail!(
+                "{}: the hosts share one stream; name it with --stream NAME on every host, the producing host's too (create it once, e.g. `aws kinesis create-stream --stream-name NAME --shard-count 1`)",
+                role.flag()
+            );
+        }
         // The shard's GetRecords calls a second the gauge compares with: the emulator's limit,
         // or the documented one elsewhere.
         let read_limit = run
@@ -290,11 +305,23 @@ impl KinesisLab {
             background: Arc::new(Mutex::new(Vec::new())),
             read_limit,
         };
-        for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
-            lab.spawn_consumer(&spec);
+        if role.runs_consumers() {
+            for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
+                lab.spawn_consumer(&spec);
+            }
+            lab.wait_ready(Duration::from_secs(90)).await?;
+        } else {
+            lab.ctx
+                .shared
+                .log("consumers on other hosts (--producer-only)".to_string());
         }
-        lab.wait_ready(Duration::from_secs(90)).await?;
-        lab.start_producer();
+        if role.runs_producer() {
+            lab.start_producer();
+        } else {
+            lab.ctx
+                .shared
+                .log("producer on another host (--no-producer)".to_string());
+        }
         lab.schedule_reshards();
         Ok(lab)
     }

@@ -30,6 +30,16 @@ pub fn encode(seq: u64, sent_us: i64, run: &str, size: usize) -> Vec<u8> {
     out
 }
 
+/// `(seq, sent_us, run)` of a payload any latlab run wrote; None for anything else.
+pub fn decode_any(data: &[u8]) -> Option<(u64, i64, &str)> {
+    let head = std::str::from_utf8(&data[..data.len().min(160)]).ok()?;
+    let rest = head.strip_prefix("{\"seq\":")?;
+    let (seq, rest) = rest.split_once(",\"sent_us\":")?;
+    let (sent, rest) = rest.split_once(",\"run\":\"")?;
+    let (run, _) = rest.split_once('"')?;
+    Some((seq.parse().ok()?, sent.parse().ok()?, run))
+}
+
 /// `(seq, sent_us)` of a payload of this run; None for anything else on the stream.
 pub fn decode(data: &[u8], run: &str) -> Option<(u64, i64)> {
     // Our head is ASCII, so a cut inside the padding is always valid UTF-8.
@@ -58,6 +68,7 @@ mod tests {
             }
             assert_eq!(decode(&p, "r1"), Some((42, 1_796_008_728_123_456)));
             assert_eq!(decode(&p, "other"), None);
+            assert_eq!(decode_any(&p), Some((42, 1_796_008_728_123_456, "r1")));
             assert!(
                 serde_json::from_slice::<serde_json::Value>(&p).is_ok(),
                 "valid JSON"

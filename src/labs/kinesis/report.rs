@@ -237,7 +237,9 @@ pub fn write(k: &KinesisSnapshot, cx: &Cx<'_, KinesisSeed>, out: &mut String, md
         ));
     }
     let shortfall = p.shortfall();
-    out.push_str(&format!(
+    // A host without the producer has no producer figures to give.
+    if p.elsewhere.is_none() {
+        out.push_str(&format!(
         "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent by the SDK's retries, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
         p.mode,
         rate_text(p.asked_rate),
@@ -251,12 +253,23 @@ pub fn write(k: &KinesisSnapshot, cx: &Cx<'_, KinesisSeed>, out: &mut String, md
         thousands(p.sdk.counters.throttles),
         thousands(p.records_refused),
     ));
+    }
     match (&p.unsupported, &p.last_error) {
+        _ if p.elsewhere.is_some() => out.push_str(&format!(
+            "producer: {}\n",
+            p.elsewhere.as_deref().unwrap_or_default()
+        )),
         (Some(why), _) => out.push_str(&format!("producer stopped: {why}\n")),
         (None, Some(line)) if p.failed > 0 || p.resent > 0 => {
             out.push_str(&format!("producer: the last put that failed: {line}\n"))
         }
         _ => {}
+    }
+    for line in super::fleet::foreign_lines(k) {
+        out.push_str(&line);
+    }
+    if let Some(line) = super::fleet::clock(k).line() {
+        out.push_str(&line);
     }
 
     heading(out, "Kinesis: what the SDK did");

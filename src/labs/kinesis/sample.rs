@@ -96,6 +96,7 @@ fn consumer(
         ],
         events: BTreeMap::from([("subscriptions".to_string(), 1)]),
         foreign_records: 0,
+        foreign_runs: Vec::new(),
         last_error: None,
     }
 }
@@ -200,6 +201,7 @@ pub fn sample() -> (KinesisSnapshot, KinesisHistory) {
                 sdk: SdkSnapshot::default(),
                 last_error: None,
                 unsupported: None,
+                elsewhere: None,
             },
             send_to_arrival: Summary::sample(71.0, 122.0, 140.0, 1500),
             consumers,

@@ -42,6 +42,8 @@ pub struct ConsumerSnapshot {
     pub batch_sizes: Vec<BatchSize>,
     pub events: BTreeMap<String, u64>,
     pub foreign_records: u64,
+    /// Of those, another latlab run's, by run: what a reading host's accounting rests on.
+    pub foreign_runs: Vec<super::foreign::ForeignCount>,
     /// The last call that failed after the SDK's retries, as one line.
     pub last_error: Option<String>,
 }
@@ -83,6 +85,8 @@ pub struct ProducerSnapshot {
     pub last_error: Option<String>,
     /// The endpoint lacks the put operation (the producer stopped): why.
     pub unsupported: Option<String>,
+    /// This host does not run the producer (`--no-producer`): what its consumers read instead.
+    pub elsewhere: Option<String>,
 }
 
 /// The achieved rate below the asked one by more than the measurement can tell: how much, and
@@ -130,7 +134,8 @@ impl ProducerSnapshot {
     /// measured.
     pub fn shortfall(&self) -> Option<Shortfall> {
         let by = self.asked_rate - self.achieved_rate;
-        if self.asked_rate <= 0.0 || by <= 0.0 {
+        // Another host produces: this one asks for no rate of its own.
+        if self.asked_rate <= 0.0 || by <= 0.0 || self.elsewhere.is_some() {
             return None;
         }
         if self.unsupported.is_none() {
@@ -262,6 +267,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
         batch_sizes,
         events,
         foreign_records,
+        foreign_runs,
         out_of_order,
     ) = {
         let m = c.metrics.lock();
@@ -279,6 +285,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
                 .collect(),
             m.events.clone(),
             m.foreign,
+            m.foreign_runs.counts(),
             m.order.out_of_order(),
         )
     };
@@ -301,6 +308,7 @@ pub fn consumer(shared: &Shared, c: &ConsumerState) -> ConsumerSnapshot {
         batch_sizes,
         events,
         foreign_records,
+        foreign_runs,
         last_error: c.last_error.lock().clone(),
     }
 }
@@ -367,6 +375,9 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
         sdk,
         last_error: p.last_error.lock().clone(),
         unsupported: p.unsupported.lock().clone(),
+        elsewhere: (!shared.run.role().runs_producer()).then(|| {
+            "on another host (--no-producer): the consumers read what it produces, its records counted as foreign".to_string()
+        }),
     }
 }
 

@@ -23,6 +23,9 @@ pub struct Received {
     /// From our payload; None for a record another producer wrote.
     pub seq: Option<u64>,
     pub sent_us: Option<i64>,
+    /// Another latlab run's record: that run (its id as a number), the record's seq there and
+    /// its send stamp.
+    pub foreign: Option<(u32, u64, i64)>,
     /// ApproximateArrivalTimestamp in microseconds since the epoch.
     pub arrival_us: i64,
     /// The shard it came from (an index into the stream's shards) and its sequence number there:
@@ -39,6 +42,8 @@ pub struct ConsumerMetrics {
     pub batches: u64,
     /// Records on the stream that were not this run's.
     pub foreign: u64,
+    /// Those another latlab run produced, by run (hosts splitting the lab).
+    pub foreign_runs: super::foreign::ForeignRuns,
     /// Notable events by name (subscription ended, iterator expired, ...).
     pub events: BTreeMap<String, u64>,
     /// Each partition key's order as the consumer received its records.
@@ -53,6 +58,7 @@ impl Default for ConsumerMetrics {
             batch_records: BTreeMap::new(),
             batches: 0,
             foreign: 0,
+            foreign_runs: Default::default(),
             events: BTreeMap::new(),
             order: KeyOrder::new(super::payload::KEYS as usize),
         }
@@ -467,6 +473,9 @@ impl Shared {
                         m.send_to_receive.record((now_us - sent).max(0) as u64, sec)
                     }
                     _ => m.foreign += 1,
+                }
+                if let Some((run, seq, sent)) = r.foreign {
+                    m.foreign_runs.receive(run, seq, r.arrival_us - sent);
                 }
             }
         }

@@ -429,9 +429,13 @@ pub fn header(k: &KinesisSnapshot) -> Vec<HeaderPart> {
 /// What the tab's figures rest on: the SDK's retry settings.
 pub fn status(k: &KinesisSnapshot) -> String {
     // A producer that cannot put says so first: without it, nothing below means anything.
-    match &k.producer.unsupported {
-        Some(why) => format!(" producer stopped: {why}"),
-        None => format!(" SDK: {}", k.retry),
+    match (&k.producer.unsupported, &k.producer.elsewhere) {
+        (Some(why), _) => format!(" producer stopped: {why}"),
+        (None, Some(_)) => format!(
+            " producer on another host (--no-producer) · SDK: {}",
+            k.retry
+        ),
+        (None, None) => format!(" SDK: {}", k.retry),
     }
 }
 
