@@ -249,3 +249,19 @@ pub fn merge_labelled(
         series: summary,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::same_scenario;
+
+    #[test]
+    fn hosts_may_differ_in_role_and_in_nothing_else() {
+        let base = "name = \"demo\"\nduration = \"2m\"\n[kinesis]\nstream = \"s\"\n";
+        let reader =
+            "name = \"demo\"\nrole = \"consumers\"\nduration = \"2m\"\n[kinesis]\nstream = \"s\"\n";
+        assert!(same_scenario(base, base));
+        assert!(same_scenario(base, reader));
+        assert!(!same_scenario(base, &reader.replace("2m", "3m")));
+        assert!(!same_scenario(base, "not toml ["));
+    }
+}

@@ -1,0 +1,218 @@
+//! Many hosts as one host's user meets them, on loopback: what `--record-to` does when the upload
+//! fails, and the clear refusals of roles, S3 URLs and host names that cannot work. The hosts
+//! themselves, on real network namespaces, are `tests/fleet_netns.rs`.
+
+mod common;
+
+use common::{latlab, latlab_output, with_credentials};
+
+fn run_err(args: &[&str]) -> String {
+    let (ok, _, err) = latlab_output(args);
+    assert!(!ok, "latlab {} should fail", args.join(" "));
+    err
+}
+
+/// An upload that fails (the bucket does not exist) keeps the recording, says where it is and
+/// what the endpoint answered, and the run exits 1 after printing its report.
+#[test]
+fn a_failed_upload_keeps_the_recording_and_says_where() {
+    let (_guard, url) = common::emulate(&[]);
+    let mut c = latlab();
+    with_credentials(&mut c);
+    let out = c
+        .args([
+            "run",
+            "demo",
+            "--duration",
+            "3s",
+            "--quiet",
+            "--endpoint-url",
+            &url,
+        ])
+        .args([
+            "--record-to",
+            "s3://no-such-bucket/fleet/",
+            "--host-name",
+            "lone",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains("Kinesis"),
+        "the report is printed: {stdout}"
+    );
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("the upload to s3://no-such-bucket/fleet/lone-"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains("NoSuchBucket"), "{line}");
+    let kept = line
+        .split("; the recording is kept in ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"));
+    let dir = std::path::Path::new(kept.trim());
+    assert!(dir.join("report.json").is_file(), "{}", dir.display());
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("recording.json")).unwrap())
+            .unwrap();
+    assert_eq!(info["host"], "lone");
+    assert_eq!(info["role"], "both");
+    assert!(
+        dir.ends_with(format!("latlab-lone-{}", info["run_id"].as_str().unwrap())),
+        "{}",
+        dir.display()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn roles_urls_and_host_names_that_cannot_work_are_refused_in_one_line() {
+    let err = run_err(&["run", "demo", "--no-producer", "--duration", "2s"]);
+    assert!(
+        err.contains("--no-producer: the embedded emulator lives and dies with this run")
+            && err.contains("--endpoint-url URL"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "run",
+        "s3-demo",
+        "--producer-only",
+        "--endpoint-url",
+        "http://127.0.0.1:9",
+    ]);
+    assert!(
+        err.contains("--producer-only: the S3 lab does not split into a producer and consumers (the Kinesis lab does)"),
+        "{err}"
+    );
+    let err = run_err(&["run", "demo", "--no-producer", "--producer-only"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+    let err = run_err(&[
+        "run",
+        "demo",
+        "--record-to",
+        "http://bucket/x",
+        "--duration",
+        "2s",
+    ]);
+    assert!(
+        err.contains("--record-to") && err.contains("not an S3 URL"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "run",
+        "demo",
+        "--record-to",
+        "s3://Bucket/x",
+        "--duration",
+        "2s",
+    ]);
+    assert!(err.contains("'Bucket' is not a bucket name"), "{err}");
+    let err = run_err(&[
+        "run",
+        "demo",
+        "--record-to",
+        "s3://runs/x/",
+        "--duration",
+        "2s",
+    ]);
+    assert!(
+        err.contains("--record-to s3://runs/x/")
+            && err.contains("needs the endpoint that holds the bucket"),
+        "{err}"
+    );
+    let err = run_err(&["run", "demo", "--host-name", "a b", "--duration", "2s"]);
+    assert!(err.contains("--host-name 'a b'"), "{err}");
+    let err = run_err(&["merge", "s3://runs/x/", "-o", "/tmp/never-made-by-latlab"]);
+    assert!(
+        err.contains("s3:// needs the endpoint that holds the bucket"),
+        "{err}"
+    );
+}
+
+/// With a shared endpoint but no shared stream, a reading host has nothing to read.
+#[test]
+fn a_role_needs_the_stream_the_hosts_share() {
+    let (_guard, url) = common::emulate(&[]);
+    let mut c = latlab();
+    with_credentials(&mut c);
+    let out = c
+        .args([
+            "run",
+            "demo",
+            "--no-producer",
+            "--duration",
+            "2s",
+            "--quiet",
+        ])
+        .args(["--endpoint-url", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--no-producer: the hosts share one stream; name it with --stream NAME"),
+        "{err}"
+    );
+}
+
+/// A scenario's `role` is read, and a wrong one names the valid ones; an empty prefix holds no
+/// recording to merge.
+#[test]
+fn the_scenario_key_and_an_empty_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("reader.toml");
+    let demo = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/demo.toml"))
+        .unwrap();
+    std::fs::write(
+        &file,
+        demo.replace("duration = \"2m\"", "duration = \"2m\"\nrole = \"reader\""),
+    )
+    .unwrap();
+    let err = run_err(&["run", "--scenario", file.to_str().unwrap()]);
+    assert!(
+        err.contains("unknown variant `reader`") && err.contains("`consumers`"),
+        "{err}"
+    );
+    std::fs::write(
+        &file,
+        demo.replace(
+            "duration = \"2m\"",
+            "duration = \"2m\"\nrole = \"consumers\"",
+        ),
+    )
+    .unwrap();
+    let err = run_err(&["run", "--scenario", file.to_str().unwrap()]);
+    assert!(
+        err.contains("the scenario's role = \"consumers\": the embedded emulator"),
+        "{err}"
+    );
+    let (_guard, url) = common::emulate(&[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/fleet.py");
+    common::require_boto3();
+    let made = std::process::Command::new("python3")
+        .args([script, "setup", &url, "unused", "empty-runs"])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut c = latlab();
+    with_credentials(&mut c);
+    let out = c
+        .args(["merge", "s3://empty-runs/fleet/", "-o"])
+        .arg(dir.path().join("m"))
+        .args(["--endpoint-url", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("s3://empty-runs/fleet/ holds no recording (0 objects"),
+        "{err}"
+    );
+}
