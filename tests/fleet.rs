@@ -44,6 +44,11 @@ fn a_failed_upload_keeps_the_recording_and_says_where() {
         stdout.contains("Kinesis"),
         "the report is printed: {stdout}"
     );
+    // Another endpoint's arrival stamps are its clock, not this host's: the report bounds it.
+    assert!(
+        stdout.contains("clock: this host's against the service's arrival stamps: at most "),
+        "{stdout}"
+    );
     let line = stderr
         .lines()
         .find(|l| l.starts_with("the upload to s3://no-such-bucket/fleet/lone-"))

@@ -460,6 +460,40 @@ fn hosts_split_by_role_add_up_through_s3_and_prometheus() {
         from_s3.contains("clocks (least send -> arrival"),
         "{from_s3}"
     );
+    eprintln!("{from_s3}");
+
+    // `latlab compare` reads a prefix (merging its recordings) and one host's folder alike.
+    let r1_folder = format!(
+        "s3://runs/fleet/r1-{}/",
+        serde_json::from_str::<serde_json::Value>(&read(&work.join("r1/recording.json"))).unwrap()
+            ["run_id"]
+            .as_str()
+            .unwrap()
+    );
+    let mut c = common::latlab_in(&net.ns("r2"));
+    common::with_credentials(&mut c);
+    let compared = c
+        .args([
+            "compare",
+            "s3://runs/fleet/",
+            &r1_folder,
+            "--format",
+            "json",
+        ])
+        .args(["--endpoint-url", &endpoint])
+        .output()
+        .unwrap();
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    let compared: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let text = compared.to_string();
+    assert!(
+        text.contains("\"s3://runs/fleet/\"") && text.contains(&r1_folder),
+        "each input is named by its URL: {text}"
+    );
 
     // Prometheus's fleet p99 per consumer, from every host's summed buckets (their last
     // values: the stopped reader's too), agrees with the merged recording's within a bucket.

@@ -5,6 +5,8 @@
 
 pub mod s3;
 
+pub use crate::labs::hosts::{HostPart, Line};
+
 /// This host's name in recordings, uploads and merges: `--host-name`, else the system's.
 pub fn host_name(given: Option<&str>) -> String {
     if let Some(name) = given {
@@ -39,37 +41,6 @@ pub fn check_host_name(name: &str) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// One host's run as a merge sees it: its name, its run's id, and one lab's part of its
-/// report (None when its report has none, or it has no report).
-pub struct HostPart<'a, S> {
-    pub host: &'a str,
-    pub run_id: &'a str,
-    pub part: Option<&'a S>,
-}
-
-/// One line a merge prints of several hosts together; a warning is marked as one.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Line {
-    pub text: String,
-    pub warning: bool,
-}
-
-impl Line {
-    pub fn info(text: impl Into<String>) -> Line {
-        Line {
-            text: text.into(),
-            warning: false,
-        }
-    }
-
-    pub fn warning(text: impl Into<String>) -> Line {
-        Line {
-            text: text.into(),
-            warning: true,
-        }
-    }
 }
 
 /// One host's recording as a merge reads it: its host and run (from `recording.json`, else

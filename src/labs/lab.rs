@@ -48,7 +48,9 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
     /// line each, from every host's part of its report (None where the host's report has no
     /// part of it).
-    fn fleet(_hosts: &[crate::fleet::HostPart<'_, Self::Snapshot>]) -> Vec<crate::fleet::Line> {
+    fn fleet(
+        _hosts: &[crate::labs::hosts::HostPart<'_, Self::Snapshot>],
+    ) -> Vec<crate::labs::hosts::Line> {
         Vec::new()
     }
 

@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod context;
+pub mod hosts;
 pub mod kinesis;
 mod lab;
 pub mod redis;

@@ -410,6 +410,7 @@ fn run_of(snapshot: &Snapshot) -> crate::section::Run<'_> {
         complete: snapshot.complete,
         elapsed_secs: snapshot.elapsed_secs,
         model: &snapshot.backend.model,
+        embedded: snapshot.backend.kind == "emulator",
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Run<'a> {
     pub elapsed_secs: f64,
     /// The model in effect (the backend's), every parameter with its source.
     pub model: &'a [Param],
+    /// It measured the embedded emulator, whose clock is the host's own.
+    pub embedded: bool,
 }
 
 /// What a lab's section is written from besides its snapshot: the run, the seed's figures for

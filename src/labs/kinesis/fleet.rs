@@ -19,7 +19,7 @@
 //! difference over [`SKEW_WARNING_US`] is flagged, for the reader to check the hosts' NTP.
 
 use super::snapshot::KinesisSnapshot;
-use crate::fleet::{HostPart, Line};
+use crate::labs::hosts::{HostPart, Line};
 use crate::units::{ms, thousands};
 
 /// Signed milliseconds.
@@ -243,4 +243,139 @@ fn clock_lines(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
             .collect(),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::kinesis::foreign::ForeignCount;
+
+    /// A producing host (its consumers elsewhere) and two reading hosts: one whole, one that
+    /// read part of the records, with clocks `ahead_us` apart at the readers.
+    fn hosts(reader_b_min_us: u64) -> (KinesisSnapshot, KinesisSnapshot, KinesisSnapshot) {
+        let (sample, _) = crate::labs::kinesis::sample::sample();
+        let mut producer = sample.clone();
+        producer.consumers.clear();
+        producer.producer.acked = 100;
+        producer.send_to_arrival.count = 0;
+        let reader = |received: u64, min_us: u64| {
+            let mut k = sample.clone();
+            k.producer.acked = 0;
+            k.producer.elsewhere = Some("on another host".into());
+            k.send_to_arrival.count = 0;
+            for c in &mut k.consumers {
+                c.foreign_runs = vec![ForeignCount {
+                    run: "0000000a".into(),
+                    received,
+                    duplicates: 0,
+                    unchecked: 0,
+                    min_send_to_arrival_us: Some(-2_000),
+                }];
+                c.arrival_to_receive.min_us = min_us;
+            }
+            k
+        };
+        (producer, reader(100, 1_000), reader(60, reader_b_min_us))
+    }
+
+    fn say(p: &KinesisSnapshot, a: &KinesisSnapshot, b: &KinesisSnapshot) -> Vec<Line> {
+        lines(&[
+            HostPart {
+                host: "prod",
+                run_id: "0000000a",
+                part: Some(p),
+            },
+            HostPart {
+                host: "ra",
+                run_id: "0000000b",
+                part: Some(a),
+            },
+            HostPart {
+                host: "rb",
+                run_id: "0000000c",
+                part: Some(b),
+            },
+        ])
+    }
+
+    #[test]
+    fn each_producers_records_are_set_beside_every_hosts_consumers() {
+        let (p, a, b) = hosts(1_500);
+        let lines = say(&p, &a, &b);
+        let n = a.consumers.len();
+        assert_eq!(
+            lines[0],
+            Line::info("records of prod's producer (run 0000000a): 100 acknowledged")
+        );
+        let whole = lines
+            .iter()
+            .filter(|l| l.text.starts_with("  ra ") && l.text.ends_with("100 received, every one"))
+            .count();
+        assert_eq!(whole, n);
+        let short: Vec<&Line> = lines
+            .iter()
+            .filter(|l| l.text.starts_with("  rb "))
+            .collect();
+        assert_eq!(short.len(), n);
+        assert!(
+            short.iter().all(|l| l.warning
+                && l.text
+                    .ends_with("60 received, 40 not (lost, or unread when it ended)")),
+            "{short:?}"
+        );
+        // The producer's clock is bounded by what the readers saw of its records.
+        let clocks = lines.iter().find(|l| l.text.starts_with("clocks")).unwrap();
+        assert!(
+            clocks
+                .text
+                .ends_with("prod -2.0 ms / -; ra - / 1.0 ms; rb - / 1.5 ms"),
+            "{}",
+            clocks.text
+        );
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.text.starts_with("clocks: the least")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn hosts_more_than_ten_ms_apart_are_warned_of() {
+        let (p, a, b) = hosts(11_500);
+        let lines = say(&p, &a, &b);
+        let warned: Vec<&Line> = lines
+            .iter()
+            .filter(|l| l.text.starts_with("clocks: the least"))
+            .collect();
+        assert_eq!(warned.len(), 1, "{lines:?}");
+        assert!(warned[0].warning);
+        assert!(
+            warned[0].text.starts_with("clocks: the least arrival -> receive is 1.0 ms on ra and 11.5 ms on rb, 10.5 ms apart (over 10.0 ms)"),
+            "{}",
+            warned[0].text
+        );
+        // 10 ms apart exactly is not over.
+        let (p, a, b) = hosts(11_000);
+        assert!(
+            !say(&p, &a, &b)
+                .iter()
+                .any(|l| l.text.starts_with("clocks: the least"))
+        );
+    }
+
+    #[test]
+    fn a_host_reports_its_own_bounds() {
+        let (sample, _) = crate::labs::kinesis::sample::sample();
+        let line = clock(&sample).line().unwrap();
+        assert!(
+            line.starts_with("clock: this host's against the service's arrival stamps: at most "),
+            "{line}"
+        );
+        assert!(
+            line.contains(" behind (least send -> arrival)")
+                && line.contains(" ahead (least arrival -> receive, "),
+            "{line}"
+        );
+    }
 }

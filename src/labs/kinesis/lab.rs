@@ -20,7 +20,9 @@ impl Lab for KinesisLab {
     const SERVICE: Service = Service::Kinesis;
     const ROLES: bool = true;
 
-    fn fleet(hosts: &[crate::fleet::HostPart<'_, KinesisSnapshot>]) -> Vec<crate::fleet::Line> {
+    fn fleet(
+        hosts: &[crate::labs::hosts::HostPart<'_, KinesisSnapshot>],
+    ) -> Vec<crate::labs::hosts::Line> {
         super::fleet::lines(hosts)
     }
     /// The producer puts from the moment the lab has started.
