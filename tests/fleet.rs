@@ -221,3 +221,29 @@ fn the_scenario_key_and_an_empty_prefix() {
         "{err}"
     );
 }
+
+/// A run that cannot start (its endpoint refuses) leaves no empty temporary recording behind.
+#[test]
+fn a_run_that_cannot_start_leaves_no_temporary_recording() {
+    let mut c = latlab();
+    with_credentials(&mut c);
+    let out = c
+        .args(["run", "demo", "--duration", "2s", "--quiet"])
+        .args([
+            "--endpoint-url",
+            "http://127.0.0.1:9",
+            "--record-to",
+            "s3://runs/x/",
+        ])
+        .args(["--host-name", "never-started"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let left: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("latlab-never-started-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -231,7 +231,14 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             }
         }
         anyhow::Ok(report)
-    })?;
+    });
+    // A run that failed before it recorded anything leaves no empty temporary directory.
+    if let (Err(_), Some((dir, true))) = (&report, &record)
+        && !dir.join("recording.json").exists()
+    {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let report = report?;
     let text = report.render(args.format);
     match &args.output {
         Some(path) => std::fs::write(path, text)

@@ -537,7 +537,14 @@ fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {
         share,
         max_cost: args.spend.max_cost,
         host: host.clone(),
-    })?;
+    });
+    // A run that failed before it recorded anything leaves no empty temporary directory.
+    if let (Err(_), Some((dir, true))) = (&report, &record)
+        && !dir.join("recording.json").exists()
+    {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let report = report?;
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, report.render(Format::Text).as_bytes());
     let _ = writeln!(out, "(log: {})", log.display());
