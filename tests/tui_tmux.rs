@@ -489,3 +489,41 @@ fn a_run_on_aws_asks_on_the_terminal_before_it_creates_anything() {
         "{stats}"
     );
 }
+
+/// A reading host in the TUI (`--no-producer`): its status line says the producer is on
+/// another host, and when it quits its recording goes up with `--record-to`.
+#[test]
+fn a_reading_host_in_the_terminal_uploads_its_recording_when_it_quits() {
+    common::require_boto3();
+    let (_emu, url) = common::emulate(&[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/fleet.py");
+    let made = Command::new("python3")
+        .args([script, "setup", &url, "shared", "runs"])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME=/nonexistent-latlab-config AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=secret AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true {bin} tui demo --endpoint-url {url} --stream shared --no-producer --record-to s3://runs/tui/ --host-name tuihost; echo \"[exit $?]\"; sleep 120"
+    );
+    let s = Session::start(format!("latlab-reader-{}", std::process::id()), &cmd);
+    let screen = wait_for(
+        &s,
+        "producer on another host (--no-producer)",
+        Duration::from_secs(60),
+    );
+    assert!(
+        screen.contains("shared · 1 shard │ producer on another host · "),
+        "the header asks for no rate of its own: {screen}"
+    );
+    keys(&s, "q");
+    let screen = wait_for(&s, "[exit 0]", Duration::from_secs(60));
+    assert!(
+        screen.contains("uploaded the recording to s3://runs/tui/tuihost-"),
+        "{screen}"
+    );
+}

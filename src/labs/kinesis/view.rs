@@ -406,6 +406,21 @@ pub fn header(k: &KinesisSnapshot) -> Vec<HeaderPart> {
         rank: 3,
     });
     let p = &k.producer;
+    // A reading host asks for no rate: what it reads comes from another host's producer.
+    if p.elsewhere.is_some() {
+        let foreign: u64 = k
+            .consumers
+            .iter()
+            .map(|c| c.foreign_records)
+            .max()
+            .unwrap_or(0);
+        parts.push(HeaderPart {
+            text: format!("producer on another host · {} rec read", thousands(foreign)),
+            strong: false,
+            rank: 2,
+        });
+        return parts;
+    }
     // Asked against achieved, over whole seconds; a shortfall the measurement can tell says
     // by how much and its first measured cause.
     let short = p.shortfall();
