@@ -16,6 +16,11 @@ use latlab::labs::sqs::config::{ConsumerKind, ConsumerSpec, SqsScenario};
 use latlab::labs::sqs::{ConsumerFigures, Probes};
 use latlab::metrics::SdkStats;
 
+/// The longest a test waits for its consumers to read what was sent once the producer stops:
+/// `stop` returns as soon as they have, so this bounds a loaded machine's wait and costs an
+/// idle one nothing (5 s was once too short with two busy cores).
+const DRAIN: Duration = Duration::from_secs(30);
+
 async fn probes(emu: &Emulator, scenario: &SqsScenario) -> Probes {
     let clients = Clients::connect(
         &Target::Emulator {
@@ -82,7 +87,7 @@ async fn short_polls_answer_empty_while_messages_wait_and_long_polls_do_not() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(4)).await;
-    p.stop(Duration::from_secs(5)).await;
+    p.stop(DRAIN).await;
     let figures = p.figures();
     let (long, short) = (by_name(&figures, "long"), by_name(&figures, "short"));
     println!(
@@ -122,7 +127,7 @@ async fn a_fifo_queue_keeps_each_groups_order() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    p.stop(Duration::from_secs(5)).await;
+    p.stop(DRAIN).await;
     let figures = p.figures();
     let f = by_name(&figures, "fifo");
     assert!(f.counts.sent >= 200, "{:?}", f.counts);
@@ -158,7 +163,7 @@ async fn processing_past_the_visibility_timeout_brings_redeliveries_and_the_coun
     p.knobs
         .processing_ms
         .store(0, std::sync::atomic::Ordering::Relaxed);
-    p.stop(Duration::from_secs(10)).await;
+    p.stop(DRAIN).await;
     let end = p.figures();
     let f = by_name(&end, "slow");
     assert_eq!(f.counts.received, f.counts.sent, "{:?}", f.counts);
@@ -192,7 +197,7 @@ async fn a_fifo_queue_throttles_past_300_sends_a_second_and_batching_stops_it() 
         batched, 0,
         "batches of up to 10 need well under 300 calls a second"
     );
-    p.stop(Duration::from_secs(10)).await;
+    p.stop(DRAIN).await;
     let figures = p.figures();
     assert_adds_up(by_name(&figures, "fifo"));
     assert!(p.cleanup().await.is_empty());
@@ -215,7 +220,7 @@ async fn lambda_on_a_queue_invokes_batches_and_counts_every_message() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    p.stop(Duration::from_secs(5)).await;
+    p.stop(DRAIN).await;
     let figures = p.figures();
     let f = by_name(&figures, "lambda");
     assert!(f.invocations > 0);
