@@ -195,17 +195,7 @@ fn the_scenario_key_and_an_empty_prefix() {
         "{err}"
     );
     let (_guard, url) = common::emulate(&[]);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/fleet.py");
-    common::require_boto3();
-    let made = std::process::Command::new("python3")
-        .args([script, "setup", &url, "unused", "empty-runs"])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    common::make_stream_and_bucket(&url, "unused", "empty-runs");
     let mut c = latlab();
     with_credentials(&mut c);
     let out = c

@@ -494,18 +494,8 @@ fn a_run_on_aws_asks_on_the_terminal_before_it_creates_anything() {
 /// another host, and when it quits its recording goes up with `--record-to`.
 #[test]
 fn a_reading_host_in_the_terminal_uploads_its_recording_when_it_quits() {
-    common::require_boto3();
     let (_emu, url) = common::emulate(&[]);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/fleet.py");
-    let made = Command::new("python3")
-        .args([script, "setup", &url, "shared", "runs"])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    common::make_stream_and_bucket(&url, "shared", "runs");
     let bin = env!("CARGO_BIN_EXE_latlab");
     let cmd = format!(
         "env XDG_CONFIG_HOME=/nonexistent-latlab-config AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=secret AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true {bin} tui demo --endpoint-url {url} --stream shared --no-producer --record-to s3://runs/tui/ --host-name tuihost; echo \"[exit $?]\"; sleep 120"

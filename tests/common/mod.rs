@@ -397,3 +397,19 @@ pub fn require_boto3() {
         Ok(_) => {}
     }
 }
+
+/// Makes a one-shard stream and a bucket at the endpoint at `url` (`tests/python/fleet.py
+/// setup`, boto3), as a user of several hosts makes them once for all.
+pub fn make_stream_and_bucket(url: &str, stream: &str, bucket: &str) {
+    require_boto3();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/fleet.py");
+    let made = std::process::Command::new("python3")
+        .args([script, "setup", url, stream, bucket])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "fleet.py setup: {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+}
