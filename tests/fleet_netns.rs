@@ -177,16 +177,8 @@ fn bucket(us: u64) -> usize {
 #[test]
 fn hosts_split_by_role_add_up_through_s3_and_prometheus() {
     common::require_boto3();
-    let prometheus_found = Command::new("prometheus")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        prometheus_found,
-        "the many-hosts test scrapes the hosts with a real Prometheus: install Debian's `prometheus` package (.ci/run does)"
-    );
+    // The hosts are scraped by a real Prometheus: missing, the test says how to install it.
+    common::prometheus_tool("prometheus");
     let hosts = ["prod", "r1", "r2", "r3"];
     let mut net = Net::make(&hosts);
     let dir = tempfile::tempdir().unwrap();

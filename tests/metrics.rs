@@ -9,7 +9,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -144,20 +144,9 @@ fn value(body: &str, series: &str) -> f64 {
         .unwrap()
 }
 
-/// A tool of Debian's `prometheus` package; missing, the test fails saying how to install it.
-fn tool(name: &str) -> Command {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()));
-    assert!(
-        found,
-        "{name} is missing: install Debian's prometheus package (apt-get install prometheus; scripts/test does it as root)"
-    );
-    Command::new(name)
-}
-
 /// `promtool check metrics` on `text`: its exit status and everything it printed.
 fn promtool_check(text: &str) -> (bool, String) {
-    let mut c = tool("promtool")
+    let mut c = common::prometheus_tool("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -292,7 +281,7 @@ fn a_headless_run_serves_its_live_figures_in_both_forms() {
         })
         .collect();
     std::fs::write(dir.path().join("om.txt"), stamped).unwrap();
-    let out = tool("promtool")
+    let out = common::prometheus_tool("promtool")
         .args(["tsdb", "create-blocks-from", "openmetrics"])
         .arg(dir.path().join("om.txt"))
         .arg(dir.path().join("blocks"))
@@ -395,7 +384,7 @@ fn prometheus_scrapes_the_run_and_answers_a_query() {
     let web = format!("127.0.0.1:{}", free_port());
     let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
     let prometheus = Guard(
-        tool("prometheus")
+        common::prometheus_tool("prometheus")
             .arg(format!("--config.file={}", config.display()))
             .arg(format!(
                 "--storage.tsdb.path={}",

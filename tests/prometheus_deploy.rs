@@ -6,8 +6,9 @@
 //! promtool comes from Debian's `prometheus` package (scripts/test and .ci/run install it); a
 //! missing one fails the test with a message saying so.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use latlab::metrics::exposition::BOUNDS;
 
@@ -23,22 +24,11 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A tool of Debian's `prometheus` package; missing, the test fails saying how to install it.
-fn tool(name: &str) -> Command {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()));
-    assert!(
-        found,
-        "{name} is missing: install Debian's prometheus package (apt-get install prometheus; scripts/test does it as root)"
-    );
-    Command::new(name)
-}
-
 /// `promtool ARGS FILE`: fails the test, with everything promtool printed, unless it succeeds;
 /// its standard output.
 fn promtool(args: &[&str], file: &str) -> String {
     let path = deploy(file);
-    let out = tool("promtool")
+    let out = common::prometheus_tool("promtool")
         .args(args)
         .arg(&path)
         .output()

@@ -413,3 +413,15 @@ pub fn make_stream_and_bucket(url: &str, stream: &str, bucket: &str) {
         String::from_utf8_lossy(&made.stderr)
     );
 }
+
+/// A tool of Debian's `prometheus` package (`prometheus`, `promtool`); missing, the test fails
+/// saying how to install it.
+pub fn prometheus_tool(name: &str) -> std::process::Command {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()));
+    assert!(
+        found,
+        "{name} is missing: install Debian's prometheus package (apt-get install prometheus; scripts/test does it as root)"
+    );
+    std::process::Command::new(name)
+}
