@@ -2,8 +2,9 @@
 //! each parsed by its lab in `labs/*/config.rs`), the latency profile and limits for the embedded
 //! emulator, and (for the seed scenarios) the seed's own figures to print beside ours.
 //!
-//! Built-in scenarios live in `scenarios/*.toml` and are compiled in. A bad file gets an error
-//! naming the file, the line and the field.
+//! Built-in scenarios are compiled in: each lab's in its folder (`labs/X/scenarios/*.toml`), and
+//! those of every lab at once (the tour, the soak) in `scenarios/*.toml`. A bad file gets an
+//! error naming the file, the line and the field.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,24 +15,6 @@ use serde::{Deserialize, Serialize};
 use crate::labs::{Lab, LabKind};
 use crate::units::{Dur, toml_error};
 
-/// The built-in scenarios of no lab's own: (name, file text). [`builtin`] adds each lab's
-/// (`Lab::SCENARIOS`) before the tour and the soak.
-const CORE: &[(&str, &str)] = &[
-    ("demo", include_str!("../scenarios/demo.toml")),
-    (
-        "seed-kinesis-round1",
-        include_str!("../scenarios/seed-kinesis-round1.toml"),
-    ),
-    (
-        "seed-kinesis-round2",
-        include_str!("../scenarios/seed-kinesis-round2.toml"),
-    ),
-    ("seed-s3", include_str!("../scenarios/seed-s3.toml")),
-    ("s3-demo", include_str!("../scenarios/s3-demo.toml")),
-    ("seed-redis", include_str!("../scenarios/seed-redis.toml")),
-    ("redis-demo", include_str!("../scenarios/redis-demo.toml")),
-];
-
 /// The scenarios of every lab, tour and soak last.
 const LAST: &[(&str, &str)] = &[
     ("tour", include_str!("../scenarios/tour.toml")),
@@ -40,13 +23,13 @@ const LAST: &[(&str, &str)] = &[
 
 macro_rules! lab_scenarios {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// The built-in scenarios: (name, file text), latlab's own, each lab's in the registry's
-        /// order, then the tour and the soak.
+        /// The built-in scenarios: (name, file text), each lab's (`Lab::SCENARIOS`, in its
+        /// folder) in the registry's order, then the tour and the soak.
         pub fn builtin() -> &'static [(&'static str, &'static str)] {
             static ALL: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
                 std::sync::OnceLock::new();
             ALL.get_or_init(|| {
-                let mut all: Vec<(&'static str, &'static str)> = CORE.to_vec();
+                let mut all: Vec<(&'static str, &'static str)> = Vec::new();
                 $(all.extend_from_slice(<crate::labs::$module::$ty as Lab>::SCENARIOS);)*
                 all.extend_from_slice(LAST);
                 all
@@ -122,7 +105,7 @@ macro_rules! scenario {
             ) -> anyhow::Result<Scenario> {
                 $(let $module = self
                     .$module
-                    .map(|f| <crate::labs::$module::$ty as Lab>::parse(f, text))
+                    .map(|f| <crate::labs::$module::$ty as crate::labs::Setup>::parse(f, text))
                     .transpose()?;)*
                 if true $(&& $module.is_none())* {
                     return Err(no_lab());
@@ -131,7 +114,7 @@ macro_rules! scenario {
                     self.seed.as_ref().and_then(|s| s.$module.as_ref()),
                     $module.as_ref(),
                 ) {
-                    <crate::labs::$module::$ty as Lab>::check_seed(seed, s)?;
+                    <crate::labs::$module::$ty as crate::labs::Setup>::check_seed(seed, s)?;
                 })*
                 let faults = self
                     .faults
@@ -160,7 +143,7 @@ macro_rules! scenario {
             pub fn lab_model(&self) -> Vec<crate::provenance::Param> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    out.extend(<crate::labs::$module::$ty as Lab>::model(s));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Setup>::model(s));
                 })*
                 out
             }
@@ -168,7 +151,7 @@ macro_rules! scenario {
             /// Readies every lab for a headless run of the scenario's duration.
             pub fn for_duration(&mut self) {
                 $(if let Some(s) = self.$module.as_mut() {
-                    <crate::labs::$module::$ty as Lab>::for_duration(s, self.duration);
+                    <crate::labs::$module::$ty as crate::labs::Setup>::for_duration(s, self.duration);
                 })*
             }
         }

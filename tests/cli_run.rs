@@ -49,7 +49,7 @@ fn scenarios_are_listed_a_line_each() {
     // Run in the checkout: its scenarios/ holds the built-in files themselves, not listed twice.
     assert!(
         out.ends_with(
-            "\nin scenarios (from the current directory):\n  (and the files of 9 built-in scenarios, listed above)\n"
+            "\nin scenarios (from the current directory):\n  (and the files of 2 built-in scenarios, listed above)\n"
         ),
         "{out}"
     );

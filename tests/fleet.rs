@@ -169,8 +169,11 @@ fn a_role_needs_the_stream_the_hosts_share() {
 fn the_scenario_key_and_an_empty_prefix() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("reader.toml");
-    let demo = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/demo.toml"))
-        .unwrap();
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/labs/kinesis/scenarios/demo.toml"
+    ))
+    .unwrap();
     std::fs::write(
         &file,
         demo.replace("duration = \"2m\"", "duration = \"2m\"\nrole = \"reader\""),

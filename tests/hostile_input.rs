@@ -133,7 +133,7 @@ proptest! {
     #[test]
     fn config_files_parse_or_name_the_line_and_key(
         text in texty(),
-        key in prop::sample::select(latlab::config::KEYS.iter().map(|k| k.name).collect::<Vec<_>>()),
+        key in prop::sample::select(latlab::config::keys().iter().map(|k| k.name).collect::<Vec<_>>()),
         value in any::<String>(),
         number in any::<i64>(),
     ) {

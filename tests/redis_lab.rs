@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use latlab::labs::redis::local::{LinkProfile, LocalRedis};
 use latlab::labs::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
-use latlab::labs::run_id;
+use latlab::labs::{Probe, run_id};
 
 mod common;
 use common::{keys_named, monitor};
@@ -509,11 +509,9 @@ async fn two_runs_on_one_pair_keep_their_keys_apart_and_clean_up_only_theirs() {
     .unwrap();
     let (on_primary, watch_p) = monitor(&pair.primary_url()).await;
     let (on_replica, watch_r) = monitor(&pair.replica_url()).await;
-    let opts = latlab::run::TargetOptions {
-        redis_primary: Some(pair.primary_url()),
-        redis_replica: Some(pair.replica_url()),
-        ..Default::default()
-    };
+    let mut opts = latlab::run::TargetOptions::default();
+    opts.labs.redis.redis_primary = Some(pair.primary_url());
+    opts.labs.redis.redis_replica = Some(pair.replica_url());
     let scenario = latlab::scenario::Scenario::resolve("redis-demo").unwrap();
     let a = latlab::run::Run::start(scenario.clone(), &opts)
         .await

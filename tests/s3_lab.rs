@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::labs::{LabKind, s3};
+use latlab::labs::{LabKind, Probe, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::services::s3::Class;
@@ -211,7 +211,7 @@ async fn owners(c: &aws_sdk_s3::Client, bucket: &str, runs: &[&str]) -> Vec<usiz
 }
 
 fn gets(lab: &s3::S3Lab) -> (u64, u64) {
-    lab.snapshot()
+    lab.snapshot(false)
         .ops
         .iter()
         .filter(|o| o.op == "GET")

@@ -135,7 +135,9 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
             );
         }
         assert_eq!(has("Tab, 0 - 4"), labs.len() > 1, "{name}: tabs: {keys:?}");
-        let emulator_lab = labs.iter().any(|l| l.service().emulated());
+        let emulator_lab = labs
+            .iter()
+            .any(|l| l.service().is_some_and(|s| s.emulated()));
         assert_eq!(has("l"), emulator_lab, "{name}: l: {keys:?}");
         let payload_lab = labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::S3);
         assert_eq!(has("[ / ]"), payload_lab, "{name}: [ / ]: {keys:?}");

@@ -214,9 +214,15 @@ pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
     use crate::plan::leftovers::{CleanupContext, Filter, age, run_id_of};
     args.target.check()?;
     let opts = args.target.options();
-    if !opts.external() && opts.redis_primary.is_none() {
+    let (keeps, named) = opts.labs.kept();
+    if !opts.external() && !named {
+        let places: Vec<String> = std::iter::once("an endpoint (--endpoint-url URL or --aws)")
+            .chain(keeps.iter().copied())
+            .map(str::to_string)
+            .collect();
         anyhow::bail!(
-            "cleanup looks on an endpoint (--endpoint-url URL or --aws) or a Redis (--redis-primary URL): the embedded emulator and latlab's own redis-server keep nothing after latlab exits"
+            "cleanup looks on {}: the embedded emulator and latlab's own servers keep nothing after latlab exits",
+            places.join(" or ")
         );
     }
     if let Some(run) = &args.run
@@ -237,7 +243,7 @@ pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
             target: &shown,
             clients: clients.as_ref(),
         };
-        let found = crate::run::cleanup::leftovers(&cx).await;
+        let found = crate::run::cleanup::leftovers(&cx, &opts.labs).await;
         let now = std::time::SystemTime::now();
         let where_ = match (&opts.endpoint_url, &clients) {
             (Some(url), Some(c)) => format!("endpoint {url} ({})", c.region()),
@@ -327,7 +333,7 @@ pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
         }
         let mut failed = Vec::new();
         for i in &chosen {
-            match crate::run::cleanup::remove(&cx, i).await {
+            match crate::run::cleanup::remove(&cx, &opts.labs, i).await {
                 Ok(()) => out!("deleted {} {} {}\n", i.lab, i.kind, i.name),
                 Err(why) => {
                     out!("could not delete {} {} {}: {why}\n", i.lab, i.kind, i.name);

@@ -51,8 +51,9 @@ impl super::account::SpendArgs {
 }
 
 impl TargetArgs {
-    /// The file's endpoint, region, stream, buckets, Redis URLs and latency profile where no flag
-    /// or variable gave them; then the Redis password from the variable the file names.
+    /// The file's endpoint, region, latency profile and each lab's keys (the stream, the
+    /// buckets, the Redis URLs) where no flag or variable gave them; then what each lab's keys
+    /// without a flag do (the Redis password from the variable the file names).
     pub(super) fn apply_config(&mut self, c: &Config, m: &ArgMatches) -> anyhow::Result<()> {
         // The endpoint and --aws are one choice: one given by a flag or variable beats the
         // file's other.
@@ -70,31 +71,19 @@ impl TargetArgs {
         if std::env::var_os("AWS_REGION").is_none_or(|v| v.is_empty()) {
             set(&mut self.region, c.text(m, "region"));
         }
-        // The file's stream and buckets are one's own on an endpoint or AWS (the embedded
-        // emulator starts empty), and its latency profile shapes the embedded emulator only: each
-        // applies where it can, so one file serves runs of both kinds.
-        if self.endpoint_url.is_some() || self.aws {
-            set(&mut self.stream, c.text(m, "stream"));
-            set(&mut self.s3_bucket, c.text(m, "s3_bucket"));
-            set(&mut self.s3_express_bucket, c.text(m, "s3_express_bucket"));
-        } else {
+        // Each lab's keys (`labs/X/target.rs`): those of one's own resources on an endpoint or
+        // AWS (the stream, the buckets: the embedded emulator starts empty) apply there only,
+        // and the latency profile shapes the embedded emulator only, so one file serves runs
+        // of both kinds.
+        let external = self.endpoint_url.is_some() || self.aws;
+        if !external {
             set(
                 &mut self.emulator.latency_profile,
                 c.text(m, "latency_profile"),
             );
         }
-        set(&mut self.redis_primary, c.text(m, "redis_primary"));
-        set(&mut self.redis_replica, c.text(m, "redis_replica"));
-        if (self.redis_primary.is_some() || self.redis_replica.is_some())
-            && let Some((password, _)) = c.redis_password()?
-        {
-            for url in [&mut self.redis_primary, &mut self.redis_replica]
-                .into_iter()
-                .flatten()
-            {
-                *url = crate::config::with_password(url, &password);
-            }
-        }
+        let file = |k: &crate::labs::target::Key| c.text(m, k.name);
+        self.labs.apply_file(&file, c, external)?;
         Ok(())
     }
 }
@@ -207,7 +196,8 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
         c.entry(key)
             .map(|e| format!("{} ({why})", e.value.display()))
     };
-    let values: Vec<(&str, Option<String>)> = vec![
+    let labs = t.labs.values();
+    let mut values: Vec<(&str, Option<String>)> = vec![
         ("theme", a.theme.clone()),
         ("fps", a.fps.map(|f| f.to_string())),
         ("log", path(&a.log)),
@@ -225,30 +215,6 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
             t.region
                 .clone()
                 .or_else(|| std::env::var("AWS_REGION").ok().filter(|r| !r.is_empty())),
-        ),
-        (
-            "stream",
-            t.stream
-                .clone()
-                .or_else(|| unused("stream", "used with an endpoint or aws only")),
-        ),
-        (
-            "s3_bucket",
-            t.s3_bucket
-                .clone()
-                .or_else(|| unused("s3_bucket", "used with an endpoint or aws only")),
-        ),
-        (
-            "s3_express_bucket",
-            t.s3_express_bucket
-                .clone()
-                .or_else(|| unused("s3_express_bucket", "used with an endpoint or aws only")),
-        ),
-        ("redis_primary", t.redis_primary.clone()),
-        ("redis_replica", t.redis_replica.clone()),
-        (
-            "redis_password_env",
-            c.entry("redis_password_env").map(|e| e.value.display()),
         ),
         ("prices", path(&a.prices)),
         ("share", a.share.share.clone()),
@@ -271,5 +237,22 @@ pub(super) fn show(a: &ShowArgs, c: &Config, m: &ArgMatches) -> String {
             }),
         ),
     ];
+    // Each lab's keys: its options' values, a file's value its target does not use said so,
+    // and a key without a flag as the file gives it.
+    for key in crate::config::keys()
+        .iter()
+        .filter(|k| matches!(k.kind, crate::config::Kind::Lab(_)))
+    {
+        let value = if key.arg.is_empty() {
+            c.entry(key.name).map(|e| e.value.display())
+        } else {
+            labs.get(key.name).cloned().or_else(|| {
+                key.external_only
+                    .then(|| unused(key.name, "used with an endpoint or aws only"))
+                    .flatten()
+            })
+        };
+        values.push((key.name, value));
+    }
     crate::config::render_show(c, m, &values)
 }

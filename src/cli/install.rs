@@ -54,7 +54,7 @@ fn man_files_and_environment() -> String {
          .SH ENVIRONMENT\nA flag beats its variable, which beats the config file.\n\
          .TP\n\\fBLATLAB_CONFIG\\fR\nThe config file to read (as \\fB\\-\\-config\\fR).\n",
     );
-    for key in crate::config::KEYS {
+    for key in crate::config::keys() {
         if let Some(env) = key.env {
             let sets = if key.arg.is_empty() {
                 format!(

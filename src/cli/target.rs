@@ -17,21 +17,10 @@ pub struct TargetArgs {
     /// Region for --endpoint-url or --aws (default: the SDK's AWS_REGION, else the AWS profile's)
     #[arg(long, value_name = "REGION")]
     pub region: Option<String>,
-    /// Use this existing stream instead of creating one (it is never deleted)
-    #[arg(long, value_name = "NAME", env = "LATLAB_STREAM")]
-    pub stream: Option<String>,
-    /// S3 lab on another endpoint: the S3 Standard bucket (objects go under latlab/)
-    #[arg(long, value_name = "NAME", env = "LATLAB_S3_BUCKET")]
-    pub s3_bucket: Option<String>,
-    /// S3 lab on another endpoint: the S3 Express One Zone directory bucket (NAME--AZID--x-s3)
-    #[arg(long, value_name = "NAME", env = "LATLAB_S3_EXPRESS_BUCKET")]
-    pub s3_express_bucket: Option<String>,
-    /// Redis lab on your Redis: the primary (redis:// or rediss://[:PASSWORD@]HOST:PORT)
-    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_PRIMARY")]
-    pub redis_primary: Option<String>,
-    /// Redis lab on your Redis: its replica
-    #[arg(long, value_name = "URL", env = "LATLAB_REDIS_REPLICA")]
-    pub redis_replica: Option<String>,
+    /// Each lab's own: the Kinesis lab's stream, the S3 lab's buckets, the Redis lab's pair
+    /// (declared in each lab's folder, `labs/X/target.rs`).
+    #[command(flatten)]
+    pub labs: crate::labs::target::LabTargets,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
 }
@@ -42,16 +31,12 @@ impl TargetArgs {
             endpoint_url: self.endpoint_url.clone(),
             aws: self.aws,
             region: self.region.clone(),
-            stream: self.stream.clone(),
             latency_profile: self.emulator.latency_profile.clone(),
             limits_file: self.emulator.limits.clone(),
             limit_overrides: self.emulator.limit_overrides.clone(),
             lacking: self.emulator.lacking.clone(),
             faults: self.emulator.faults.clone(),
-            s3_bucket: self.s3_bucket.clone(),
-            s3_express_bucket: self.s3_express_bucket.clone(),
-            redis_primary: self.redis_primary.clone(),
-            redis_replica: self.redis_replica.clone(),
+            labs: self.labs.clone(),
             run_id: None,
             role: None,
         }
@@ -72,15 +57,7 @@ impl TargetArgs {
         if let Some(url) = &self.endpoint_url {
             crate::aws::check_endpoint_url(url)?;
         }
-        match (&self.redis_primary, &self.redis_replica) {
-            (Some(_), None) => anyhow::bail!(
-                "--redis-primary needs --redis-replica too (flag, LATLAB_REDIS_REPLICA or the config file's redis_replica): the Redis lab measures a primary and its replica"
-            ),
-            (None, Some(_)) => anyhow::bail!(
-                "--redis-replica needs --redis-primary too (flag, LATLAB_REDIS_PRIMARY or the config file's redis_primary): the Redis lab measures a primary and its replica"
-            ),
-            _ => {}
-        }
+        self.labs.check(external)?;
         Ok(())
     }
 }

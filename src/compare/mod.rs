@@ -216,14 +216,12 @@ fn pair(inputs: &[Input], ia: usize, ib: usize) -> Comparison {
     }
 }
 
-/// Labs in screen order; anything else after them.
+/// Labs in screen order (the registry's); anything else after them.
 pub fn lab_order(lab: &str) -> usize {
-    match lab {
-        "kinesis" => 0,
-        "s3" => 1,
-        "redis" => 2,
-        _ => 3,
-    }
+    crate::labs::LabKind::ALL
+        .iter()
+        .position(|l| l.key() == lab)
+        .unwrap_or(crate::labs::LabKind::ALL.len())
 }
 
 /// The label of the input at `i`: A, B, C, ...

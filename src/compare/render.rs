@@ -33,17 +33,10 @@ fn heading(out: &mut String, md: bool, text: &str) {
     }
 }
 
-/// The title of a lab's table, and the name of its subject column.
+/// The title of a lab's table, and the name of its subject column (each lab's own,
+/// `Report::COMPARED`).
 fn lab_title(lab: &str) -> (&'static str, &'static str) {
-    match lab {
-        "kinesis" => (
-            "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
-            "consumer",
-        ),
-        "s3" => ("S3: total time per request", "class and op"),
-        "redis" => ("Redis: replication lag", "method"),
-        _ => ("Other series", "series"),
-    }
+    crate::labs::LabKind::of_key(lab).map_or(("Other series", "series"), |l| l.compared())
 }
 
 /// The text or Markdown document.

@@ -21,12 +21,10 @@ pub enum Kind {
     /// An http(s):// endpoint URL.
     Endpoint,
     Bool,
-    /// A word (a region, a bucket name).
+    /// A word (a region).
     Word,
-    /// A redis:// or rediss:// URL.
-    Redis,
-    /// The name of an environment variable.
-    EnvName,
+    /// One of a lab's keys, of its form (`crate::labs::target::Form`).
+    Lab(crate::labs::target::Form),
     /// A list of directories.
     Dirs,
     /// A price file.
@@ -51,6 +49,13 @@ pub struct Key {
     pub kind: Kind,
     /// The value when nothing sets it, as `config show` says it.
     pub builtin: &'static str,
+    /// What it sets, and a value to show it with (`config example`).
+    pub about: &'static str,
+    pub example: &'static str,
+    /// A lab's key used on an endpoint or AWS only.
+    pub external_only: bool,
+    /// The key naming the environment variable that holds this URL's password.
+    pub password_from: Option<&'static str>,
 }
 
 const fn key(
@@ -58,6 +63,7 @@ const fn key(
     env: Option<&'static str>,
     kind: Kind,
     builtin: &'static str,
+    (about, example): (&'static str, &'static str),
 ) -> Key {
     Key {
         name,
@@ -65,89 +71,129 @@ const fn key(
         env,
         kind,
         builtin,
+        about,
+        example,
+        external_only: false,
+        password_from: None,
     }
 }
 
-/// Every key, in the order `config show` lists them.
-pub const KEYS: &[Key] = &[
+/// latlab's own keys before the labs': where to measure.
+const BEFORE_LABS: &[Key] = &[
     key(
         "theme",
         Some("LATLAB_THEME"),
         Kind::Theme,
         "dark (mono when NO_COLOR is set)",
+        (
+            "Colour theme: dark, light, mono, or a theme file",
+            "\"light\"",
+        ),
     ),
-    key("fps", Some("LATLAB_FPS"), Kind::Fps, "5"),
+    key(
+        "fps",
+        Some("LATLAB_FPS"),
+        Kind::Fps,
+        "5",
+        (
+            "Frames per second of the live lab when nothing happens (1 to 60)",
+            "10",
+        ),
+    ),
     key(
         "log",
         Some("LATLAB_LOG_FILE"),
         Kind::Path,
         "latlab.log in the temporary directory",
+        ("The live lab's log file", "\"~/.cache/latlab/latlab.log\""),
     ),
     key(
         "latency_profile",
         Some("LATLAB_LATENCY_PROFILE"),
         Kind::Profile,
         "the scenario's",
+        (
+            "The embedded emulator's latency profile: zero, same-region, seed-tokyo, or a file (instead of the scenario's; not used with endpoint_url or aws)",
+            "\"same-region\"",
+        ),
     ),
     key(
         "endpoint_url",
         Some("LATLAB_ENDPOINT_URL"),
         Kind::Endpoint,
         "none: the embedded emulator",
+        (
+            "Measure this endpoint (LocalStack, `latlab emulate`) instead of the embedded emulator",
+            "\"http://127.0.0.1:4566\"",
+        ),
     ),
-    key("aws", Some("LATLAB_AWS"), Kind::Bool, "false"),
+    key(
+        "aws",
+        Some("LATLAB_AWS"),
+        Kind::Bool,
+        "false",
+        (
+            "Measure real AWS (its endpoints, the SDK's credentials)",
+            "true",
+        ),
+    ),
     key(
         "region",
         Some("AWS_REGION"),
         Kind::Word,
         "the SDK's (the AWS profile's region)",
+        ("The region for endpoint_url or aws", "\"eu-west-1\""),
     ),
-    key(
-        "stream",
-        Some("LATLAB_STREAM"),
-        Kind::Word,
-        "none: each run makes its own",
-    ),
-    key("s3_bucket", Some("LATLAB_S3_BUCKET"), Kind::Word, "none"),
-    key(
-        "s3_express_bucket",
-        Some("LATLAB_S3_EXPRESS_BUCKET"),
-        Kind::Word,
-        "none",
-    ),
-    key(
-        "redis_primary",
-        Some("LATLAB_REDIS_PRIMARY"),
-        Kind::Redis,
-        "none: latlab's own redis-server pair",
-    ),
-    key(
-        "redis_replica",
-        Some("LATLAB_REDIS_REPLICA"),
-        Kind::Redis,
-        "none: latlab's own redis-server pair",
-    ),
-    Key {
-        name: "redis_password_env",
-        arg: "",
-        env: None,
-        kind: Kind::EnvName,
-        builtin: "none: the password, if any, is in the URLs",
-    },
+];
+
+/// latlab's own keys after the labs'.
+const AFTER_LABS: &[Key] = &[
     key(
         "prices",
         Some("LATLAB_PRICES"),
         Kind::Prices,
         "prices/REGION.toml, built in",
+        (
+            "A price file instead of the built-in one of the region",
+            "\"~/latlab-prices.toml\"",
+        ),
     ),
-    key("share", None, Kind::Listen, "none: the run is not shared"),
-    key("share_viewers", None, Kind::Viewers, "16"),
-    key("share_control", None, Kind::Bool, "false"),
+    key(
+        "share",
+        None,
+        Kind::Listen,
+        "none: the run is not shared",
+        (
+            "Share every live run at this address (HOST:PORT, or a PORT on 127.0.0.1; port 0 takes a free one), as --share does",
+            "\"127.0.0.1:0\"",
+        ),
+    ),
+    key(
+        "share_viewers",
+        None,
+        Kind::Viewers,
+        "16",
+        ("A share's viewers at once (1 to 1000)", "4"),
+    ),
+    key(
+        "share_control",
+        None,
+        Kind::Bool,
+        "false",
+        (
+            "Let a share's viewers send the keys that change the experiment",
+            "true",
+        ),
+    ),
     key(
         "max_cost",
         Some("LATLAB_MAX_COST"),
         Kind::Cost,
         "none: no cap (a run on AWS asks before it creates anything billed)",
+        (
+            "Stop every run before its list-price cost would pass this many US dollars, as --max-cost does",
+            "0.5",
+        ),
     ),
     Key {
         name: "scenario_dirs",
@@ -155,8 +201,39 @@ pub const KEYS: &[Key] = &[
         env: Some(super::SCENARIO_DIRS_ENV),
         kind: Kind::Dirs,
         builtin: "none (and ./scenarios/ when it exists)",
+        about: "Where `latlab run NAME` and `latlab scenarios` look for NAME.toml",
+        example: "[\"~/latlab-scenarios\"]",
+        external_only: false,
+        password_from: None,
     },
 ];
+
+/// Every key, in the order `config show` lists them: latlab's own where to measure, each lab's
+/// (declared in its folder, `labs/X/target.rs`), then the rest of latlab's own.
+pub fn keys() -> &'static [Key] {
+    static KEYS: std::sync::OnceLock<Vec<Key>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let labs = crate::labs::target::LabTargets::keys()
+            .iter()
+            .map(|(k, env)| Key {
+                name: k.name,
+                arg: if k.flag { k.name } else { "" },
+                env: *env,
+                kind: Kind::Lab(k.form),
+                builtin: k.builtin,
+                about: k.about,
+                example: k.example,
+                external_only: k.external_only,
+                password_from: k.password_from,
+            });
+        BEFORE_LABS
+            .iter()
+            .copied()
+            .chain(labs)
+            .chain(AFTER_LABS.iter().copied())
+            .collect()
+    })
+}
 
 impl Key {
     /// Checks a value from the file; paths are made absolute against `dir`, the file's directory.
@@ -221,23 +298,9 @@ impl Key {
                 }
                 Value::Text(s.to_string())
             }
-            Kind::Redis => {
+            Kind::Lab(form) => {
                 let s = text()?;
-                if !(s.starts_with("redis://") || s.starts_with("rediss://")) {
-                    bail!(
-                        "must be a redis:// or rediss:// URL (redis://[:PASSWORD@]HOST:PORT), not \"{}\"",
-                        crate::labs::redis::local::redact(s)
-                    );
-                }
-                Value::Text(s.to_string())
-            }
-            Kind::EnvName => {
-                let s = text()?;
-                if !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    || s.starts_with(|c: char| c.is_ascii_digit())
-                {
-                    bail!("must name an environment variable (letters, digits and _), not \"{s}\"");
-                }
+                form.check(s).map_err(|e| anyhow::anyhow!("{e}"))?;
                 Value::Text(s.to_string())
             }
             Kind::Path => Value::Path(path(text()?)),

@@ -10,7 +10,7 @@
 mod keys;
 mod show;
 
-pub use keys::{KEYS, Key, Kind};
+pub use keys::{Key, Kind, keys};
 pub use show::{example_file, render_show};
 
 use std::collections::BTreeMap;
@@ -137,10 +137,10 @@ impl Config {
         let mut entries = BTreeMap::new();
         for (name, value) in &table {
             let line = key_line(text, name);
-            let Some(key) = KEYS.iter().find(|k| k.name == name) else {
+            let Some(key) = keys().iter().find(|k| k.name == name) else {
                 bail!(
                     "line {line}: unknown key `{name}`; valid keys: {}",
-                    KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                    keys().iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
                 );
             };
             let value = key
@@ -190,7 +190,7 @@ impl Config {
     /// The file's value for the option `key` (clap id `key.arg`) when neither its flag nor its
     /// environment variable gave one.
     fn wanted(&self, m: &ArgMatches, key: &str) -> Option<&Value> {
-        let k = KEYS.iter().find(|k| k.name == key)?;
+        let k = keys().iter().find(|k| k.name == key)?;
         if given(m, k.arg) {
             return None;
         }
@@ -250,27 +250,24 @@ impl Config {
         }
         dirs
     }
+}
 
-    /// `redis_password_env`: the password, read from the environment variable the file names.
-    /// An error when the file names a variable that is not set.
-    pub fn redis_password(&self) -> anyhow::Result<Option<(String, String)>> {
-        let Some(Entry {
-            value: Value::Text(var),
+/// A lab's keys without a flag, as `LabTarget::after_config` reads them.
+impl crate::labs::target::FileKeys for Config {
+    fn text(&self, key: &str) -> Option<(String, String, usize)> {
+        let Entry {
+            value: Value::Text(v),
             line,
-        }) = self.entries.get("redis_password_env")
+        } = self.entries.get(key)?
         else {
-            return Ok(None);
+            return None;
         };
-        match std::env::var(var) {
-            Ok(p) if !p.is_empty() => Ok(Some((p, var.clone()))),
-            _ => bail!(
-                "{}: redis_password_env names the environment variable {var}, which is not set (set it to the Redis password, or remove the key; line {line})",
-                self.location
-                    .as_ref()
-                    .map(|l| format!("config file {}", l.path.display()))
-                    .unwrap_or_default()
-            ),
-        }
+        let file = self
+            .location
+            .as_ref()
+            .map(|l| format!("config file {}", l.path.display()))
+            .unwrap_or_default();
+        Some((v.clone(), file, *line))
     }
 }
 
@@ -314,28 +311,6 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
-}
-
-/// A redis:// URL with the password put in, when it has none.
-pub fn with_password(url: &str, password: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) if !rest.contains('@') => {
-            format!("{scheme}://:{}@{rest}", percent_encode(password))
-        }
-        _ => url.to_string(),
-    }
-}
-
-/// Percent-encodes what a URL's userinfo cannot hold as it is.
-fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -408,18 +383,6 @@ mod tests {
         );
         let e = parse("fps = \n").unwrap_err();
         assert!(e.starts_with("line 1, column"), "{e}");
-    }
-
-    #[test]
-    fn passwords_go_into_urls_without_one() {
-        assert_eq!(
-            with_password("redis://10.0.0.1:6379", "p@ss word"),
-            "redis://:p%40ss%20word@10.0.0.1:6379"
-        );
-        assert_eq!(
-            with_password("redis://:x@10.0.0.1:6379", "y"),
-            "redis://:x@10.0.0.1:6379"
-        );
     }
 
     #[test]

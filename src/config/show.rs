@@ -3,7 +3,7 @@
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
-use super::{Config, KEYS, Kind};
+use super::{Config, Kind, keys};
 
 /// The table `config show` prints. `values` holds each key's effective value (after the file
 /// was applied), `None` when it has none; passwords in URLs are shown as `***`.
@@ -20,7 +20,7 @@ pub fn render_show(config: &Config, m: &ArgMatches, values: &[(&str, Option<Stri
         None => out.push_str("config file: none (neither XDG_CONFIG_HOME nor HOME is set)\n"),
     }
     out.push_str("precedence: flag, then environment, then config file, then built-in\n\n");
-    let rows: Vec<[String; 3]> = KEYS
+    let rows: Vec<[String; 3]> = keys()
         .iter()
         .map(|key| {
             let value = values
@@ -29,7 +29,8 @@ pub fn render_show(config: &Config, m: &ArgMatches, values: &[(&str, Option<Stri
                 .and_then(|(_, v)| v.clone());
             let source = source(config, m, key);
             let shown = match (&value, key.kind) {
-                (Some(v), Kind::Redis | Kind::Endpoint) => crate::labs::redis::local::redact(v),
+                (Some(v), Kind::Endpoint) => crate::labs::target::redact(v),
+                (Some(v), Kind::Lab(form)) if form.secret() => crate::labs::target::redact(v),
                 (Some(v), _) => v.clone(),
                 (None, _) => key.builtin.to_string(),
             };
@@ -66,89 +67,12 @@ fn source(config: &Config, m: &ArgMatches, key: &super::Key) -> String {
             .origin(key.name)
             .unwrap_or_else(|| "built-in".to_string())
     };
-    match (key.kind, config.entry("redis_password_env")) {
-        (
-            super::Kind::Redis,
-            Some(super::Entry {
-                value: super::Value::Text(var),
-                ..
-            }),
-        ) if from != "built-in" => format!("{from} (password from {var} when the URL has none)"),
+    match key.password_from.and_then(|k| config.entry(k)) {
+        Some(super::Entry {
+            value: super::Value::Text(var),
+            ..
+        }) if from != "built-in" => format!("{from} (password from {var} when the URL has none)"),
         _ => from,
-    }
-}
-
-/// What each key sets, and a value to show it with.
-fn about(key: &str) -> (&'static str, &'static str) {
-    match key {
-        "theme" => (
-            "Colour theme: dark, light, mono, or a theme file",
-            "\"light\"",
-        ),
-        "fps" => (
-            "Frames per second of the live lab when nothing happens (1 to 60)",
-            "10",
-        ),
-        "log" => ("The live lab's log file", "\"~/.cache/latlab/latlab.log\""),
-        "latency_profile" => (
-            "The embedded emulator's latency profile: zero, same-region, seed-tokyo, or a file (instead of the scenario's; not used with endpoint_url or aws)",
-            "\"same-region\"",
-        ),
-        "endpoint_url" => (
-            "Measure this endpoint (LocalStack, `latlab emulate`) instead of the embedded emulator",
-            "\"http://127.0.0.1:4566\"",
-        ),
-        "aws" => (
-            "Measure real AWS (its endpoints, the SDK's credentials)",
-            "true",
-        ),
-        "region" => ("The region for endpoint_url or aws", "\"eu-west-1\""),
-        "stream" => (
-            "An existing stream for the Kinesis lab on endpoint_url or aws (never deleted; not used with the embedded emulator)",
-            "\"my-latlab-stream\"",
-        ),
-        "s3_bucket" => (
-            "The S3 lab's Standard bucket on endpoint_url or aws (objects go under latlab/; not used with the embedded emulator)",
-            "\"my-latlab-bucket\"",
-        ),
-        "s3_express_bucket" => (
-            "The S3 lab's Express One Zone directory bucket (NAME--AZID--x-s3) on endpoint_url or aws",
-            "\"my-latlab--euw1-az1--x-s3\"",
-        ),
-        "redis_primary" => (
-            "The Redis lab on your Redis: the primary",
-            "\"rediss://primary.example.internal:6379\"",
-        ),
-        "redis_replica" => (
-            "The Redis lab on your Redis: its replica",
-            "\"rediss://replica.example.internal:6379\"",
-        ),
-        "redis_password_env" => (
-            "The environment variable holding the Redis password (never written here)",
-            "\"LATLAB_REDIS_PASSWORD\"",
-        ),
-        "prices" => (
-            "A price file instead of the built-in one of the region",
-            "\"~/latlab-prices.toml\"",
-        ),
-        "share" => (
-            "Share every live run at this address (HOST:PORT, or a PORT on 127.0.0.1; port 0 takes a free one), as --share does",
-            "\"127.0.0.1:0\"",
-        ),
-        "share_viewers" => ("A share's viewers at once (1 to 1000)", "4"),
-        "share_control" => (
-            "Let a share's viewers send the keys that change the experiment",
-            "true",
-        ),
-        "max_cost" => (
-            "Stop every run before its list-price cost would pass this many US dollars, as --max-cost does",
-            "0.5",
-        ),
-        "scenario_dirs" => (
-            "Where `latlab run NAME` and `latlab scenarios` look for NAME.toml",
-            "[\"~/latlab-scenarios\"]",
-        ),
-        _ => ("", "\"\""),
     }
 }
 
@@ -161,8 +85,8 @@ pub fn example_file() -> String {
          # environment variable, which beats this file, which beats the built-in default; paths are\n\
          # relative to this file's directory. `latlab config show` prints what is in effect.\n",
     );
-    for key in KEYS {
-        let (what, example) = about(key.name);
+    for key in keys() {
+        let (what, example) = (key.about, key.example);
         let env = key
             .env
             .map(|e| format!("; environment {e}"))

@@ -2,14 +2,14 @@
 //! its name, what was found and, when it is not ok, the fix), then one line per lab saying
 //! whether it can run. The exit status is 1 when a lab cannot run.
 //!
-//! The checks: the endpoint, the credentials and region for it and which Kinesis and S3
-//! operations it answers (`probe.rs`; the calls in `calls.rs`, creating nothing on an endpoint
-//! latlab does not own; their reading in `ops.rs`), then each lab's own (`Lab::doctor`, in its
-//! folder: the stream or buckets given, redis-server or the given Redis pair), then the
-//! terminal, its colours and the log file (`local.rs`). The check itself (`Check`, `Part`) is
-//! `labs::check`, so that labs write theirs.
+//! The checks: the endpoint, the credentials and region for it, whether it answers (`probe.rs`)
+//! and which of each lab's operations it answers (`Doctor::ops`, in the lab's folder: each
+//! called once, creating nothing on an endpoint latlab does not own), the permissions any was
+//! refused (`ops.rs`), then each lab's own (`Doctor::doctor`: the stream or buckets given,
+//! redis-server or the given Redis pair), then the terminal, its colours and the log file
+//! (`local.rs`). The check itself (`Check`, `Part`, a probe's reading) is `labs::check`, so that
+//! labs write theirs.
 
-mod calls;
 mod local;
 mod ops;
 mod probe;
@@ -162,8 +162,50 @@ macro_rules! lab_checks {
         /// Every lab's own checks, in the registry's order.
         async fn lab_checks(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<Check> {
             let mut out = Vec::new();
-            $(out.extend(<crate::labs::$module::$ty as crate::labs::Lab>::doctor(cx).await);)*
+            $(out.extend(<crate::labs::$module::$ty as crate::labs::Doctor>::doctor(cx).await);)*
             out
+        }
+
+        /// Each lab's first call on the endpoint, at once, in the registry's order (those that
+        /// make one).
+        async fn lab_pings(
+            cx: &crate::labs::check::DoctorContext<'_>,
+        ) -> Vec<crate::labs::check::Outcome> {
+            type Ping<'a> = std::pin::Pin<
+                Box<dyn std::future::Future<Output = Option<crate::labs::check::Outcome>> + Send + 'a>,
+            >;
+            let pings: Vec<Ping<'_>> = vec![
+                $(Box::pin(<crate::labs::$module::$ty as crate::labs::Doctor>::ping(cx)),)*
+            ];
+            let pings = futures_util::future::join_all(pings).await;
+            pings.into_iter().flatten().collect()
+        }
+
+        /// Each lab's operations on the endpoint, every lab's at once: its line and its probes,
+        /// in the registry's order (those that call any).
+        async fn lab_ops(
+            cx: &crate::labs::check::DoctorContext<'_>,
+        ) -> Vec<(
+            crate::labs::LabKind,
+            (Check, Vec<crate::labs::check::Probe>),
+        )> {
+            type Ops<'a> = std::pin::Pin<
+                Box<
+                    dyn std::future::Future<
+                            Output = Option<(Check, Vec<crate::labs::check::Probe>)>,
+                        > + Send
+                        + 'a,
+                >,
+            >;
+            let kinds = [$(crate::labs::LabKind::$kind,)*];
+            let ops: Vec<Ops<'_>> = vec![
+                $(Box::pin(<crate::labs::$module::$ty as crate::labs::Doctor>::ops(cx)),)*
+            ];
+            kinds
+                .into_iter()
+                .zip(futures_util::future::join_all(ops).await)
+                .filter_map(|(k, o)| Some((k, o?)))
+                .collect()
         }
     };
 }

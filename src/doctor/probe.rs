@@ -1,7 +1,8 @@
 //! The endpoint's checks: the embedded emulator (started here, as the labs start it), a given
-//! endpoint or real AWS; the credentials and region for it; whether it answers at all; then the
-//! operations (`calls.rs` makes the calls, `ops.rs` reads their answers). The stream and buckets
-//! given are the labs' own checks (`Lab::doctor`), with the endpoint this returns.
+//! endpoint or real AWS; the credentials and region for it; whether it answers at all (each
+//! lab's `Doctor::ping`); then each lab's operations (`Doctor::ops`, in its folder) and the
+//! permissions any of them was refused (`ops.rs`). The stream and buckets given are the labs'
+//! own checks (`Doctor::doctor`), with the endpoint this returns.
 //!
 //! Every call is made once, without retries and within a short timeout, with the clients
 //! `crate::aws` makes for the labs.
@@ -10,16 +11,13 @@ use std::time::{Duration, Instant};
 
 use aws_credential_types::provider::ProvideCredentials;
 
-use super::calls::{Names, kinesis_probes, run_probes, s3_probes};
-use super::ops::{CALL_TIMEOUT, Outcome, judge, ops_check};
 use super::{Check, Checks, Part};
-use crate::aws::{Clients, QuotaPartition, RetrySettings, Target};
+use crate::aws::{Clients, Target};
 use crate::emulator::limits::Limits;
 use crate::emulator::profile::LatencyProfile;
 use crate::emulator::{Emulator, EmulatorConfig};
-use crate::labs::check::Endpoint;
+use crate::labs::check::{CALL_TIMEOUT, DoctorContext, Endpoint, Outcome};
 use crate::run::TargetOptions;
-use crate::services::Service;
 
 /// How long the SDK may take to find credentials (a profile's SSO or instance metadata).
 const CREDENTIALS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -60,14 +58,9 @@ pub(super) async fn target_checks(
             Instant::now(),
         )
         .await?;
-        let names = Names::new(
-            crate::aws::EMULATOR_REGION,
-            "000000000000",
-            Some("use1-az4"),
-        );
         let endpoint = probe(
             &clients,
-            &names,
+            (crate::aws::EMULATOR_REGION, "000000000000"),
             Place::Embedded(emulator.addr()),
             target,
             out,
@@ -97,20 +90,11 @@ pub(super) async fn target_checks(
             return Ok(None);
         }
     };
-    // A directory bucket's zone must be one of the region's on AWS: the given bucket's, if any.
-    let zone = target
-        .s3_express_bucket
-        .as_deref()
-        .and_then(|b| b.strip_suffix("--x-s3"))
-        .and_then(|b| b.rsplit_once("--"))
-        .map(|(_, z)| z.to_string())
-        .or_else(|| target.endpoint_url.as_ref().map(|_| "use1-az4".to_string()));
-    let names = Names::new(&region, &account, zone.as_deref());
     let place = match &target.endpoint_url {
         Some(url) => Place::Url(url.clone()),
-        None => Place::Aws(region),
+        None => Place::Aws(region.clone()),
     };
-    let endpoint = probe(&clients, &names, place, target, out).await;
+    let endpoint = probe(&clients, (&region, &account), place, target, out).await;
     Ok(endpoint.map(|endpoint| Probed {
         endpoint,
         _emulator: None,
@@ -264,39 +248,37 @@ pub fn describe_credentials(c: &aws_credential_types::Credentials) -> String {
     format!("access key ...{tail} from {source}{expiry}")
 }
 
-/// Probes the endpoint: first whether it answers at all, then every operation at once; then the
-/// stream and buckets given.
+/// Probes the endpoint: first whether it answers at all (one call of each lab's), then every
+/// lab's operations at once, and the permissions any was refused.
 async fn probe(
     clients: &Clients,
-    names: &Names,
+    (region, account): (&str, &str),
     place: Place,
     target: &TargetOptions,
     out: &mut Checks,
 ) -> Option<Endpoint> {
     let embedded = matches!(place, Place::Embedded(_));
-    let probing = clients.probing(CALL_TIMEOUT);
-    let once = RetrySettings {
-        max_attempts: 1,
-        ..RetrySettings::default()
-    };
-    let quota = QuotaPartition::new("latlab-doctor");
-    let kinesis = probing.kinesis(&once, &quota, Default::default());
-    let s3 = probing.s3(&once, &quota, Default::default());
-    // One call each first: an endpoint that answers neither is one line, not thirty.
-    let (k, s) = futures_util::join!(
-        kinesis
-            .describe_stream_summary()
-            .stream_name(&names.stream)
-            .send(),
-        s3.head_bucket().bucket(&names.bucket).send()
-    );
-    let (k, s) = (judge(k), judge(s));
     let where_ = match &place {
         Place::Embedded(addr) => format!("the embedded emulator on {addr}"),
         Place::Url(url) => url.clone(),
         Place::Aws(region) => format!("AWS in {region} (the SDK's endpoints)"),
     };
-    if let (Outcome::Silent(why), Outcome::Silent(_)) = (&k, &s) {
+    let endpoint = Endpoint {
+        clients: clients.probing(CALL_TIMEOUT),
+        at: where_.clone(),
+        embedded,
+        probe_name: format!("latlab-doctor-probe-{}", crate::labs::run_id()),
+        region: region.to_string(),
+        account: account.to_string(),
+    };
+    let cx = DoctorContext {
+        target,
+        endpoint: Some(&endpoint),
+    };
+    // One call each first: an endpoint that answers none is one line, not thirty.
+    let pings = super::lab_pings(&cx).await;
+    let silent = pings.iter().all(|p| matches!(p, Outcome::Silent(_)));
+    if let (true, Some(Outcome::Silent(why))) = (silent, pings.first()) {
         let fix = match &place {
             Place::Url(_) => {
                 "check the URL and that the endpoint runs there (`latlab emulate`, LocalStack)"
@@ -318,53 +300,21 @@ async fn probe(
             _ => format!("{where_} answers"),
         },
     ));
-    let (kinesis_probes, s3_probes) = futures_util::join!(
-        run_probes(kinesis_probes(&kinesis, names, embedded)),
-        run_probes(s3_probes(&s3, names, embedded))
-    );
-    let kinesis_note = match (embedded, &target.stream) {
-        (true, _) => "",
-        (false, Some(_)) => {
-            " (CreateStream and DeleteStream not called; with --stream the lab needs neither)"
-        }
-        (false, None) => {
-            " (CreateStream and DeleteStream not called: they would create and delete a stream)"
-        }
-    };
-    out.push(ops_check(
-        "kinesis ops",
-        Part::of(Service::Kinesis),
-        &kinesis_probes,
-        embedded,
-        kinesis_note,
-    ));
-    let s3_note = if names.directory_bucket.is_none() {
-        " (CreateSession not called: give --s3-express-bucket for its zone)"
-    } else {
-        ""
-    };
-    out.push(ops_check(
-        "s3 ops",
-        Part::of(Service::S3),
-        &s3_probes,
-        embedded,
-        s3_note,
-    ));
+    let ops = super::lab_ops(&cx).await;
+    let mut probes = Vec::new();
+    for (lab, (line, lab_probes)) in ops {
+        out.push(line);
+        probes.push((lab, lab_probes));
+    }
     if !embedded
         && let Ok(plan) =
             crate::run::plan::offline(&crate::scenario::Scenario::resolve("tour").ok()?, target)
                 .await
-        && let Some(c) = super::ops::denied_check(&kinesis_probes, &s3_probes, &plan)
+        && let Some(c) = super::ops::denied_check(&probes, &plan)
     {
         out.push(c);
     }
-    Some(Endpoint {
-        kinesis,
-        s3,
-        clients: probing.clone(),
-        at: where_,
-        embedded,
-    })
+    Some(endpoint)
 }
 
 #[cfg(test)]

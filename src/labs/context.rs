@@ -15,8 +15,6 @@ pub struct TargetOptions {
     pub endpoint_url: Option<String>,
     pub aws: bool,
     pub region: Option<String>,
-    /// Use this existing stream instead of creating one.
-    pub stream: Option<String>,
     /// Embedded emulator only: the latency profile (default: the scenario's) and limit overrides.
     pub latency_profile: Option<String>,
     pub limits_file: Option<std::path::PathBuf>,
@@ -25,12 +23,8 @@ pub struct TargetOptions {
     pub lacking: Vec<String>,
     /// Faults to inject, beside the scenario's (`--fault`).
     pub faults: Vec<crate::faults::FaultSpec>,
-    /// Other endpoints: the S3 Standard bucket and S3 Express directory bucket to measure.
-    pub s3_bucket: Option<String>,
-    pub s3_express_bucket: Option<String>,
-    /// Other Redis: the primary and its replica (redis:// or rediss://, with AUTH in the URL).
-    pub redis_primary: Option<String>,
-    pub redis_replica: Option<String>,
+    /// Each lab's own options (`labs/X/target.rs`): the stream, the buckets, the Redis pair.
+    pub labs: super::target::LabTargets,
     /// The run id its names and tags carry: the one its plan showed (a new one when None).
     pub run_id: Option<String>,
     /// What this host runs of labs that split into a producer and consumers (`--no-producer`,
@@ -90,11 +84,6 @@ impl TargetOptions {
     pub fn plan_target(&self) -> crate::plan::Target {
         crate::plan::Target {
             external: self.external(),
-            stream: self.stream.clone(),
-            s3_bucket: self.s3_bucket.clone(),
-            s3_express_bucket: self.s3_express_bucket.clone(),
-            redis_primary: self.redis_primary.clone(),
-            redis_replica: self.redis_replica.clone(),
         }
     }
 }

@@ -1,6 +1,25 @@
-//! The one interface every lab implements, in its own folder: how it starts from the run's
-//! context, what its commands do, and how it stops. The run's supervisor drives every lab
-//! through it (statically: the registry in `mod.rs` names each lab's type).
+//! What a lab is to the rest of latlab: one identity ([`Lab`]: its name, service and the types
+//! its parts share) and a few narrow traits, each implemented in the file of the lab's folder
+//! whose code it describes, in the spirit of mini-redis's one small shape per command:
+//!
+//! | trait        | the lab's file | what it answers                                           |
+//! |--------------|----------------|-----------------------------------------------------------|
+//! | [`Lab`]      | `mod.rs`       | its name, service, built-in scenarios and types           |
+//! | [`Setup`]    | `config.rs`    | its scenario section parsed and checked, its model        |
+//! | [`Probe`]    | `lab.rs`       | starting, commands, snapshots, stopping and cleaning up   |
+//! | [`Screen`]   | `view.rs`      | its tab as data, header, status, brief rows, keys, colours|
+//! | [`Fixture`]  | `sample.rs`    | a made-up sample for screen tests and benches             |
+//! | [`Report`]   | `report.rs`    | its report sections, seed cells, CSV, compare's title     |
+//! | [`Fleet`]    | `fleet.rs`     | what several hosts' runs say together (none by default)   |
+//! | [`Series`]   | `metrics.rs`   | its series for recordings, compare and Prometheus         |
+//! | [`Plan`]     | `plan.rs`      | what a run would create and call, before it runs          |
+//! | [`Cleanup`]  | `cleanup.rs`   | what runs left on a target, and removing it               |
+//! | [`Cost`]     | `cost.rs`      | its price sections and its configuration at list price    |
+//! | [`Doctor`]   | `doctor.rs`    | its `latlab doctor` checks, its service's operations too  |
+//!
+//! and three on its associated types: its command ([`LabCommand`], beside the enum), its part of
+//! the JSON report ([`ReportJson`], `json.rs`) and its target options ([`LabTarget`],
+//! `target.rs`). The registry (`labs/mod.rs`) asks each lab for all of them ([`Registered`]).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -25,6 +44,8 @@ pub fn left_out<T: ReportPart>(part: &Option<T>) -> bool {
     part.is_none() && !T::REPORTED_WHEN_ABSENT
 }
 
+/// Who a lab is: its name, the service it measures, its built-in scenarios, and the types its
+/// other parts share. Implemented beside the lab's type (`labs/X/mod.rs`).
 pub trait Lab: Sized + Send + Sync + 'static {
     /// Its kind in the registry.
     const KIND: LabKind;
@@ -32,12 +53,13 @@ pub trait Lab: Sized + Send + Sync + 'static {
     const NAME: &'static str;
     /// A built-in scenario that runs it alone.
     const DEMO: &'static str;
-    /// The service it measures.
-    const SERVICE: Service;
+    /// The service it measures, when it is one latlab knows (its faults, the emulator's part);
+    /// None for a lab of something else.
+    const SERVICE: Option<Service>;
 
-    /// Its own built-in scenarios, (name, file text), kept in its folder: `latlab scenarios`
-    /// lists them after latlab's own (none by default: the first labs' are in `scenarios/`).
-    const SCENARIOS: &'static [(&'static str, &'static str)] = &[];
+    /// Its built-in scenarios, (name, file text), kept in its folder (`labs/X/scenarios/`):
+    /// `latlab scenarios` lists them in the registry's order, then the tour and the soak.
+    const SCENARIOS: &'static [(&'static str, &'static str)];
 
     /// Whether it splits into a producer and consumers that may run on different hosts, one
     /// host producing and others reading what it produced (`--no-producer`, `--producer-only`,
@@ -45,33 +67,9 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// A run with a role refuses a scenario with any lab that does not.
     const ROLES: bool = false;
 
-    /// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
-    /// line each, from every host's part of its report (None where the host's report has no
-    /// part of it).
-    fn fleet(
-        _hosts: &[crate::labs::hosts::HostPart<'_, Self::Snapshot>],
-    ) -> Vec<crate::labs::hosts::Line> {
-        Vec::new()
-    }
-
     /// Whether its figures count from the moment it starts (a producer's period): such a lab
     /// starts after the others, so their set-up does not eat into what it measures.
     const MEASURES_FROM_START: bool = false;
-
-    /// How many parts the subject of one of its series has: a consumer (1); a storage class
-    /// and an operation (2).
-    const SUBJECT_PARTS: usize;
-    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
-    const QUANTITIES: &'static [&'static str];
-
-    /// Its share of its column on the overview (the others' weights beside it).
-    const OVERVIEW_WEIGHT: u16 = 3;
-    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
-    /// stack on the right (the lab whose panes are tallest).
-    const OVERVIEW_LEAD: bool = false;
-
-    /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
-    const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
 
     /// Its part of the scenario file, as parsed and checked.
     type Scenario: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
@@ -88,61 +86,79 @@ pub trait Lab: Sized + Send + Sync + 'static {
         + Sync
         + 'static;
     /// What its keys ask of it while it runs.
-    type Command: Copy + std::fmt::Debug + PartialEq + Eq + Send + Sync + 'static;
+    type Command: LabCommand;
     /// Its figures at one moment, for screens, reports and recordings.
     type Snapshot: Clone + std::fmt::Debug + PartialEq + Send + 'static;
     /// Its last seconds, one value per second, for the sparklines.
     type History: Clone + std::fmt::Debug + PartialEq + Send + 'static;
-
-    /// Its sections of the text or Markdown report (`labs/X/report.rs`), from its snapshot, the
-    /// run, the seed's figures for it and every compared cell.
-    fn write(
-        snap: &Self::Snapshot,
-        cx: &crate::section::Cx<'_, Self::Seed>,
-        out: &mut String,
-        md: bool,
-    );
-
-    /// Its figures beside the seed's, each cell labelled (`crate::section::compare`).
-    fn compare(
-        snap: &Self::Snapshot,
-        seed: &Self::Seed,
-        run: &crate::section::Run<'_>,
-        cmp: &mut crate::section::compare::Comparer,
-    );
-
-    /// Its rows of the report's CSV.
-    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows);
-
-    /// Its lines of the report's opening facts (`stream`, `SDK`: what it measured, set up how),
-    /// with its seed's when the scenario has one; none by default.
-    fn facts(_snap: &Self::Snapshot, _seed: Option<&Self::Seed>) -> Vec<(&'static str, String)> {
-        Vec::new()
-    }
-
-    /// Every cell id its seed can be compared on, whatever a run measured.
-    fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>);
-
     /// Its part of the JSON report (`latlab-run-report/2`, `labs/X/json.rs`): the schema's types,
     /// beside their conversions both ways.
-    type Json: serde::Serialize + serde::de::DeserializeOwned + ReportPart;
+    type Json: ReportJson<Self::Snapshot>;
+    /// Where it measures, as the user names it (`labs/X/target.rs`): its flags and config file
+    /// keys, declared once ([`crate::labs::target`]).
+    type Target: LabTarget;
+}
 
+/// A lab's command: what one of its keys asks of it while it runs.
+pub trait LabCommand: Copy + std::fmt::Debug + PartialEq + Eq + Send + Sync + 'static {
+    /// What it does, in a few words: "adding a GetRecords poller".
+    fn what(self) -> &'static str;
+}
+
+/// A lab's part of the JSON report, converted from its snapshot and back.
+pub trait ReportJson<S>: serde::Serialize + serde::de::DeserializeOwned + ReportPart {
     /// Its snapshot in the report's public form.
-    fn to_json(snap: &Self::Snapshot) -> Self::Json;
-
+    fn of(snap: &S) -> Self;
     /// Its snapshot back from the report's public form.
-    fn from_json(json: Self::Json) -> Self::Snapshot;
+    fn into_snapshot(self) -> S;
+}
 
-    /// Its part of the run's model (`crate::provenance`): the parameters its scenario measures
-    /// against, each with its source; none by default.
-    fn model(_scenario: &Self::Scenario) -> Vec<crate::provenance::Param> {
-        Vec::new()
+/// Where a lab measures, as the user names it: one struct whose fields are its flags (clap) and
+/// its config file's keys (serde), with [`LabTarget::KEYS`] saying what `config show` and
+/// `config example` say of each (`labs/X/target.rs`).
+pub trait LabTarget:
+    clap::Args
+    + clap::FromArgMatches
+    + Clone
+    + std::fmt::Debug
+    + Default
+    + PartialEq
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+    /// Its keys of the config file, in the order `config show` lists them: each field's (its
+    /// flag's long name, with `_`), and any key of its own without a flag.
+    const KEYS: &'static [crate::labs::target::Key];
+
+    /// What its options may name that keeps what runs leave outside any endpoint, for
+    /// `latlab cleanup`'s message (`a Redis (--redis-primary URL)`); none by default.
+    const KEEPS: Option<&'static str> = None;
+
+    /// Checks the options as given (a pair given half); the error names the flags. `external`:
+    /// the run measures an endpoint or AWS.
+    fn check(&self, _external: bool) -> anyhow::Result<()> {
+        Ok(())
     }
 
-    /// Readies its scenario for a headless run of `duration` (a producer that stops by itself
-    /// after it); nothing by default.
-    fn for_duration(_scenario: &mut Self::Scenario, _duration: Duration) {}
+    /// What the config file's keys without a flag do to the options once its keys with one are
+    /// in (the Redis password from the variable the file names); nothing by default.
+    fn after_config(&mut self, _file: &dyn crate::labs::target::FileKeys) -> anyhow::Result<()> {
+        Ok(())
+    }
 
+    /// What the run measures when it has no lab of the emulator's services: this lab's own
+    /// target (the Redis pair); None (the default) for a lab measured through the run's
+    /// endpoint.
+    fn own(&self) -> Option<crate::labs::target::Own> {
+        None
+    }
+}
+
+/// Its part of the scenario file (`labs/X/config.rs`).
+pub trait Setup: Lab {
     /// Checks its section of the scenario file (`text`: the whole file, for errors that name a
     /// line) and makes its scenario.
     fn parse(file: Self::File, text: &str) -> anyhow::Result<Self::Scenario>;
@@ -153,27 +169,20 @@ pub trait Lab: Sized + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`): what it would create and
-    /// what it only uses, every call it would make, and its configuration at list price. It
-    /// calls nothing but reads (Describe, List, Head) on `cx`'s clients.
-    fn plan(
-        cx: &crate::plan::PlanContext<'_>,
-        scenario: &Self::Scenario,
-    ) -> impl Future<Output = crate::plan::LabPlan> + Send;
+    /// Its part of the run's model (`crate::provenance`): the parameters its scenario measures
+    /// against, each with its source; none by default.
+    fn model(_scenario: &Self::Scenario) -> Vec<crate::provenance::Param> {
+        Vec::new()
+    }
 
-    /// What runs left of its resources on the target (`labs/X/cleanup.rs`, `latlab cleanup`):
-    /// those latlab's tag or prefix names, and those only named like them, which it leaves
-    /// alone.
-    fn leftovers(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send;
+    /// Readies its scenario for a headless run of `duration` (a producer that stops by itself
+    /// after it); nothing by default.
+    fn for_duration(_scenario: &mut Self::Scenario, _duration: Duration) {}
+}
 
-    /// Deletes one of its leftovers; the service's reason when it cannot.
-    fn remove(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-        item: &crate::plan::leftovers::Leftover,
-    ) -> impl Future<Output = Result<(), String>> + Send;
-
+/// The lab running: started on the run's context, driven by its commands, read by snapshots,
+/// stopped and cleaned up (`labs/X/lab.rs`).
+pub trait Probe: Lab {
     /// Creates (or finds) what it measures and starts its probes, on the run's context.
     fn start(
         ctx: &Arc<RunContext>,
@@ -190,23 +199,6 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// it).
     fn start_live(&self) {}
 
-    /// A fixed sample of its figures and sparklines, made up (never measured), and the scenario
-    /// a screen of it alone is named after: what the screen tests, the render benchmark and the
-    /// cost examples draw (`labs/X/sample.rs`).
-    fn sample() -> (&'static str, Self::Snapshot, Self::History);
-
-    /// Its sample with every optional part its report can carry filled in (a headless run's
-    /// results), for the report schema's test; the sample itself by default.
-    fn sample_full() -> Self::Snapshot {
-        Self::sample().1
-    }
-
-    /// Its own `latlab doctor` checks (`labs/X/doctor.rs`): what it needs beyond the endpoint's
-    /// operations, which the doctor probes for every lab.
-    fn doctor(
-        cx: &crate::labs::check::DoctorContext<'_>,
-    ) -> impl Future<Output = Vec<crate::labs::check::Check>> + Send;
-
     /// Whether the scenario sets it an experiment that runs to its own end (the S3 matrix, the
     /// Redis conditions) rather than for the run's duration; none by default.
     fn has_experiment(&self) -> bool {
@@ -222,6 +214,53 @@ pub trait Lab: Sized + Send + Sync + 'static {
     ) -> impl Future<Output = anyhow::Result<()>> + Send {
         async { Ok(()) }
     }
+
+    /// Its histograms and counts start over.
+    fn reset(&self);
+
+    /// Its figures now; `complete`: the run has ended and its probes drained.
+    fn snapshot(&self, complete: bool) -> Self::Snapshot;
+
+    /// Its last `window` seconds.
+    fn history(&self, window: usize) -> Self::History;
+
+    /// Every series' whole histogram now, each copied under its own lock, one at a time: the
+    /// recorder's logs and the Prometheus export both read them here.
+    fn histograms(&self) -> Vec<super::series::Histogrammed>;
+
+    /// Applies a command; returns the line the screen confirms it with.
+    fn apply(&self, cmd: Self::Command) -> impl Future<Output = anyhow::Result<String>> + Send;
+
+    /// Sets a fault the lab injects itself (those of a service the emulator does not serve).
+    fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
+        anyhow::bail!("{} is injected by the embedded emulator", spec.kind)
+    }
+
+    /// How long it measured, when its figures are rates over a producing period (the Kinesis
+    /// producer's); None when they are not.
+    fn measured_for(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Stops its probes and lets them drain.
+    fn stop(&self) -> impl Future<Output = ()> + Send;
+
+    /// Removes what it created; returns what could not be removed.
+    fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send;
+}
+
+/// What its tab and its parts of the screen show, as data (`labs/X/view.rs`).
+pub trait Screen: Lab {
+    /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
+    const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
+    /// Its share of its column on the overview (the others' weights beside it).
+    const OVERVIEW_WEIGHT: u16 = 3;
+    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
+    /// stack on the right (the lab whose panes are tallest).
+    const OVERVIEW_LEAD: bool = false;
+    /// Its own theme items, its series' colours (`labs/X/view.rs`): a theme file may set them as
+    /// it sets latlab's own items.
+    const COLOURS: &'static [crate::view::Colour];
 
     /// What its tab shows (`crate::view`), from its snapshot and its last seconds (None: none
     /// yet).
@@ -241,14 +280,81 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// Rows its tab needs to show every pane with a row of sparkline.
     fn min_rows(snap: &Self::Snapshot) -> u16;
 
-    /// Its configuration at list price (`labs/X/cost.rs`), with the price keys it used; None when
-    /// there is nothing to price (it could not start). `complete`: the run has ended.
-    fn cost(
-        snap: &Self::Snapshot,
-        complete: bool,
-        prices: &crate::cost::Prices,
-    ) -> Option<(crate::cost::LabCost, Vec<String>)>;
+    /// Its part of a headless run's progress line (None: it has none).
+    fn progress(_snap: &Self::Snapshot) -> Option<String> {
+        None
+    }
+}
 
+/// A fixed sample of its figures and sparklines, made up (never measured): what the screen
+/// tests, the render benchmark and the cost examples draw (`labs/X/sample.rs`).
+pub trait Fixture: Lab {
+    /// The sample, and the scenario a screen of it alone is named after.
+    fn sample() -> (&'static str, Self::Snapshot, Self::History);
+
+    /// Its sample with every optional part its report can carry filled in (a headless run's
+    /// results), for the report schema's test; the sample itself by default.
+    fn sample_full() -> Self::Snapshot {
+        Self::sample().1
+    }
+}
+
+/// Its sections of a finished run's report and its title in a comparison (`labs/X/report.rs`).
+pub trait Report: Lab {
+    /// The title of its table in `latlab compare`, and the name of its subject column.
+    const COMPARED: (&'static str, &'static str);
+
+    /// Its sections of the text or Markdown report, from its snapshot, the run, the seed's
+    /// figures for it and every compared cell.
+    fn write(
+        snap: &Self::Snapshot,
+        cx: &crate::section::Cx<'_, Self::Seed>,
+        out: &mut String,
+        md: bool,
+    );
+
+    /// Its figures beside the seed's, each cell labelled (`crate::section::compare`); nothing
+    /// by default (a lab no seed measured).
+    fn compare(
+        _snap: &Self::Snapshot,
+        _seed: &Self::Seed,
+        _run: &crate::section::Run<'_>,
+        _cmp: &mut crate::section::compare::Comparer,
+    ) {
+    }
+
+    /// Its rows of the report's CSV.
+    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows);
+
+    /// Its lines of the report's opening facts (`stream`, `SDK`: what it measured, set up how),
+    /// with its seed's when the scenario has one; none by default.
+    fn facts(_snap: &Self::Snapshot, _seed: Option<&Self::Seed>) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// Every cell id its seed can be compared on, whatever a run measured; none by default.
+    fn seed_ids(_seed: &Self::Seed, _ids: &mut Vec<String>) {}
+}
+
+/// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
+/// line each, from every host's part of its report (None where the host's report has no part
+/// of it). Nothing by default.
+pub trait Fleet: Lab {
+    fn fleet(
+        _hosts: &[crate::labs::hosts::HostPart<'_, Self::Snapshot>],
+    ) -> Vec<crate::labs::hosts::Line> {
+        Vec::new()
+    }
+}
+
+/// Its measured series as recordings, comparisons and the Prometheus export name and read them
+/// (`labs/X/metrics.rs`).
+pub trait Series: Lab {
+    /// How many parts the subject of one of its series has: a consumer (1); a storage class
+    /// and an operation (2).
+    const SUBJECT_PARTS: usize;
+    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
+    const QUANTITIES: &'static [&'static str];
     /// The key a recording's frame writes its gauge series under (`read_rate`: Kinesis's
     /// GetRecords calls a second per shard); None (the default): it has no gauge series.
     const GAUGE: Option<&'static str> = None;
@@ -278,13 +384,8 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// bursts), from its snapshot.
     fn watched(snap: &Self::Snapshot) -> Vec<crate::labs::series::Watched>;
 
-    /// Its part of a headless run's progress line (None: it has none).
-    fn progress(_snap: &Self::Snapshot) -> Option<String> {
-        None
-    }
-
-    /// Its figures as metric families for the Prometheus export (`labs/X/metrics.rs`), from its
-    /// snapshot and its series' whole histograms (`series`: its own, from [`Lab::histograms`]).
+    /// Its figures as metric families for the Prometheus export, from its snapshot and its
+    /// series' whole histograms (`series`: its own, from [`Probe::histograms`]).
     fn metric_families(
         snap: &Self::Snapshot,
         series: &[crate::labs::series::Histogrammed],
@@ -305,47 +406,114 @@ pub trait Lab: Sized + Send + Sync + 'static {
     fn runs(_snap: &Self::Snapshot) -> bool {
         true
     }
+}
+
+/// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`).
+pub trait Plan: Lab {
+    /// What it would create and what it only uses, every call it would make, and its
+    /// configuration at list price. It calls nothing but reads (Describe, List, Head) on `cx`'s
+    /// clients.
+    fn plan(
+        cx: &crate::plan::PlanContext<'_>,
+        scenario: &Self::Scenario,
+        target: &Self::Target,
+    ) -> impl Future<Output = crate::plan::LabPlan> + Send;
+}
+
+/// What runs left of its resources on the target (`labs/X/cleanup.rs`, `latlab cleanup`).
+pub trait Cleanup: Lab {
+    /// Those latlab's tag or prefix names, and those only named like them, which it leaves
+    /// alone.
+    fn leftovers(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        target: &Self::Target,
+    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send;
+
+    /// Deletes one of its leftovers; the service's reason when it cannot.
+    fn remove(
+        cx: &crate::plan::leftovers::CleanupContext<'_>,
+        target: &Self::Target,
+        item: &crate::plan::leftovers::Leftover,
+    ) -> impl Future<Output = Result<(), String>> + Send;
+}
+
+/// What it costs at list price (`labs/X/cost.rs`).
+pub trait Cost: Lab {
+    /// Its configuration at list price, with the price keys it used; None when there is nothing
+    /// to price (it could not start). `complete`: the run has ended.
+    fn cost(
+        snap: &Self::Snapshot,
+        complete: bool,
+        prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)>;
 
     /// Its trade-off table for the report's cost section (None: it has none); `snap` is None when
     /// it is not in the run (the JSON still carries the table's key, empty).
     fn unit_costs(
-        snap: Option<&Self::Snapshot>,
-        prices: &crate::cost::Prices,
-    ) -> Option<crate::cost::UnitCosts>;
-
-    /// Its histograms and counts start over.
-    fn reset(&self);
-
-    /// Its figures now; `complete`: the run has ended and its probes drained.
-    fn snapshot(&self, complete: bool) -> Self::Snapshot;
-
-    /// Its last `window` seconds.
-    fn history(&self, window: usize) -> Self::History;
-
-    /// Every series' whole histogram now, each copied under its own lock, one at a time: the
-    /// recorder's logs and the Prometheus export both read them here.
-    fn histograms(&self) -> Vec<super::series::Histogrammed>;
-
-    /// What a command does, in a few words: "adding a GetRecords poller".
-    fn what(cmd: Self::Command) -> &'static str;
-
-    /// Applies a command; returns the line the screen confirms it with.
-    fn apply(&self, cmd: Self::Command) -> impl Future<Output = anyhow::Result<String>> + Send;
-
-    /// Sets a fault the lab injects itself (those of a service the emulator does not serve).
-    fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
-        anyhow::bail!("{} is injected by the embedded emulator", spec.kind)
-    }
-
-    /// How long it measured, when its figures are rates over a producing period (the Kinesis
-    /// producer's); None when they are not.
-    fn measured_for(&self) -> Option<Duration> {
+        _snap: Option<&Self::Snapshot>,
+        _prices: &crate::cost::Prices,
+    ) -> Option<crate::cost::UnitCosts> {
         None
     }
+}
 
-    /// Stops its probes and lets them drain.
-    fn stop(&self) -> impl Future<Output = ()> + Send;
+/// Its own `latlab doctor` checks (`labs/X/doctor.rs`): its service's operations on the
+/// endpoint the doctor found, and what else it needs (the stream or buckets given,
+/// redis-server or the given Redis pair).
+pub trait Doctor: Lab {
+    /// One call of its service on the endpoint, made before any other: an endpoint that answers
+    /// no lab's is one line, not thirty. None (the default): it measures no service of the
+    /// endpoint's.
+    fn ping(
+        _cx: &crate::labs::check::DoctorContext<'_>,
+    ) -> impl Future<Output = Option<crate::labs::check::Outcome>> + Send {
+        async { None }
+    }
 
-    /// Removes what it created; returns what could not be removed.
-    fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send;
+    /// Every operation of its service it calls, each called once on a name that exists nowhere
+    /// (nothing is created on an endpoint latlab does not own): its line, and each probe for
+    /// the permissions line. None (the default): it calls no operation of the endpoint's.
+    fn ops(
+        _cx: &crate::labs::check::DoctorContext<'_>,
+    ) -> impl Future<Output = Option<(crate::labs::check::Check, Vec<crate::labs::check::Probe>)>> + Send
+    {
+        async { None }
+    }
+
+    /// Its other checks: the stream or buckets given, redis-server or the given Redis pair.
+    fn doctor(
+        cx: &crate::labs::check::DoctorContext<'_>,
+    ) -> impl Future<Output = Vec<crate::labs::check::Check>> + Send;
+}
+
+/// Every part the registry asks of a lab: a lab missing one is a compile error naming it.
+pub trait Registered:
+    Lab + Setup + Probe + Screen + Fixture + Report + Fleet + Series + Plan + Cleanup + Cost + Doctor
+{
+}
+
+impl<L> Registered for L where
+    L: Lab
+        + Setup
+        + Probe
+        + Screen
+        + Fixture
+        + Report
+        + Fleet
+        + Series
+        + Plan
+        + Cleanup
+        + Cost
+        + Doctor
+{
+}
+
+/// A lab's snapshot in the report's public form.
+pub fn to_json<L: Lab>(snap: &L::Snapshot) -> L::Json {
+    <L::Json as ReportJson<L::Snapshot>>::of(snap)
+}
+
+/// A lab's snapshot back from the report's public form.
+pub fn from_json<L: Lab>(json: L::Json) -> L::Snapshot {
+    <L::Json as ReportJson<L::Snapshot>>::into_snapshot(json)
 }

@@ -12,9 +12,13 @@ pub mod redis;
 pub mod s3;
 pub mod series;
 pub mod sqs;
+pub mod target;
 
 pub use context::{Role, RunContext, TargetOptions};
-pub use lab::{Lab, ReportPart, left_out};
+pub use lab::{
+    Cleanup, Cost, Doctor, Fixture, Fleet, Lab, LabCommand, LabTarget, Plan, Probe, Registered,
+    Report, ReportJson, ReportPart, Screen, Series, Setup, from_json, left_out, to_json,
+};
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show
 /// them. Each line is the lab's kind, its folder (which is also its key in scenario files,
@@ -43,6 +47,12 @@ macro_rules! lab_kinds {
             $($kind,)*
         }
 
+        // Every lab of the registry has every part a lab has: one missing is an error here.
+        const _: fn() = || {
+            fn registered<L: Registered>() {}
+            $(registered::<$module::$ty>();)*
+        };
+
         impl LabKind {
             pub const ALL: [LabKind; [$(LabKind::$kind),*].len()] = [$(LabKind::$kind),*];
 
@@ -70,15 +80,34 @@ macro_rules! lab_kinds {
             /// How many parts the subject of one of its series has (see [`series::SeriesId`]).
             pub fn subject_parts(self) -> usize {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::SUBJECT_PARTS,)*
+                    $(LabKind::$kind => <$module::$ty as Series>::SUBJECT_PARTS,)*
                 }
             }
 
             /// The quantities its series measure.
             pub fn quantities(self) -> &'static [&'static str] {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::QUANTITIES,)*
+                    $(LabKind::$kind => <$module::$ty as Series>::QUANTITIES,)*
                 }
+            }
+
+            /// Its own theme items (its series' colours).
+            pub fn colours(self) -> &'static [crate::view::Colour] {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Screen>::COLOURS,)*
+                }
+            }
+
+            /// The title of its table in `latlab compare`, and the name of its subject column.
+            pub fn compared(self) -> (&'static str, &'static str) {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Report>::COMPARED,)*
+                }
+            }
+
+            /// The lab whose key (`kinesis`) this is, if latlab has one.
+            pub fn of_key(key: &str) -> Option<LabKind> {
+                LabKind::ALL.into_iter().find(|l| l.key() == key)
             }
 
             /// Whether its figures count from the moment it starts (a producer's period).
@@ -91,19 +120,20 @@ macro_rules! lab_kinds {
             /// Its share of its column on the overview.
             pub fn overview_weight(self) -> u16 {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::OVERVIEW_WEIGHT,)*
+                    $(LabKind::$kind => <$module::$ty as Screen>::OVERVIEW_WEIGHT,)*
                 }
             }
 
             /// Whether it leads the overview (the left, on a wide screen).
             pub fn overview_lead(self) -> bool {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::OVERVIEW_LEAD,)*
+                    $(LabKind::$kind => <$module::$ty as Screen>::OVERVIEW_LEAD,)*
                 }
             }
 
-            /// The service it measures (the one its faults are injected into).
-            pub fn service(self) -> crate::services::Service {
+            /// The service it measures (the one its faults are injected into), when it is one
+            /// latlab knows.
+            pub fn service(self) -> Option<crate::services::Service> {
                 match self {
                     $(LabKind::$kind => <$module::$ty as Lab>::SERVICE,)*
                 }
@@ -111,7 +141,7 @@ macro_rules! lab_kinds {
 
             /// The lab that measures `service`, if one does.
             pub fn of_service(service: crate::services::Service) -> Option<LabKind> {
-                LabKind::ALL.into_iter().find(|l| l.service() == service)
+                LabKind::ALL.into_iter().find(|l| l.service() == Some(service))
             }
         }
     };
@@ -156,12 +186,14 @@ mod tests {
         let mut demos = std::collections::BTreeSet::new();
         for lab in LabKind::ALL {
             assert!(keys.insert(lab.key()), "{lab:?}'s key is another lab's");
-            assert!(
-                services.insert(lab.service()),
-                "{lab:?} measures another lab's service"
-            );
+            if let Some(service) = lab.service() {
+                assert!(
+                    services.insert(service),
+                    "{lab:?} measures another lab's service"
+                );
+                assert_eq!(LabKind::of_service(service), Some(lab));
+            }
             assert!(demos.insert(lab.demo()), "{lab:?}'s demo is another lab's");
-            assert_eq!(LabKind::of_service(lab.service()), Some(lab));
             assert_eq!(lab.key(), lab.name().to_lowercase());
             assert!(lab.subject_parts() >= 1 && !lab.quantities().is_empty());
             assert!(lab.overview_weight() > 0);

@@ -40,11 +40,6 @@ pub fn now_rfc3339() -> String {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Target {
     pub external: bool,
-    pub stream: Option<String>,
-    pub s3_bucket: Option<String>,
-    pub s3_express_bucket: Option<String>,
-    pub redis_primary: Option<String>,
-    pub redis_replica: Option<String>,
 }
 
 impl Target {

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::labs::LabKind;
 use crate::labs::series::FrameSeries;
-use crate::labs::{Lab, LabKind};
 use crate::metrics::Point;
 use crate::report::{Ending, ScenarioInfo, json};
 use crate::run::snapshot::Snapshot;
@@ -189,9 +189,9 @@ macro_rules! framer {
             /// Each lab's points of this tick (from the registry).
             fn labs(&mut self, snapshot: &Snapshot, history: &History, points: &mut Points) {
                 $(if let (Some(s), Some(h)) = (&snapshot.$module, &history.$module)
-                    && let Some(f) = <crate::labs::$module::$ty as Lab>::frame_series(s, h)
+                    && let Some(f) = <crate::labs::$module::$ty as crate::labs::Series>::frame_series(s, h)
                 {
-                    let gauge = <crate::labs::$module::$ty as Lab>::GAUGE;
+                    let gauge = <crate::labs::$module::$ty as crate::labs::Series>::GAUGE;
                     self.write(LabKind::$kind, gauge, f, points);
                 })*
             }

@@ -13,7 +13,6 @@ pub use crate::section::{compare, table};
 
 use serde::{Deserialize, Serialize};
 
-use crate::labs::Lab;
 use crate::provenance::Label;
 use crate::run::snapshot::Snapshot;
 use crate::scenario::{Scenario, Seed};
@@ -426,7 +425,7 @@ macro_rules! sections {
                         seed: self.seed.as_ref().and_then(|seed| seed.$module.as_ref()),
                         cells: &self.cells,
                     };
-                    <crate::labs::$module::$ty as Lab>::write(s, &cx, out, md);
+                    <crate::labs::$module::$ty as crate::labs::Report>::write(s, &cx, out, md);
                 })*
             }
 
@@ -435,7 +434,7 @@ macro_rules! sections {
                 let mut out = Vec::new();
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
                     let seed = self.seed.as_ref().and_then(|seed| seed.$module.as_ref());
-                    out.extend(<crate::labs::$module::$ty as Lab>::facts(s, seed));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Report>::facts(s, seed));
                 })*
                 out
             }
@@ -443,7 +442,7 @@ macro_rules! sections {
             /// Each lab's rows of the CSV (`Lab::csv`).
             fn csv_labs(&self, rows: &mut CsvRows) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
-                    <crate::labs::$module::$ty as Lab>::csv(s, rows);
+                    <crate::labs::$module::$ty as crate::labs::Report>::csv(s, rows);
                 })*
             }
         }
@@ -452,7 +451,7 @@ macro_rules! sections {
         pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
             let mut ids = Vec::new();
             $(if let Some(s) = &seed.$module {
-                <crate::labs::$module::$ty as Lab>::seed_ids(s, &mut ids);
+                <crate::labs::$module::$ty as crate::labs::Report>::seed_ids(s, &mut ids);
             })*
             ids
         }
@@ -464,7 +463,7 @@ macro_rules! sections {
             let mut cmp = compare::Comparer::new(model);
             let run = run_of(snapshot);
             $(if let (Some(s), Some(seed)) = (snapshot.$module.as_ref(), seed.$module.as_ref()) {
-                <crate::labs::$module::$ty as Lab>::compare(s, seed, &run, &mut cmp);
+                <crate::labs::$module::$ty as crate::labs::Report>::compare(s, seed, &run, &mut cmp);
             })*
             cmp.cells
         }

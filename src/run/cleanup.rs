@@ -27,12 +27,15 @@ pub async fn clients(opts: &TargetOptions) -> anyhow::Result<Option<Clients>> {
 }
 
 /// What every lab found.
-pub async fn leftovers(cx: &CleanupContext<'_>) -> Found {
+pub async fn leftovers(
+    cx: &CleanupContext<'_>,
+    targets: &crate::labs::target::LabTargets,
+) -> Found {
     let mut all = Found::default();
     macro_rules! each {
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             $(
-                let f = <$module::$ty as Lab>::leftovers(cx).await;
+                let f = <$module::$ty as crate::labs::Cleanup>::leftovers(cx, &targets.$module).await;
                 all.items.extend(f.items);
                 all.alone.extend(f.alone);
                 all.notes.extend(f.notes);
@@ -45,12 +48,16 @@ pub async fn leftovers(cx: &CleanupContext<'_>) -> Found {
 }
 
 /// Deletes one leftover, by the lab that made it.
-pub async fn remove(cx: &CleanupContext<'_>, item: &Leftover) -> Result<(), String> {
+pub async fn remove(
+    cx: &CleanupContext<'_>,
+    targets: &crate::labs::target::LabTargets,
+    item: &Leftover,
+) -> Result<(), String> {
     macro_rules! each {
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             $(
                 if item.lab == <$module::$ty as Lab>::NAME {
-                    return <$module::$ty as Lab>::remove(cx, item).await;
+                    return <$module::$ty as crate::labs::Cleanup>::remove(cx, &targets.$module, item).await;
                 }
             )*
         };

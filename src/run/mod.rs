@@ -51,26 +51,40 @@ async fn connect(
 ) -> anyhow::Result<Connected> {
     if !scenario_labs(scenario)
         .iter()
-        .any(|l| l.service().emulated())
+        .any(|l| l.service().is_some_and(|s| s.emulated()))
     {
-        let label = match &opts.redis_primary {
-            Some(p) => format!("Redis {}", crate::labs::redis::local::redact(p)),
-            None => "redis-server primary and replica on 127.0.0.1 (real servers, shaped replication link)".into(),
+        // No lab of the emulator's services: the run measures a lab's own target (the Redis
+        // pair), named by that lab.
+        let own = opts
+            .labs
+            .own()
+            .filter(|(lab, _)| scenario_labs(scenario).contains(lab));
+        let (kind, label, model) = match own {
+            Some((lab, own)) => (
+                lab.key().to_string(),
+                own.label,
+                if own.latlab_runs_it {
+                    model_params(scenario, None)
+                } else {
+                    Vec::new()
+                },
+            ),
+            None => (
+                "local".to_string(),
+                "latlab's own processes".to_string(),
+                model_params(scenario, None),
+            ),
         };
         return Ok(Connected {
             clients: None,
             emulator: None,
             backend: Backend {
-                kind: "redis".into(),
+                kind,
                 label,
                 latency_profile: None,
                 endpoint: None,
                 region: String::new(),
-                model: if opts.redis_primary.is_some() {
-                    Vec::new()
-                } else {
-                    model_params(scenario, None)
-                },
+                model,
             },
             limits: None,
         });

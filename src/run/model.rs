@@ -22,7 +22,8 @@ pub fn model_params(
         }));
     }
     if let Some((_, limits)) = emulated {
-        let services: Vec<crate::services::Service> = labs.iter().map(|l| l.service()).collect();
+        let services: Vec<crate::services::Service> =
+            labs.iter().filter_map(|l| l.service()).collect();
         params.extend(limits.model_params(&services));
     }
     params.extend(scenario.lab_model());

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::aws::{Clients, Target};
 use crate::cost::Prices;
-use crate::labs::{Lab, TargetOptions};
+use crate::labs::TargetOptions;
 // Every lab's module, as the registry's lines name them: a new lab needs no line here.
 use crate::labs::*;
 use crate::plan::{LabPlan, Plan, PlanContext};
@@ -24,7 +24,7 @@ pub async fn plan(
 ) -> anyhow::Result<Plan> {
     let aws_labs = super::scenario_labs(scenario)
         .iter()
-        .any(|l| l.service().emulated());
+        .any(|l| l.service().is_some_and(|s| s.emulated()));
     let clients = if opts.external() && aws_labs {
         Some(
             Clients::connect(
@@ -68,13 +68,14 @@ pub async fn plan(
             false,
         ),
     };
-    labs_plan(&cx, scenario, &chosen, head).await
+    labs_plan(&cx, scenario, &opts.labs, &chosen, head).await
 }
 
 /// Each of the scenario's labs' part of the plan on `cx`, put together.
 pub async fn labs_plan(
     cx: &PlanContext<'_>,
     scenario: &Scenario,
+    targets: &crate::labs::target::LabTargets,
     chosen: &crate::cost::Chosen,
     head: (String, bool),
 ) -> anyhow::Result<Plan> {
@@ -83,7 +84,7 @@ pub async fn labs_plan(
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             $(
                 if let Some(s) = &scenario.$module {
-                    labs.push(<$module::$ty as Lab>::plan(cx, s).await);
+                    labs.push(<$module::$ty as crate::labs::Plan>::plan(cx, s, &targets.$module).await);
                 }
             )*
         };
@@ -123,5 +124,5 @@ pub async fn offline(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Resul
         duration: scenario.duration,
     };
     let head = (format!("AWS {}", cx.region), true);
-    labs_plan(&cx, scenario, &chosen, head).await
+    labs_plan(&cx, scenario, &opts.labs, &chosen, head).await
 }

@@ -25,7 +25,8 @@ impl Backend {
             ("emulator", Some(p), _) => format!("emulator · {p} profile"),
             ("endpoint", _, Some(url)) => format!("endpoint {url}"),
             ("fixture", _, _) => "fixture · not measured".into(),
-            ("redis", _, _) => self
+            // A lab's own target (the Redis pair), or latlab's own processes.
+            (kind, _, _) if kind == "local" || crate::labs::LabKind::of_key(kind).is_some() => self
                 .label
                 .split(" (")
                 .next()
@@ -87,7 +88,7 @@ macro_rules! snapshot {
                 let mut parts = Vec::new();
                 $(
                     if let Some(s) = &self.$module {
-                        parts.extend(<crate::labs::$module::$ty as Lab>::cost(s, self.complete, &chosen.prices));
+                        parts.extend(<crate::labs::$module::$ty as crate::labs::Cost>::cost(s, self.complete, &chosen.prices));
                     }
                 )*
                 crate::cost::RunCost::of(chosen, parts)
@@ -97,7 +98,7 @@ macro_rules! snapshot {
             pub fn summaries(&self) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    out.extend(<crate::labs::$module::$ty as Lab>::summaries(s));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Series>::summaries(s));
                 })*
                 out
             }
@@ -106,7 +107,7 @@ macro_rules! snapshot {
             pub fn watched(&self) -> Vec<crate::labs::series::Watched> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    out.extend(<crate::labs::$module::$ty as Lab>::watched(s));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Series>::watched(s));
                 })*
                 out
             }
@@ -115,7 +116,7 @@ macro_rules! snapshot {
             pub fn progress(&self) -> Option<String> {
                 let mut parts: Vec<String> = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    parts.extend(<crate::labs::$module::$ty as Lab>::progress(s));
+                    parts.extend(<crate::labs::$module::$ty as crate::labs::Screen>::progress(s));
                 })*
                 (!parts.is_empty()).then(|| parts.join(" | "))
             }
@@ -123,7 +124,7 @@ macro_rules! snapshot {
             /// Every lab's trade-off table (a lab not in the run gives its table empty).
             pub fn unit_costs(&self, prices: &crate::cost::Prices) -> Vec<crate::cost::UnitCosts> {
                 let mut out = Vec::new();
-                $(out.extend(<crate::labs::$module::$ty as Lab>::unit_costs(self.$module.as_ref(), prices));)*
+                $(out.extend(<crate::labs::$module::$ty as crate::labs::Cost>::unit_costs(self.$module.as_ref(), prices));)*
                 out
             }
         }

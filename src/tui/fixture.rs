@@ -4,7 +4,7 @@
 //! never draws the same screen twice.
 
 use super::view::View;
-use crate::labs::{Lab, LabKind};
+use crate::labs::LabKind;
 use crate::run::snapshot::{Backend, Snapshot};
 
 /// A view of no lab yet, named `scenario`: the header's figures.
@@ -39,9 +39,9 @@ macro_rules! samples {
             match lab {
                 $(LabKind::$kind => {
                     let (scenario, snapshot, history) =
-                        <crate::labs::$module::$ty as Lab>::sample();
+                        <crate::labs::$module::$ty as crate::labs::Fixture>::sample();
                     view.snapshot.$module = Some(if full {
-                        <crate::labs::$module::$ty as Lab>::sample_full()
+                        <crate::labs::$module::$ty as crate::labs::Fixture>::sample_full()
                     } else {
                         snapshot
                     });

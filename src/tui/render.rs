@@ -171,7 +171,7 @@ fn draw_spark(f: &mut Frame, theme: &Theme, app: &App, view: &View, s: &view::Sp
         }
     }
     let marks = s.marks.map_or_else(Vec::new, |service| {
-        super::panes::fault_marks(view, service, app.window())
+        super::panes::fault_marks(view, Some(service), app.window())
     });
     draw_sparkline(f, theme, app, &per_sec, s.metric, &marks, area);
 }

@@ -1,6 +1,8 @@
-//! Colour themes: a flat, documented set of themable items. A theme file names only the items it
-//! changes (the rest come from the dark default, which is compiled in); unknown items are errors
-//! naming the file and the key. Colours are names (`red`, `lightblue`), `#rrggbb`, or `reset`.
+//! Colour themes: a flat, documented set of themable items, latlab's own and each lab's (its
+//! series' colours, declared in its folder: `Screen::COLOURS`, with their colours in the dark
+//! and light themes). A theme file names only the items it changes (the rest come from the dark
+//! default, which is compiled in); unknown items are errors naming the file, the line and the
+//! key. Colours are names (`red`, `lightblue`), `#rrggbb`, or `reset`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,49 +28,62 @@ macro_rules! items {
             /// No colours at all (NO_COLOR, or a theme that asks for it): emphasis only.
             pub monochrome: bool,
             $( #[doc = $doc] pub $name: Color, )*
+            /// Each lab's own items, in the registry's order.
+            pub labs: Vec<(&'static str, Color)>,
         }
 
-        #[derive(Deserialize, Default)]
-        #[serde(deny_unknown_fields)]
-        struct Colors {
-            $( $name: Option<String>, )*
-        }
-
-        /// (item, what it colours) for `latlab themes --items`.
-        pub const ITEMS: &[(&str, &str)] = &[ $( (stringify!($name), $doc), )* ];
+        /// latlab's own items: (item, what it colours).
+        const OWN: &[(&str, &str)] = &[ $( (stringify!($name), $doc), )* ];
 
         impl Theme {
-            fn apply(&mut self, colors: Colors) -> anyhow::Result<()> {
-                $(
-                    if let Some(text) = colors.$name {
-                        self.$name = parse_color(&text)
-                            .with_context(|| format!("colors.{}", stringify!($name)))?;
-                    }
-                )*
-                Ok(())
-            }
-
-            fn get_mut(&mut self, item: &str) -> &mut Color {
+            fn own_mut(&mut self, item: &str) -> Option<&mut Color> {
                 match item {
-                    $( stringify!($name) => &mut self.$name, )*
-                    other => unreachable!("no themable item {other}"),
+                    $( stringify!($name) => Some(&mut self.$name), )*
+                    _ => None,
                 }
             }
 
-            /// The colour of a themable item, by its name.
-            pub fn item(&self, name: &str) -> Option<Color> {
-                match name {
+            fn own(&self, item: &str) -> Option<Color> {
+                match item {
                     $( stringify!($name) => Some(self.$name), )*
                     _ => None,
                 }
             }
 
-            /// (item, colour) pairs, for listings and SVG output.
-            pub fn colors(&self) -> Vec<(&'static str, Color)> {
-                vec![ $( (stringify!($name), self.$name), )* ]
+            fn reset() -> Theme {
+                Theme {
+                    name: "reset".into(),
+                    monochrome: false,
+                    $( $name: Color::Reset, )*
+                    labs: lab_items().iter().map(|c| (c.item, Color::Reset)).collect(),
+                }
             }
         }
     };
+}
+
+/// Every lab's own items, in the registry's order.
+fn lab_items() -> Vec<crate::view::Colour> {
+    crate::labs::LabKind::ALL
+        .iter()
+        .flat_map(|l| l.colours().iter().copied())
+        .collect()
+}
+
+/// The item after which the labs' items are listed (latlab's own states, then the labs'
+/// series, then the tables and gauges).
+const LABS_AFTER: &str = "error";
+
+/// Every themable item, latlab's own and each lab's, in the order listings show them, with what
+/// it colours: for `latlab themes --items`.
+pub fn items() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&'static str, &'static str)> = OWN.to_vec();
+    let at = out
+        .iter()
+        .position(|(n, _)| *n == LABS_AFTER)
+        .map_or(out.len(), |i| i + 1);
+    out.splice(at..at, lab_items().into_iter().map(|c| (c.item, c.what)));
+    out
 }
 
 items! {
@@ -85,12 +100,6 @@ items! {
     ok: "healthy states: subscribed, within limits",
     warn: "warnings: near a limit, retries",
     error: "throttles, escaped errors, lost records",
-    fan_out: "sparklines and marks of enhanced fan-out consumers",
-    poller: "sparklines and marks of GetRecords pollers",
-    lambda: "sparklines and marks of Lambda consumers",
-    s3_express: "S3 Express One Zone series",
-    s3_standard: "S3 Standard series",
-    redis: "Redis replication lag series",
     table_header: "percentile table headers",
     gauge_ok: "the calls/s gauge within the shard's limit",
     gauge_over: "the calls/s gauge over the shard's limit",
@@ -112,20 +121,36 @@ struct File {
     name: String,
     #[serde(default)]
     monochrome: bool,
+    /// Each item's colour by name: latlab's own and the labs' (checked against both).
     #[serde(default)]
-    colors: Colors,
+    colors: BTreeMap<String, toml::Spanned<String>>,
 }
 
 impl Theme {
     /// The compiled-in default.
     pub fn dark() -> Theme {
-        Theme::parse(BUILTIN[0].1, None).expect("the built-in dark theme is valid")
+        Theme::builtin(BUILTIN[0].0, BUILTIN[0].1, None)
+    }
+
+    /// A built-in theme: its file, then each lab's colours for it.
+    fn builtin(name: &str, text: &str, base: Option<&Theme>) -> Theme {
+        let mut t = Theme::parse(text, base).expect("the built-in themes are valid");
+        let labs = lab_items();
+        for (item, c) in t.labs.iter_mut() {
+            let colour = labs.iter().find(|l| l.item == *item);
+            *c = match (name, colour) {
+                ("dark", Some(l)) => parse_color(l.dark).expect("a lab's dark colour"),
+                ("light", Some(l)) => parse_color(l.light).expect("a lab's light colour"),
+                _ => Color::Reset,
+            };
+        }
+        t
     }
 
     /// A built-in theme by name, or a theme file.
     pub fn resolve(name_or_path: &str) -> anyhow::Result<Theme> {
-        if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Theme::parse(text, Some(&Theme::base()));
+        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            return Ok(Theme::builtin(name, text, Some(&Theme::base())));
         }
         let path = Path::new(name_or_path);
         if path.exists() || name_or_path.ends_with(".toml") {
@@ -165,15 +190,40 @@ impl Theme {
         }
         let names: Vec<&str> = self.colors().iter().map(|(n, _)| *n).collect();
         for name in names {
-            let c = self.get_mut(name);
-            *c = nearest(*c, depth);
+            if let Some(c) = self.item_mut(name) {
+                *c = nearest(*c, depth);
+            }
         }
         self
     }
 
-    /// Every item reset: what a file starts from before the default's colours are applied.
+    /// What a theme file starts from: the dark default, whose colours it changes.
     fn base() -> Theme {
-        Theme::parse(BUILTIN[0].1, None).expect("the built-in dark theme is valid")
+        Theme::dark()
+    }
+
+    fn item_mut(&mut self, item: &str) -> Option<&mut Color> {
+        if self.own(item).is_some() {
+            return self.own_mut(item);
+        }
+        self.labs
+            .iter_mut()
+            .find(|(n, _)| *n == item)
+            .map(|(_, c)| c)
+    }
+
+    /// The colour of a themable item, by its name.
+    pub fn item(&self, name: &str) -> Option<Color> {
+        self.own(name)
+            .or_else(|| self.labs.iter().find(|(n, _)| *n == name).map(|(_, c)| *c))
+    }
+
+    /// (item, colour) pairs, in the order [`items`] lists them, for listings and SVG output.
+    pub fn colors(&self) -> Vec<(&'static str, Color)> {
+        items()
+            .into_iter()
+            .filter_map(|(n, _)| Some((n, self.item(n)?)))
+            .collect()
     }
 
     /// A theme from its file text; with `base`, keys the text leaves out come from it.
@@ -186,40 +236,18 @@ impl Theme {
         };
         theme.name = file.name;
         theme.monochrome = file.monochrome;
-        theme.apply(file.colors)?;
+        for (item, value) in &file.colors {
+            let Some(c) = theme.item_mut(item) else {
+                let line = crate::units::line_of(text, value.span().start);
+                let valid: Vec<String> = items().iter().map(|(n, _)| format!("`{n}`")).collect();
+                bail!(
+                    "line {line}: unknown field `{item}`, expected one of {}",
+                    valid.join(", ")
+                );
+            };
+            *c = parse_color(value.get_ref()).with_context(|| format!("colors.{item}"))?;
+        }
         Ok(theme)
-    }
-
-    fn reset() -> Theme {
-        let mut t = Theme {
-            name: String::new(),
-            monochrome: false,
-            background: Color::Reset,
-            text: Color::Reset,
-            dim: Color::Reset,
-            border: Color::Reset,
-            title: Color::Reset,
-            header: Color::Reset,
-            header_bg: Color::Reset,
-            tab_active: Color::Reset,
-            tab_inactive: Color::Reset,
-            accent: Color::Reset,
-            ok: Color::Reset,
-            warn: Color::Reset,
-            error: Color::Reset,
-            fan_out: Color::Reset,
-            poller: Color::Reset,
-            lambda: Color::Reset,
-            s3_express: Color::Reset,
-            s3_standard: Color::Reset,
-            redis: Color::Reset,
-            table_header: Color::Reset,
-            gauge_ok: Color::Reset,
-            gauge_over: Color::Reset,
-            popup_bg: Color::Reset,
-        };
-        t.name = "reset".into();
-        t
     }
 
     /// A style with this item's colour as foreground (no colour when monochrome).
@@ -247,7 +275,7 @@ impl Theme {
 
     /// The themable items as a listing: `item  colour  what it colours`.
     pub fn listing(&self) -> String {
-        let docs: BTreeMap<&str, &str> = ITEMS.iter().copied().collect();
+        let docs: BTreeMap<&str, &str> = items().into_iter().collect();
         self.colors()
             .iter()
             .map(|(item, color)| format!("{item:<14} {:<10} {}\n", color_name(*color), docs[item]))
@@ -476,7 +504,7 @@ mod tests {
     #[test]
     fn the_listing_names_every_item() {
         let l = Theme::dark().listing();
-        assert_eq!(l.lines().count(), ITEMS.len());
+        assert_eq!(l.lines().count(), items().len());
         assert!(l.contains("gauge_over"));
     }
 }

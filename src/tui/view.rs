@@ -1,7 +1,7 @@
 //! What one frame shows: a snapshot of the lab and the sparkline points of each consumer, taken
 //! together so the whole frame describes one instant.
 
-use crate::labs::{Lab, LabKind};
+use crate::labs::LabKind;
 use crate::run::snapshot::Snapshot;
 use crate::run::{History, Run};
 
@@ -42,11 +42,11 @@ macro_rules! of_sparks {
                             Some(upto) => sparks.points(&format!("{lab} {key}"), upto, window),
                             None => Vec::new(),
                         };
-                        let gauge = || match (upto, <crate::labs::$module::$ty as Lab>::GAUGE) {
+                        let gauge = || match (upto, <crate::labs::$module::$ty as crate::labs::Series>::GAUGE) {
                             (Some(upto), Some(key)) => sparks.gauge(key, upto, window),
                             _ => vec![0.0; window as usize],
                         };
-                        <crate::labs::$module::$ty as Lab>::history_of_frames(s, &points, &gauge)
+                        <crate::labs::$module::$ty as crate::labs::Series>::history_of_frames(s, &points, &gauge)
                     }),)*
                 };
                 View { snapshot, history }

@@ -8,12 +8,24 @@
 //! overview's brief table (`HeaderPart`, `brief_latency`, `brief_note`).
 //!
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
-//! colours every lab's model the same way it colours the rest of the screen.
+//! colours every lab's model the same way it colours the rest of the screen. A lab's own items
+//! (its series' colours) are declared in its folder ([`Colour`], `Screen::COLOURS`).
 
 pub mod keys;
 
 use crate::metrics::Summary;
 use crate::services::Service;
+
+/// A theme item of a lab's own: its name, what it colours, and its colour in the built-in dark
+/// and light themes (`#rrggbb`; the mono theme has no colours). A theme file sets it as it sets
+/// latlab's own items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Colour {
+    pub item: &'static str,
+    pub what: &'static str,
+    pub dark: &'static str,
+    pub light: &'static str,
+}
 
 /// How a piece of text is drawn: the theme item that colours it, and whether it is bold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

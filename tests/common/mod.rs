@@ -25,7 +25,7 @@ fn without_defaults(mut c: std::process::Command) -> std::process::Command {
         "XDG_CONFIG_HOME",
         std::env::temp_dir().join("latlab-tests-no-config"),
     );
-    for key in latlab::config::KEYS {
+    for key in latlab::config::keys() {
         if let Some(env) = key.env.filter(|e| e.starts_with("LATLAB_")) {
             c.env_remove(env);
         }

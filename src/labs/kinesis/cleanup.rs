@@ -23,114 +23,6 @@ fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_kinesis::Client> {
     })
 }
 
-pub async fn leftovers(cx: &CleanupContext<'_>) -> Found {
-    let mut found = Found::default();
-    let Some(k) = client(cx) else { return found };
-    // Every stream's name, a page at a time.
-    let mut names: Vec<String> = Vec::new();
-    let mut token: Option<String> = None;
-    for _ in 0..10_000 {
-        let mut req = k.list_streams().limit(100);
-        if let Some(t) = &token {
-            req = req.next_token(t);
-        }
-        match req.send().await {
-            Ok(out) => {
-                names.extend(out.stream_names().iter().cloned());
-                token = out.next_token().map(str::to_string);
-                if !out.has_more_streams() || token.is_none() {
-                    break;
-                }
-            }
-            Err(e) => {
-                found
-                    .notes
-                    .push(format!("Kinesis: cannot list streams: {}", error_line(&e)));
-                found.incomplete = true;
-                return found;
-            }
-        }
-    }
-    for name in names {
-        let tags = match k.list_tags_for_stream().stream_name(&name).send().await {
-            Ok(out) => out
-                .tags()
-                .iter()
-                .map(|t| (t.key().to_string(), t.value().unwrap_or("").to_string()))
-                .collect::<Vec<_>>(),
-            Err(e) if error_code(&e) == "ResourceNotFoundException" => continue,
-            Err(e) => {
-                found.notes.push(format!(
-                    "Kinesis: cannot read the tags of {name}: {}",
-                    error_line(&e)
-                ));
-                found.incomplete = true;
-                continue;
-            }
-        };
-        let tag = |key: &str| tags.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-        let consumers = consumers(&k, &name, &mut found).await;
-        match tag(TAG_RUN_ID).or_else(|| tag(LEGACY_TAG)) {
-            Some(run) => {
-                let created = tag(TAG_CREATED)
-                    .and_then(|c| humantime::parse_rfc3339_weak(&c).ok())
-                    .or_else(|| consumers.iter().filter_map(|c| c.2).min());
-                let list: Vec<&str> = consumers.iter().map(|c| c.0.as_str()).collect();
-                found.items.push(Leftover {
-                    lab: "Kinesis",
-                    kind: "stream".into(),
-                    name: name.clone(),
-                    handle: name.clone(),
-                    run_id: run,
-                    created,
-                    detail: if list.is_empty() {
-                        "no consumers".into()
-                    } else {
-                        format!(
-                            "with {} consumer{} ({}), deleted with it",
-                            list.len(),
-                            if list.len() == 1 { "" } else { "s" },
-                            list.join(", ")
-                        )
-                    },
-                });
-            }
-            None => {
-                if name.contains("latlab") {
-                    found.alone.push(LeftAlone {
-                        lab: "Kinesis",
-                        kind: "stream".into(),
-                        name: name.clone(),
-                        why: format!("named like latlab's but without the {TAG_RUN_ID} tag: not latlab's, left alone"),
-                    });
-                }
-                // A run given this stream registers its consumers as NAME-latlab-RUN_ID.
-                for (consumer, arn, created) in consumers {
-                    match run_id_in_name(&consumer) {
-                        Some(run) => found.items.push(Leftover {
-                            lab: "Kinesis",
-                            kind: "enhanced fan-out consumer".into(),
-                            name: format!("{consumer} on {name}"),
-                            handle: arn,
-                            run_id: run.to_string(),
-                            created,
-                            detail: "on a stream latlab did not create".into(),
-                        }),
-                        None if consumer.contains("latlab") => found.alone.push(LeftAlone {
-                            lab: "Kinesis",
-                            kind: "enhanced fan-out consumer".into(),
-                            name: format!("{consumer} on {name}"),
-                            why: "named like latlab's but not NAME-latlab-RUN_ID: not latlab's, left alone".into(),
-                        }),
-                        None => {}
-                    }
-                }
-            }
-        }
-    }
-    found
-}
-
 /// A stream's consumers: (name, ARN, created).
 async fn consumers(
     k: &aws_sdk_kinesis::Client,
@@ -186,29 +78,143 @@ async fn consumers(
     out
 }
 
-/// Deletes one leftover: a stream with its consumers, or one consumer.
-pub async fn remove(cx: &CleanupContext<'_>, item: &Leftover) -> Result<(), String> {
-    let k = client(cx).ok_or("no Kinesis client")?;
-    let r = if item.kind == "stream" {
-        k.delete_stream()
-            .stream_name(&item.handle)
-            .enforce_consumer_deletion(true)
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| (error_code(&e), error_line(&e)))
-    } else {
-        k.deregister_stream_consumer()
-            .consumer_arn(&item.handle)
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| (error_code(&e), error_line(&e)))
-    };
-    match r {
-        Ok(()) => Ok(()),
-        // Gone already (another cleanup, or the run's own): nothing left to do.
-        Err((code, _)) if code == "ResourceNotFoundException" => Ok(()),
-        Err((_, line)) => Err(line),
+impl crate::labs::Cleanup for super::KinesisLab {
+    async fn leftovers(cx: &CleanupContext<'_>, _target: &super::target::KinesisTarget) -> Found {
+        let mut found = Found::default();
+        let Some(k) = client(cx) else { return found };
+        // Every stream's name, a page at a time.
+        let mut names: Vec<String> = Vec::new();
+        let mut token: Option<String> = None;
+        for _ in 0..10_000 {
+            let mut req = k.list_streams().limit(100);
+            if let Some(t) = &token {
+                req = req.next_token(t);
+            }
+            match req.send().await {
+                Ok(out) => {
+                    names.extend(out.stream_names().iter().cloned());
+                    token = out.next_token().map(str::to_string);
+                    if !out.has_more_streams() || token.is_none() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    found
+                        .notes
+                        .push(format!("Kinesis: cannot list streams: {}", error_line(&e)));
+                    found.incomplete = true;
+                    return found;
+                }
+            }
+        }
+        for name in names {
+            let tags = match k.list_tags_for_stream().stream_name(&name).send().await {
+                Ok(out) => out
+                    .tags()
+                    .iter()
+                    .map(|t| (t.key().to_string(), t.value().unwrap_or("").to_string()))
+                    .collect::<Vec<_>>(),
+                Err(e) if error_code(&e) == "ResourceNotFoundException" => continue,
+                Err(e) => {
+                    found.notes.push(format!(
+                        "Kinesis: cannot read the tags of {name}: {}",
+                        error_line(&e)
+                    ));
+                    found.incomplete = true;
+                    continue;
+                }
+            };
+            let tag = |key: &str| tags.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+            let consumers = consumers(&k, &name, &mut found).await;
+            match tag(TAG_RUN_ID).or_else(|| tag(LEGACY_TAG)) {
+                Some(run) => {
+                    let created = tag(TAG_CREATED)
+                        .and_then(|c| humantime::parse_rfc3339_weak(&c).ok())
+                        .or_else(|| consumers.iter().filter_map(|c| c.2).min());
+                    let list: Vec<&str> = consumers.iter().map(|c| c.0.as_str()).collect();
+                    found.items.push(Leftover {
+                        lab: "Kinesis",
+                        kind: "stream".into(),
+                        name: name.clone(),
+                        handle: name.clone(),
+                        run_id: run,
+                        created,
+                        detail: if list.is_empty() {
+                            "no consumers".into()
+                        } else {
+                            format!(
+                                "with {} consumer{} ({}), deleted with it",
+                                list.len(),
+                                if list.len() == 1 { "" } else { "s" },
+                                list.join(", ")
+                            )
+                        },
+                    });
+                }
+                None => {
+                    if name.contains("latlab") {
+                        found.alone.push(LeftAlone {
+                            lab: "Kinesis",
+                            kind: "stream".into(),
+                            name: name.clone(),
+                            why: format!("named like latlab's but without the {TAG_RUN_ID} tag: not latlab's, left alone"),
+                        });
+                    }
+                    // A run given this stream registers its consumers as NAME-latlab-RUN_ID.
+                    for (consumer, arn, created) in consumers {
+                        match run_id_in_name(&consumer) {
+                            Some(run) => found.items.push(Leftover {
+                                lab: "Kinesis",
+                                kind: "enhanced fan-out consumer".into(),
+                                name: format!("{consumer} on {name}"),
+                                handle: arn,
+                                run_id: run.to_string(),
+                                created,
+                                detail: "on a stream latlab did not create".into(),
+                            }),
+                            None if consumer.contains("latlab") => found.alone.push(LeftAlone {
+                                lab: "Kinesis",
+                                kind: "enhanced fan-out consumer".into(),
+                                name: format!("{consumer} on {name}"),
+                                why: "named like latlab's but not NAME-latlab-RUN_ID: not latlab's, left alone".into(),
+                            }),
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Deletes one leftover: a stream with its consumers, or one consumer.
+    async fn remove(
+        cx: &CleanupContext<'_>,
+        _target: &super::target::KinesisTarget,
+        item: &Leftover,
+    ) -> Result<(), String> {
+        let k = client(cx).ok_or("no Kinesis client")?;
+        let r = if item.kind == "stream" {
+            k.delete_stream()
+                .stream_name(&item.handle)
+                .enforce_consumer_deletion(true)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| (error_code(&e), error_line(&e)))
+        } else {
+            k.deregister_stream_consumer()
+                .consumer_arn(&item.handle)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| (error_code(&e), error_line(&e)))
+        };
+        match r {
+            Ok(()) => Ok(()),
+            // Gone already (another cleanup, or the run's own): nothing left to do.
+            Err((code, _)) if code == "ResourceNotFoundException" => Ok(()),
+            Err((_, line)) => Err(line),
+        }
     }
 }

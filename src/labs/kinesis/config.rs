@@ -521,3 +521,47 @@ impl KinesisScenario {
 impl crate::labs::ReportPart for KinesisSeed {
     const REPORTED_WHEN_ABSENT: bool = true;
 }
+
+impl crate::labs::Setup for super::KinesisLab {
+    fn parse(file: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+        parse(file, text)
+    }
+
+    /// Every seed row names a consumer the scenario has.
+    fn check_seed(seed: &KinesisSeed, k: &KinesisScenario) -> anyhow::Result<()> {
+        for row in &seed.arrival_to_receive {
+            if !k.consumer_names().contains(&row.consumer) {
+                anyhow::bail!(
+                    "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
+                    row.consumer,
+                    k.consumer_names().join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Lambda's retry model, when a Lambda consumer keeps it.
+    fn model(k: &KinesisScenario) -> Vec<crate::provenance::Param> {
+        let mut params = Vec::new();
+        let lambda_default = k.consumers.iter().any(|c| {
+            matches!(
+                c.kind,
+                ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo
+            ) && c.retry.as_ref() == Some(&lambda_retry())
+        });
+        if lambda_default {
+            params.push(crate::provenance::Param::new(
+                "lambda.retry",
+                format!("{}, no retry quota", lambda_retry().describe()),
+                lambda_retry_provenance(),
+            ));
+        }
+        params
+    }
+
+    /// The producer stops by itself after the run's length: exactly rate x duration records.
+    fn for_duration(k: &mut KinesisScenario, duration: std::time::Duration) {
+        k.producer.stop_after = Some(duration);
+    }
+}

@@ -81,11 +81,6 @@ impl Priced {
     }
 }
 
-/// The lab's charges per hour, and the price keys they use.
-pub fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> (LabCost, Vec<String>) {
-    priced(&Priced::of_snapshot(k, complete), p)
-}
-
 /// The charges per hour of a configuration, and the price keys they use.
 pub fn priced(k: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
     let kp = &p.kinesis;
@@ -235,62 +230,69 @@ fn trim(x: f64) -> String {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million records and per GB: (the stream's shard-hours and PUT payload units, which every consumer reads through, plus the consumer's own enhanced fan-out charges) at the asked rate, divided by the records (GB) the producer is asked for an hour";
 
-/// The consumers' trade-off table: each one's latency beside what it costs per million records
-/// and per GB.
-pub fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> UnitCosts {
-    let units = k.map(|k| consumer_units(k, p)).unwrap_or_default();
-    let rows = k.map_or_else(Vec::new, |k| {
-        units
-            .iter()
-            .zip(&k.consumers)
-            .map(|(u, c)| {
+impl crate::labs::Cost for super::KinesisLab {
+    /// The lab's charges per hour, and the price keys they use.
+    fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
+        Some(priced(&Priced::of_snapshot(k, complete), p))
+    }
+
+    /// The consumers' trade-off table: each one's latency beside what it costs per million records
+    /// and per GB.
+    fn unit_costs(k: Option<&KinesisSnapshot>, p: &Prices) -> Option<UnitCosts> {
+        let units = k.map(|k| consumer_units(k, p)).unwrap_or_default();
+        let rows = k.map_or_else(Vec::new, |k| {
+            units
+                .iter()
+                .zip(&k.consumers)
+                .map(|(u, c)| {
+                    vec![
+                        u.name.clone(),
+                        ms(c.arrival_to_receive.p50_us),
+                        ms(c.arrival_to_receive.p99_us),
+                        usd_or_dash(u.per_million_records),
+                        usd_or_dash(u.per_gb),
+                    ]
+                })
+                .collect()
+        });
+        // A consumer's row of the JSON report's `cost.kinesis_consumers`.
+        let json = units
+            .into_iter()
+            .map(|u| {
                 vec![
-                    u.name.clone(),
-                    ms(c.arrival_to_receive.p50_us),
-                    ms(c.arrival_to_receive.p99_us),
-                    usd_or_dash(u.per_million_records),
-                    usd_or_dash(u.per_gb),
+                    ("name", u.name.into()),
+                    ("kind", serde_json::to_value(u.kind).unwrap_or_default()),
+                    ("own_hourly_usd", u.own_hourly.into()),
+                    ("usd_per_million_records", u.per_million_records.into()),
+                    ("usd_per_gb", u.per_gb.into()),
                 ]
             })
-            .collect()
-    });
-    // A consumer's row of the JSON report's `cost.kinesis_consumers`.
-    let json = units
-        .into_iter()
-        .map(|u| {
-            vec![
-                ("name", u.name.into()),
-                ("kind", serde_json::to_value(u.kind).unwrap_or_default()),
-                ("own_hourly_usd", u.own_hourly.into()),
-                ("usd_per_million_records", u.per_million_records.into()),
-                ("usd_per_gb", u.per_gb.into()),
-            ]
+            .collect();
+        // Each consumer beside other labs' consumers of messages: its send -> receive, a record
+        // being a message.
+        let per_message = k.map_or_else(Vec::new, |k| {
+            consumer_units(k, p)
+                .into_iter()
+                .zip(&k.consumers)
+                .map(|(u, c)| crate::cost::PerMessage {
+                    lab: crate::labs::LabKind::Kinesis.name(),
+                    consumer: u.name,
+                    send_to_receive: c.send_to_receive,
+                    usd_per_million: u.per_million_records,
+                })
+                .collect()
+        });
+        Some(UnitCosts {
+            title: "Kinesis consumers: latency and cost".into(),
+            columns: vec!["consumer", "p50", "p99", "$/M records", "$/GB"],
+            labels: 1,
+            rows,
+            in_run: k.is_some(),
+            how: HOW.into(),
+            json_key: "kinesis_consumers",
+            json,
+            per_message,
         })
-        .collect();
-    // Each consumer beside other labs' consumers of messages: its send -> receive, a record
-    // being a message.
-    let per_message = k.map_or_else(Vec::new, |k| {
-        consumer_units(k, p)
-            .into_iter()
-            .zip(&k.consumers)
-            .map(|(u, c)| crate::cost::PerMessage {
-                lab: crate::labs::LabKind::Kinesis.name(),
-                consumer: u.name,
-                send_to_receive: c.send_to_receive,
-                usd_per_million: u.per_million_records,
-            })
-            .collect()
-    });
-    UnitCosts {
-        title: "Kinesis consumers: latency and cost".into(),
-        columns: vec!["consumer", "p50", "p99", "$/M records", "$/GB"],
-        labels: 1,
-        rows,
-        in_run: k.is_some(),
-        how: HOW.into(),
-        json_key: "kinesis_consumers",
-        json,
-        per_message,
     }
 }
 

@@ -106,70 +106,6 @@ pub fn foreign_lines(k: &KinesisSnapshot) -> Vec<String> {
     out
 }
 
-/// What a merge says of the lab across hosts: each producing host's acknowledged records
-/// against what each host's consumers received of them, then the hosts' clocks.
-pub fn lines(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
-    let mut out = Vec::new();
-    for producer in hosts {
-        let Some(pk) = producer.part else { continue };
-        if pk.producer.elsewhere.is_some() || pk.producer.acked == 0 {
-            continue;
-        }
-        let acked = pk.producer.acked;
-        out.push(Line::info(format!(
-            "records of {}'s producer (run {}): {} acknowledged",
-            producer.host,
-            producer.run_id,
-            thousands(acked)
-        )));
-        for reader in hosts {
-            let Some(rk) = reader.part else { continue };
-            for c in &rk.consumers {
-                let got = if reader.run_id == producer.run_id {
-                    Some(c.counts.received)
-                } else {
-                    c.foreign_runs
-                        .iter()
-                        .find(|f| f.run == producer.run_id)
-                        .map(|f| f.received)
-                };
-                let got = got.unwrap_or(0);
-                let text = if got == acked {
-                    format!(
-                        "  {} {}: {} received, every one",
-                        reader.host,
-                        c.name,
-                        thousands(got)
-                    )
-                } else if got < acked {
-                    format!(
-                        "  {} {}: {} received, {} not (lost, or unread when it ended)",
-                        reader.host,
-                        c.name,
-                        thousands(got),
-                        thousands(acked - got)
-                    )
-                } else {
-                    format!(
-                        "  {} {}: {} received, {} more than acknowledged (stored though the producer saw the put fail)",
-                        reader.host,
-                        c.name,
-                        thousands(got),
-                        thousands(got - acked)
-                    )
-                };
-                out.push(if got < acked {
-                    Line::warning(text)
-                } else {
-                    Line::info(text)
-                });
-            }
-        }
-    }
-    out.extend(clock_lines(hosts));
-    out
-}
-
 /// Each host's clock bounds, and a warning where two hosts' minima differ by more than
 /// [`SKEW_WARNING_US`].
 fn clock_lines(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
@@ -245,15 +181,83 @@ fn clock_lines(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
     out
 }
 
+impl crate::labs::Fleet for super::KinesisLab {
+    /// What a merge says of the lab across hosts: each producing host's acknowledged records
+    /// against what each host's consumers received of them, then the hosts' clocks.
+    fn fleet(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
+        let mut out = Vec::new();
+        for producer in hosts {
+            let Some(pk) = producer.part else { continue };
+            if pk.producer.elsewhere.is_some() || pk.producer.acked == 0 {
+                continue;
+            }
+            let acked = pk.producer.acked;
+            out.push(Line::info(format!(
+                "records of {}'s producer (run {}): {} acknowledged",
+                producer.host,
+                producer.run_id,
+                thousands(acked)
+            )));
+            for reader in hosts {
+                let Some(rk) = reader.part else { continue };
+                for c in &rk.consumers {
+                    let got = if reader.run_id == producer.run_id {
+                        Some(c.counts.received)
+                    } else {
+                        c.foreign_runs
+                            .iter()
+                            .find(|f| f.run == producer.run_id)
+                            .map(|f| f.received)
+                    };
+                    let got = got.unwrap_or(0);
+                    let text = if got == acked {
+                        format!(
+                            "  {} {}: {} received, every one",
+                            reader.host,
+                            c.name,
+                            thousands(got)
+                        )
+                    } else if got < acked {
+                        format!(
+                            "  {} {}: {} received, {} not (lost, or unread when it ended)",
+                            reader.host,
+                            c.name,
+                            thousands(got),
+                            thousands(acked - got)
+                        )
+                    } else {
+                        format!(
+                            "  {} {}: {} received, {} more than acknowledged (stored though the producer saw the put fail)",
+                            reader.host,
+                            c.name,
+                            thousands(got),
+                            thousands(got - acked)
+                        )
+                    };
+                    out.push(if got < acked {
+                        Line::warning(text)
+                    } else {
+                        Line::info(text)
+                    });
+                }
+            }
+        }
+        out.extend(clock_lines(hosts));
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::labs::kinesis::KinesisLab;
     use crate::labs::kinesis::foreign::ForeignCount;
+    use crate::labs::{Fixture, Fleet};
 
     /// A producing host (its consumers elsewhere) and two reading hosts: one whole, one that
     /// read part of the records, with clocks `ahead_us` apart at the readers.
     fn hosts(reader_b_min_us: u64) -> (KinesisSnapshot, KinesisSnapshot, KinesisSnapshot) {
-        let (sample, _) = crate::labs::kinesis::sample::sample();
+        let (_, sample, _) = KinesisLab::sample();
         let mut producer = sample.clone();
         producer.consumers.clear();
         producer.producer.acked = 100;
@@ -279,7 +283,7 @@ mod tests {
     }
 
     fn say(p: &KinesisSnapshot, a: &KinesisSnapshot, b: &KinesisSnapshot) -> Vec<Line> {
-        lines(&[
+        KinesisLab::fleet(&[
             HostPart {
                 host: "prod",
                 run_id: "0000000a",
@@ -366,7 +370,7 @@ mod tests {
 
     #[test]
     fn a_host_reports_its_own_bounds() {
-        let (sample, _) = crate::labs::kinesis::sample::sample();
+        let (_, sample, _) = KinesisLab::sample();
         let line = clock(&sample).line().unwrap();
         assert!(
             line.starts_with("clock: this host's against the service's arrival stamps: at most "),

@@ -142,8 +142,8 @@ pub struct BatchSize {
     pub records: u64,
 }
 
-impl From<&crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
-    fn from(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
+impl crate::labs::ReportJson<crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
+    fn of(k: &crate::labs::kinesis::snapshot::KinesisSnapshot) -> Kinesis {
         use crate::labs::kinesis::config::ConsumerKind as Kind;
         let p = &k.producer;
         let resharded = k.resharded();
@@ -249,10 +249,8 @@ impl From<&crate::labs::kinesis::snapshot::KinesisSnapshot> for Kinesis {
             get_records_limit_per_sec: k.get_records_limit_per_sec,
         }
     }
-}
 
-impl Kinesis {
-    pub fn into_snapshot(self) -> crate::labs::kinesis::snapshot::KinesisSnapshot {
+    fn into_snapshot(self) -> crate::labs::kinesis::snapshot::KinesisSnapshot {
         use crate::labs::kinesis::config::ConsumerKind as Kind;
         use crate::labs::kinesis::snapshot as k;
         let p = self.producer;

@@ -34,6 +34,7 @@ pub use knobs::{INTERVALS_MS, RATE_STEPS};
 pub use reshard::{ReshardAt, Scale};
 pub mod snapshot;
 pub mod state;
+pub mod target;
 pub mod view;
 
 use setup::{describe, list_shards, owned_name, sanitize, wait_active};
@@ -162,170 +163,6 @@ pub struct KinesisHistory {
 }
 
 impl KinesisLab {
-    /// The last `window` seconds.
-    pub fn history(&self, window: usize) -> KinesisHistory {
-        let shared = &self.ctx.shared;
-        let now = shared.second();
-        let consumers = shared.consumers.read().clone();
-        KinesisHistory {
-            consumers: consumers
-                .iter()
-                .map(|c| c.metrics.lock().arrival_to_receive.points(now, window))
-                .collect(),
-            // The last whole second and those before it.
-            read_rate: snapshot::read_rate(
-                shared,
-                shared.shards.shape().open,
-                now.saturating_sub(1),
-                window,
-            ),
-        }
-    }
-
-    /// The lab's figures now; `complete` once the run has ended and the consumers drained.
-    pub fn snapshot(&self, complete: bool) -> snapshot::KinesisSnapshot {
-        let read_limit = self.read_limit;
-        let shared = &self.ctx.shared;
-        // Every figure is read in its own statement: no lock (or lock guard kept alive by a
-        // struct literal) is held while the next is taken, so readers never deadlock probes.
-        let list = shared.consumers.read().clone();
-        let consumers = list.iter().map(|c| snapshot::consumer(shared, c)).collect();
-        let producer = snapshot::producer(shared, &self.scenario.producer, complete);
-        let send_to_arrival = shared.send_to_arrival.lock().summary();
-        let shape = shared.shards.shape();
-        let rate = snapshot::get_records_rate(shared, shape.open);
-        snapshot::KinesisSnapshot {
-            stream: self.ctx.stream.clone(),
-            shards: shape.open,
-            updating: shape.updating,
-            shard_counts: shape
-                .history
-                .iter()
-                .map(|(at, n)| snapshot::ShardCount {
-                    at_secs: at.as_secs_f64(),
-                    shards: *n,
-                })
-                .collect(),
-            retry: self.scenario.retry.describe(),
-            producer,
-            send_to_arrival,
-            consumers,
-            get_records_calls_per_sec: rate,
-            get_records_limit_per_sec: read_limit,
-        }
-    }
-
-    /// Creates (or finds) the stream, starts every consumer, waits until each holds its position,
-    /// then starts the producer.
-    pub async fn start(
-        run: Arc<crate::labs::RunContext>,
-        scenario: &KinesisScenario,
-    ) -> anyhow::Result<KinesisLab> {
-        let clients = run.clients(crate::labs::LabKind::Kinesis)?.clone();
-        let existing_stream = run.target.stream.clone();
-        let role = run.role();
-        if role != crate::labs::Role::Both && existing_stream.is_none() {
-            anyhow::bail!(
-                "{}: the hosts share one stream; name it with --stream NAME on every host, the producing host's too (create it once, e.g. `aws kinesis create-stream --stream-name NAME --shard-count 1`)",
-                role.flag()
-            );
-        }
-        // The shard's GetRecords calls a second the gauge compares with: the emulator's limit,
-        // or the documented one elsewhere.
-        let read_limit = run
-            .emulated
-            .as_ref()
-            .map_or(DOCUMENTED_READS_PER_SHARD, |e| {
-                e.get_records_calls_per_sec()
-            });
-        let shared = Shared::new(run, state::LiveSettings::of(Some(scenario)));
-        let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });
-        let admin_quota = QuotaPartition::new("latlab-admin");
-        let admin = clients.kinesis(&RetrySettings::default(), &admin_quota, Default::default());
-        let (stream, created) = match existing_stream {
-            Some(name) => (name, false),
-            None => (
-                owned_name(&scenario.stream, &shared.run.run_id, embedded),
-                true,
-            ),
-        };
-        if created {
-            let mut req = admin
-                .create_stream()
-                .stream_name(&stream)
-                .shard_count(scenario.shards as i32);
-            if !embedded {
-                // Tagged so that `latlab cleanup` finds it if the run dies before deleting it.
-                let created = crate::plan::now_rfc3339();
-                for (k, v) in crate::plan::tags(&shared.run.run_id, &created) {
-                    req = req.tags(k, v);
-                }
-            }
-            req.send().await.map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot create stream {stream} at {}: {}",
-                    clients.endpoint(),
-                    error_line(&e)
-                )
-            })?;
-            shared.log(format!(
-                "created stream {stream} with {} shard(s)",
-                scenario.shards
-            ));
-        }
-        let arn = wait_active(&admin, &stream, &clients.endpoint()).await?;
-        if created && !embedded {
-            setup::ensure_tagged(&admin, &stream, &shared.run.run_id).await;
-        }
-        let listed = list_shards(&admin, &stream).await?;
-        shared.shards.listed(&listed);
-        let open = listed.iter().filter(|s| !s.closed).count();
-        shared.shards.set_active(open, shared.elapsed());
-        let ctx = Ctx {
-            shared: shared.clone(),
-            stream,
-            stream_arn: arn,
-            start: scenario.start,
-        };
-        let poller_template = scenario.poller_template();
-        let poller_name = poller_template.name.clone();
-        let lab = KinesisLab {
-            ctx,
-            clients,
-            scenario: scenario.clone(),
-            admin,
-            created_stream: created,
-            registered: Arc::new(Mutex::new(Vec::new())),
-            producer: Mutex::new(None),
-            tasks: Mutex::new(Vec::new()),
-            pollers_quota: QuotaPartition::new("latlab-pollers"),
-            partitions: AtomicUsize::new(0),
-            poller_template,
-            poller_name,
-            background: Arc::new(Mutex::new(Vec::new())),
-            read_limit,
-        };
-        if role.runs_consumers() {
-            for spec in scenario.consumers.iter().flat_map(|c| c.expand()) {
-                lab.spawn_consumer(&spec);
-            }
-            lab.wait_ready(Duration::from_secs(90)).await?;
-        } else {
-            lab.ctx
-                .shared
-                .log("consumers on other hosts (--producer-only)".to_string());
-        }
-        if role.runs_producer() {
-            lab.start_producer();
-        } else {
-            lab.ctx
-                .shared
-                .log("producer on another host (--no-producer)".to_string());
-        }
-        lab.schedule_reshards();
-        Ok(lab)
-    }
-
     fn quota_for(&self, spec: &ConsumerSpec) -> QuotaPartition {
         if spec.kind == ConsumerKind::Poller && spec.retry_quota == RetryQuota::Shared {
             return self.pollers_quota.clone();
@@ -556,6 +393,56 @@ pub enum Command {
     RemoveFanOut,
     /// Double or halve the stream's open shards (UpdateShardCount, uniform scaling).
     Reshard(Scale),
+}
+
+impl crate::labs::Lab for KinesisLab {
+    const KIND: crate::labs::LabKind = crate::labs::LabKind::Kinesis;
+    const NAME: &'static str = "Kinesis";
+    const DEMO: &'static str = "demo";
+    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Kinesis);
+    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
+        ("demo", include_str!("scenarios/demo.toml")),
+        (
+            "seed-kinesis-round1",
+            include_str!("scenarios/seed-kinesis-round1.toml"),
+        ),
+        (
+            "seed-kinesis-round2",
+            include_str!("scenarios/seed-kinesis-round2.toml"),
+        ),
+    ];
+    const ROLES: bool = true;
+    /// The producer puts from the moment the lab has started.
+    const MEASURES_FROM_START: bool = true;
+    type File = config::KinesisFile;
+    type Seed = config::KinesisSeed;
+    type Json = json::Kinesis;
+    type Scenario = KinesisScenario;
+    type Command = Command;
+    type Snapshot = snapshot::KinesisSnapshot;
+    type History = KinesisHistory;
+    type Target = target::KinesisTarget;
+}
+
+impl crate::labs::LabCommand for Command {
+    fn what(self) -> &'static str {
+        match self {
+            Command::AddPoller => "adding a GetRecords poller",
+            Command::RemovePoller => "removing a GetRecords poller",
+            Command::PayloadUp => "a larger Kinesis payload",
+            Command::PayloadDown => "a smaller Kinesis payload",
+            Command::RateUp => "a higher producer rate",
+            Command::RateDown => "a lower producer rate",
+            Command::ProducerMode => "switching the producer's put mode",
+            Command::PollerInterval => "the pollers' next interval",
+            Command::RetryMode => "switching the pollers' retry mode",
+            Command::RetryQuota => "switching the pollers' retry quota",
+            Command::AddFanOut => "adding a fan-out consumer",
+            Command::RemoveFanOut => "removing a fan-out consumer",
+            Command::Reshard(Scale::Double) => "doubling the stream's shards (UpdateShardCount)",
+            Command::Reshard(Scale::Halve) => "halving the stream's shards (UpdateShardCount)",
+        }
+    }
 }
 
 /// Payload sizes the `[` and `]` keys step through.

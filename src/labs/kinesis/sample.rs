@@ -101,118 +101,121 @@ fn consumer(
     }
 }
 
-/// Round 2's consumers: two fan-out readers, three GetRecords pollers throttled on the shard,
-/// a Lambda on the standard iterator; their last minute of sparklines.
-pub fn sample() -> (KinesisSnapshot, KinesisHistory) {
-    let consumers = vec![
-        consumer(
-            "SDK subscribe_to_shard",
-            ConsumerKind::Efo,
-            73.4,
-            133.2,
-            149.1,
-            0,
-            0,
-        ),
-        consumer(
-            "Lambda EFO",
-            ConsumerKind::LambdaEfo,
-            71.6,
-            118.7,
-            149.2,
-            0,
-            0,
-        ),
-        consumer(
-            "get_records",
-            ConsumerKind::Poller,
-            730.2,
-            8039.4,
-            12041.4,
-            214,
-            19,
-        ),
-        consumer(
-            "get_records 2",
-            ConsumerKind::Poller,
-            774.0,
-            6991.7,
-            10990.7,
-            198,
-            10,
-        ),
-        consumer(
-            "get_records 3",
-            ConsumerKind::Poller,
-            838.3,
-            7427.0,
-            11556.9,
-            205,
-            15,
-        ),
-        consumer(
-            "Lambda standard iterator",
-            ConsumerKind::LambdaStandard,
-            511.1,
-            1915.8,
-            3207.8,
-            31,
-            0,
-        ),
-    ];
-    let sparks = consumers
-        .iter()
-        .map(|c| {
-            (0..60u64)
-                .map(|s| Point {
-                    second: 240 + s,
-                    count: 5,
-                    p50_us: c.arrival_to_receive.p50_us,
-                    p99_us: c.arrival_to_receive.p99_us / 60 * (1 + (s * 7) % 60),
-                    max_us: c.arrival_to_receive.max_us,
-                })
-                .collect()
-        })
-        .collect();
-    (
-        KinesisSnapshot {
-            stream: "order-events".into(),
-            shards: 1,
-            updating: false,
-            shard_counts: Vec::new(),
-            retry: "standard retries: 4 attempts, back-off 1s .. 20s full jitter".into(),
-            producer: ProducerSnapshot {
-                asked_rate: 5.0,
-                achieved_rate: 5.0,
-                achieved_over_secs: 10.0,
-                mode: "PutRecord per record".into(),
-                max_in_flight: 64,
-                payload_bytes: 128,
-                sent: 1500,
-                acked: 1500,
-                resent: 0,
-                failed: 0,
-                records_refused: 0,
-                in_flight_full: 0.0,
-                behind: 0,
-                cpu: 0.04,
-                cores: 2,
-                put_latency: Summary::sample(76.0, 130.0, 150.0, 1500),
-                sdk: SdkSnapshot::default(),
-                last_error: None,
-                unsupported: None,
-                elsewhere: None,
+impl crate::labs::Fixture for super::KinesisLab {
+    /// Round 2's consumers: two fan-out readers, three GetRecords pollers throttled on the shard,
+    /// a Lambda on the standard iterator; their last minute of sparklines.
+    fn sample() -> (&'static str, KinesisSnapshot, KinesisHistory) {
+        let consumers = vec![
+            consumer(
+                "SDK subscribe_to_shard",
+                ConsumerKind::Efo,
+                73.4,
+                133.2,
+                149.1,
+                0,
+                0,
+            ),
+            consumer(
+                "Lambda EFO",
+                ConsumerKind::LambdaEfo,
+                71.6,
+                118.7,
+                149.2,
+                0,
+                0,
+            ),
+            consumer(
+                "get_records",
+                ConsumerKind::Poller,
+                730.2,
+                8039.4,
+                12041.4,
+                214,
+                19,
+            ),
+            consumer(
+                "get_records 2",
+                ConsumerKind::Poller,
+                774.0,
+                6991.7,
+                10990.7,
+                198,
+                10,
+            ),
+            consumer(
+                "get_records 3",
+                ConsumerKind::Poller,
+                838.3,
+                7427.0,
+                11556.9,
+                205,
+                15,
+            ),
+            consumer(
+                "Lambda standard iterator",
+                ConsumerKind::LambdaStandard,
+                511.1,
+                1915.8,
+                3207.8,
+                31,
+                0,
+            ),
+        ];
+        let sparks = consumers
+            .iter()
+            .map(|c| {
+                (0..60u64)
+                    .map(|s| Point {
+                        second: 240 + s,
+                        count: 5,
+                        p50_us: c.arrival_to_receive.p50_us,
+                        p99_us: c.arrival_to_receive.p99_us / 60 * (1 + (s * 7) % 60),
+                        max_us: c.arrival_to_receive.max_us,
+                    })
+                    .collect()
+            })
+            .collect();
+        (
+            "seed-kinesis-round2",
+            KinesisSnapshot {
+                stream: "order-events".into(),
+                shards: 1,
+                updating: false,
+                shard_counts: Vec::new(),
+                retry: "standard retries: 4 attempts, back-off 1s .. 20s full jitter".into(),
+                producer: ProducerSnapshot {
+                    asked_rate: 5.0,
+                    achieved_rate: 5.0,
+                    achieved_over_secs: 10.0,
+                    mode: "PutRecord per record".into(),
+                    max_in_flight: 64,
+                    payload_bytes: 128,
+                    sent: 1500,
+                    acked: 1500,
+                    resent: 0,
+                    failed: 0,
+                    records_refused: 0,
+                    in_flight_full: 0.0,
+                    behind: 0,
+                    cpu: 0.04,
+                    cores: 2,
+                    put_latency: Summary::sample(76.0, 130.0, 150.0, 1500),
+                    sdk: SdkSnapshot::default(),
+                    last_error: None,
+                    unsupported: None,
+                    elsewhere: None,
+                },
+                send_to_arrival: Summary::sample(71.0, 122.0, 140.0, 1500),
+                consumers,
+                get_records_calls_per_sec: 9.0,
+                get_records_limit_per_sec: 5,
             },
-            send_to_arrival: Summary::sample(71.0, 122.0, 140.0, 1500),
-            consumers,
-            get_records_calls_per_sec: 9.0,
-            get_records_limit_per_sec: 5,
-        },
-        KinesisHistory {
-            consumers: sparks,
-            read_rate: (0..60)
-                .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
-                .collect(),
-        },
-    )
+            KinesisHistory {
+                consumers: sparks,
+                read_rate: (0..60)
+                    .map(|s| if s % 3 == 0 { 5.0 } else { 9.0 })
+                    .collect(),
+            },
+        )
+    }
 }

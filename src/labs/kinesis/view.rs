@@ -342,245 +342,168 @@ fn extra_line(
     }
 }
 
-/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
-/// consumer.
-pub fn brief(k: &KinesisSnapshot) -> Vec<Vec<Text>> {
-    let mut rows = Vec::new();
-    for c in &k.consumers {
-        let sdk = &c.sdk.counters;
-        let mut cells = vec![
-            Text::new("Kinesis", Style::strong(kind_item(c.kind))),
-            Text::new(c.name.clone(), TEXT),
-        ];
-        cells.extend(brief_latency(&c.arrival_to_receive));
-        cells.push(Text::new(thousands(c.counts.received), TEXT));
-        let bad = sdk.throttles > 0
-            || c.counts.lost > 0
-            || c.counts.duplicates > 0
-            || c.counts.unread > 0;
-        // A consumer behind says so first: the column is cut on small screens.
-        let behind = if c.counts.unread > 0 {
-            format!("unread {} · ", thousands(c.counts.unread))
-        } else {
-            String::new()
-        };
-        cells.push(brief_note(
-            format!(
-                "{behind}throttled {} · escaped {} · lost {} · dup {}",
-                thousands(sdk.throttles),
-                thousands(sdk.escaped_total()),
-                thousands(c.counts.lost),
-                thousands(c.counts.duplicates),
-            ),
-            bad,
-        ));
-        rows.push(cells);
+impl crate::labs::Screen for super::KinesisLab {
+    const COLOURS: &'static [crate::view::Colour] = &[
+        crate::view::Colour {
+            item: "fan_out",
+            what: "sparklines and marks of enhanced fan-out consumers",
+            dark: "#56b6c2",
+            light: "#0a7b83",
+        },
+        crate::view::Colour {
+            item: "poller",
+            what: "sparklines and marks of GetRecords pollers",
+            dark: "#e5a45c",
+            light: "#bc4c00",
+        },
+        crate::view::Colour {
+            item: "lambda",
+            what: "sparklines and marks of Lambda consumers",
+            dark: "#c678dd",
+            light: "#8250df",
+        },
+    ];
+    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    /// Its panes are the tallest: on a wide overview it takes the left.
+    const OVERVIEW_LEAD: bool = true;
+    const OVERVIEW_WEIGHT: u16 = 4;
+
+    fn view(snap: &KinesisSnapshot, history: Option<&super::KinesisHistory>) -> LabView {
+        match history {
+            Some(h) => model(snap, &h.consumers, &h.read_rate),
+            None => model(snap, &[], &[]),
+        }
     }
-    rows
-}
 
-/// Rows the tab needs to show every pane with at least one row of sparkline.
-pub fn min_rows(k: &KinesisSnapshot) -> u16 {
-    PANES
-        .iter()
-        .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
-        .filter(|n| *n > 0)
-        .map(|n| 2 + 1 + n + 1 + 1)
-        .sum()
-}
-
-/// Its parts of the header: the stream and its shards, and the producer's rate asked against
-/// achieved (with the first cause of a shortfall).
-pub fn header(k: &KinesisSnapshot) -> Vec<HeaderPart> {
-    let mut parts = Vec::new();
-    // While a reshard is under way the stream says so (the shard count is the open one).
-    parts.push(HeaderPart {
-        text: format!(
-            "{} · {} shard{}{}",
-            k.stream,
-            k.shards,
-            if k.shards == 1 { "" } else { "s" },
-            if k.updating { " · UPDATING" } else { "" }
-        ),
-        strong: k.updating,
-        rank: 3,
-    });
-    let p = &k.producer;
-    // A reading host asks for no rate: what it reads comes from another host's producer.
-    if p.elsewhere.is_some() {
-        let foreign: u64 = k
+    /// What is sent, the shard's GetRecords calls against its limit, and the readers' throttles
+    /// and escaped errors.
+    fn progress(k: &KinesisSnapshot) -> Option<String> {
+        let throttled: u64 = k.consumers.iter().map(|c| c.sdk.counters.throttles).sum();
+        let escaped: u64 = k
             .consumers
             .iter()
-            .map(|c| c.foreign_records)
-            .max()
-            .unwrap_or(0);
+            .map(|c| c.sdk.counters.escaped_total())
+            .sum();
+        Some(format!(
+            "sent {} | GetRecords {:.1}/s of {} | throttled {throttled} | escaped {escaped}",
+            k.producer.acked, k.get_records_calls_per_sec, k.get_records_limit_per_sec
+        ))
+    }
+
+    /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+    /// consumer.
+    fn brief(k: &KinesisSnapshot) -> Vec<Vec<Text>> {
+        let mut rows = Vec::new();
+        for c in &k.consumers {
+            let sdk = &c.sdk.counters;
+            let mut cells = vec![
+                Text::new("Kinesis", Style::strong(kind_item(c.kind))),
+                Text::new(c.name.clone(), TEXT),
+            ];
+            cells.extend(brief_latency(&c.arrival_to_receive));
+            cells.push(Text::new(thousands(c.counts.received), TEXT));
+            let bad = sdk.throttles > 0
+                || c.counts.lost > 0
+                || c.counts.duplicates > 0
+                || c.counts.unread > 0;
+            // A consumer behind says so first: the column is cut on small screens.
+            let behind = if c.counts.unread > 0 {
+                format!("unread {} · ", thousands(c.counts.unread))
+            } else {
+                String::new()
+            };
+            cells.push(brief_note(
+                format!(
+                    "{behind}throttled {} · escaped {} · lost {} · dup {}",
+                    thousands(sdk.throttles),
+                    thousands(sdk.escaped_total()),
+                    thousands(c.counts.lost),
+                    thousands(c.counts.duplicates),
+                ),
+                bad,
+            ));
+            rows.push(cells);
+        }
+        rows
+    }
+
+    /// Rows the tab needs to show every pane with at least one row of sparkline.
+    fn min_rows(k: &KinesisSnapshot) -> u16 {
+        PANES
+            .iter()
+            .map(|(kind, _)| k.consumers.iter().filter(|c| c.kind == *kind).count() as u16)
+            .filter(|n| *n > 0)
+            .map(|n| 2 + 1 + n + 1 + 1)
+            .sum()
+    }
+
+    /// Its parts of the header: the stream and its shards, and the producer's rate asked against
+    /// achieved (with the first cause of a shortfall).
+    fn header(k: &KinesisSnapshot) -> Vec<HeaderPart> {
+        let mut parts = Vec::new();
+        // While a reshard is under way the stream says so (the shard count is the open one).
         parts.push(HeaderPart {
-            text: format!("producer on another host · {} rec read", thousands(foreign)),
-            strong: false,
+            text: format!(
+                "{} · {} shard{}{}",
+                k.stream,
+                k.shards,
+                if k.shards == 1 { "" } else { "s" },
+                if k.updating { " · UPDATING" } else { "" }
+            ),
+            strong: k.updating,
+            rank: 3,
+        });
+        let p = &k.producer;
+        // A reading host asks for no rate: what it reads comes from another host's producer.
+        if p.elsewhere.is_some() {
+            let foreign: u64 = k
+                .consumers
+                .iter()
+                .map(|c| c.foreign_records)
+                .max()
+                .unwrap_or(0);
+            parts.push(HeaderPart {
+                text: format!("producer on another host · {} rec read", thousands(foreign)),
+                strong: false,
+                rank: 2,
+            });
+            return parts;
+        }
+        // Asked against achieved, over whole seconds; a shortfall the measurement can tell says
+        // by how much and its first measured cause.
+        let short = p.shortfall();
+        let achieved = match &short {
+            Some(s) => format!("{} achieved, {}", fmt_rate(p.achieved_rate), s.describe(1)),
+            None if p.rate_resolution().is_none() => "achieved: measuring".to_string(),
+            None => format!("{} achieved", fmt_rate(p.achieved_rate)),
+        };
+        parts.push(HeaderPart {
+            text: format!(
+                "{} rec/s asked · {achieved} · {}",
+                fmt_rate(p.asked_rate),
+                format_bytes(p.payload_bytes)
+            ),
+            strong: short.is_some(),
             rank: 2,
         });
-        return parts;
+        parts
     }
-    // Asked against achieved, over whole seconds; a shortfall the measurement can tell says
-    // by how much and its first measured cause.
-    let short = p.shortfall();
-    let achieved = match &short {
-        Some(s) => format!("{} achieved, {}", fmt_rate(p.achieved_rate), s.describe(1)),
-        None if p.rate_resolution().is_none() => "achieved: measuring".to_string(),
-        None => format!("{} achieved", fmt_rate(p.achieved_rate)),
-    };
-    parts.push(HeaderPart {
-        text: format!(
-            "{} rec/s asked · {achieved} · {}",
-            fmt_rate(p.asked_rate),
-            format_bytes(p.payload_bytes)
-        ),
-        strong: short.is_some(),
-        rank: 2,
-    });
-    parts
-}
 
-/// What the tab's figures rest on: the SDK's retry settings.
-pub fn status(k: &KinesisSnapshot) -> String {
-    // A producer that cannot put says so first: without it, nothing below means anything.
-    match (&k.producer.unsupported, &k.producer.elsewhere) {
-        (Some(why), _) => format!(" producer stopped: {why}"),
-        (None, Some(_)) => format!(
-            " producer on another host (--no-producer) · SDK: {}",
-            k.retry
-        ),
-        (None, None) => format!(" SDK: {}", k.retry),
+    /// What the tab's figures rest on: the SDK's retry settings.
+    fn status(k: &KinesisSnapshot) -> String {
+        // A producer that cannot put says so first: without it, nothing below means anything.
+        match (&k.producer.unsupported, &k.producer.elsewhere) {
+            (Some(why), _) => format!(" producer stopped: {why}"),
+            (None, Some(_)) => format!(
+                " producer on another host (--no-producer) · SDK: {}",
+                k.retry
+            ),
+            (None, None) => format!(" SDK: {}", k.retry),
+        }
     }
 }
 
 /// Its panes as a person sees them: rendered from its fixed sample and read back as text.
 #[cfg(test)]
-mod tests {
-    use crate::labs::LabKind;
-    use crate::tui::app::{App, Tab};
-    use crate::tui::fixture::screen;
-    use crate::tui::theme::Theme;
-
-    #[test]
-    fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
-        let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
-        let k = view.snapshot.kinesis.as_mut().unwrap();
-        let efo = k
-            .consumers
-            .iter_mut()
-            .find(|c| c.kind == crate::labs::kinesis::config::ConsumerKind::Efo)
-            .unwrap();
-        efo.status = format!(
-            "{}: SubscribeToShard answered HTTP 500, not an AWS response",
-            crate::labs::kinesis::state::UNSUPPORTED
-        );
-        let name = efo.name.clone();
-        let app = App::new(Theme::dark());
-        for width in [100u16, 200] {
-            let screen = screen(&app, &view, (width, 50));
-            assert!(
-                screen.contains(&format!(
-                    "{name}: not supported by this endpoint: SubscribeToShard"
-                )),
-                "at {width} columns:\n{screen}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
-        use crate::faults::{Kind, KindCounts};
-        use crate::run::snapshot::FaultRow;
-        let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
-        let now = view.snapshot.elapsed_secs;
-        view.snapshot.faults.events.push(FaultRow {
-            at_secs: now - 2.0,
-            kind: Kind::KinesisStall,
-            target: "GetRecords on shardId-000000000000".into(),
-            recovered_secs: Some(3.0),
-            failed: None,
-        });
-        view.snapshot.faults.counts = vec![(
-            Kind::KinesisStall,
-            KindCounts {
-                fired: 1,
-                recovered: 1,
-                failed: 0,
-            },
-        )];
-        let app = App::new(Theme::dark());
-        let text = screen(&app, &view, (150, 40));
-        assert!(text.contains("▼"), "{text}");
-        assert!(
-            text.contains(
-                "kinesis.stall: GetRecords on shardId-000000000000 · recovered after 3,000.0 ms"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("1 injected, 1 recovered"), "{text}");
-        // A fault older than the sparklines' window leaves no marker; nor a line once it is old.
-        view.snapshot.faults.events[0].at_secs = now - 500.0;
-        let text = screen(&app, &view, (150, 40));
-        assert!(!text.contains("▼"), "{text}");
-    }
-
-    #[test]
-    fn the_fault_menu_offers_the_faults_of_the_labs_the_scenario_runs() {
-        let view = crate::tui::fixture::lab_view(LabKind::Kinesis);
-        let mut app = App::new(Theme::dark());
-        app.sync_labs(&view.snapshot.labs());
-        app.fault_menu = true;
-        let text = screen(&app, &view, (120, 40));
-        assert!(text.contains("inject a fault"), "{text}");
-        assert!(text.contains("a  kinesis.reset-before"), "{text}");
-        assert!(text.contains("j  kinesis.expire-iterators"), "{text}");
-        assert!(
-            !text.contains("s3.slow-down") && !text.contains("redis."),
-            "{text}"
-        );
-        // With every lab, every kind has a letter of its own, and none is a key that closes the
-        // menu.
-        app.sync_labs(&crate::labs::LabKind::ALL);
-        let items = app.menu_faults();
-        assert_eq!(items.len(), crate::faults::Kind::ALL.len());
-        let mut letters: Vec<char> = items.iter().map(|(c, _)| *c).collect();
-        assert!(
-            !letters.contains(&'f') && !letters.contains(&'q'),
-            "{letters:?}"
-        );
-        letters.dedup();
-        assert_eq!(letters.len(), items.len());
-    }
-
-    #[test]
-    fn its_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
-        let mut app = App::new(Theme::dark());
-        // The demo stream, 1 shard: $0.0453 an hour at us-east-1's prices (cost.rs works it by
-        // hand); at 2 shards one more shard-hour and one more consumer-shard-hour per fan-out
-        // consumer: 0.0453078 + 0.015 + 2 × 0.015 = $0.0903 an hour.
-        let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
-        app.tab = Tab::Lab(LabKind::Kinesis);
-        let s = screen(&app, &view, (160, 50));
-        assert!(
-            s.contains("cost $0.0453/h · $33.07/mo (730 h) · list price, us-east-1, 2026-12-01"),
-            "{s}"
-        );
-        view.snapshot.kinesis.as_mut().unwrap().shards = 2;
-        assert!(screen(&app, &view, (160, 50)).contains("cost $0.0903/h"));
-        // A price file of the user's changes the figure and says its region and date.
-        let text = crate::cost::prices::BUILTIN[0]
-            .1
-            .replace("\nshard_hour = 0.015", "\nshard_hour = 0.1")
-            .replace("taken = \"2026-12-01\"", "taken = \"2030-01-01\"");
-        app.prices = Some(std::sync::Arc::new(
-            crate::cost::Prices::parse(&text, "mine.toml").unwrap(),
-        ));
-        // 2 × 0.1 + 0.000252 + 0.06 + 0.0000558 = $0.2603 an hour.
-        let s = screen(&app, &view, (160, 50));
-        assert!(
-            s.contains("cost $0.2603/h") && s.contains("2030-01-01"),
-            "{s}"
-        );
-    }
-}
+#[path = "view_tests.rs"]
+mod tests;

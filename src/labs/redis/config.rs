@@ -117,3 +117,27 @@ pub fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
 impl crate::labs::ReportPart for RedisSeed {
     const REPORTED_WHEN_ABSENT: bool = true;
 }
+
+impl crate::labs::Setup for super::RedisLab {
+    fn parse(file: RedisFile, _text: &str) -> anyhow::Result<RedisScenario> {
+        parse(file)
+    }
+
+    /// Its shaped links: replication's and the clients'.
+    fn model(r: &RedisScenario) -> Vec<crate::provenance::Param> {
+        let mut params = Vec::new();
+        for (name, link) in [
+            ("redis.link", &r.link),
+            ("redis.client_link", &r.client_link),
+        ] {
+            if let Ok(l) = super::local::LinkProfile::resolve(link) {
+                params.push(crate::provenance::Param::new(
+                    name,
+                    format!("{} ({})", l.name, l.describe()),
+                    l.provenance(),
+                ));
+            }
+        }
+        params
+    }
+}

@@ -72,6 +72,17 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
     )
 }
 
+impl crate::labs::Cost for super::RedisLab {
+    /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
+    fn cost(
+        snap: &RedisSnapshot,
+        _complete: bool,
+        prices: &Prices,
+    ) -> Option<(LabCost, Vec<String>)> {
+        snap.unavailable.is_none().then(|| cost(snap, prices))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The arithmetic against examples worked by hand from the built-in us-east-1 file (see

@@ -12,16 +12,6 @@ const REDIS_TIMEOUT: Duration = Duration::from_secs(3);
 const INSTALL_REDIS: &str =
     "sudo apt-get install -y redis-server, or give --redis-primary and --redis-replica";
 
-/// redis-server on PATH and its version, or, with `--redis-primary` and `--redis-replica`, that
-/// both answer and the replica replicates.
-pub async fn checks(cx: &DoctorContext<'_>) -> Vec<Check> {
-    let target = cx.target;
-    match (&target.redis_primary, &target.redis_replica) {
-        (Some(primary), Some(replica)) => given_redis(primary, replica).await,
-        _ => vec![redis_server().await],
-    }
-}
-
 async fn redis_server() -> Check {
     let Ok(binary) = crate::labs::redis::local::redis_server_binary() else {
         return Check::fail(
@@ -208,6 +198,21 @@ async fn ask(client: &redis::Client) -> Result<(String, String), String> {
             "did not answer within {} s",
             (REDIS_TIMEOUT * 2).as_secs()
         )),
+    }
+}
+
+impl crate::labs::Doctor for super::RedisLab {
+    /// redis-server on PATH and its version, or, with `--redis-primary` and `--redis-replica`, that
+    /// both answer and the replica replicates.
+    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
+        let target = cx.target;
+        match (
+            &target.labs.redis.redis_primary,
+            &target.labs.redis.redis_replica,
+        ) {
+            (Some(primary), Some(replica)) => given_redis(primary, replica).await,
+            _ => vec![redis_server().await],
+        }
     }
 }
 

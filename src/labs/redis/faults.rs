@@ -12,7 +12,7 @@ use crate::faults::{FaultLog, FaultSpec, Kind, Node, Trigger};
 
 impl RedisLab {
     /// Sets a Redis fault: now, or on its schedule until the lab stops.
-    pub fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
+    pub fn set_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
         if spec.kind.service() != crate::faults::Service::Redis {
             anyhow::bail!("{} is injected by the emulator, not on Redis", spec.kind);
         }

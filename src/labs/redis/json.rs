@@ -91,8 +91,8 @@ fn method(m: &crate::labs::redis::MethodSnapshot) -> RedisMethod {
     }
 }
 
-impl From<&crate::labs::redis::snapshot::RedisSnapshot> for Redis {
-    fn from(r: &crate::labs::redis::snapshot::RedisSnapshot) -> Redis {
+impl crate::labs::ReportJson<crate::labs::redis::snapshot::RedisSnapshot> for Redis {
+    fn of(r: &crate::labs::redis::snapshot::RedisSnapshot) -> Redis {
         Redis {
             primary: r.primary.clone(),
             replica: r.replica.clone(),
@@ -127,36 +127,8 @@ impl From<&crate::labs::redis::snapshot::RedisSnapshot> for Redis {
             node_type: Some(r.node_type.clone()),
         }
     }
-}
 
-impl RedisMethod {
-    pub fn into_snapshot(self) -> crate::labs::redis::MethodSnapshot {
-        use crate::labs::redis::Method as M;
-        crate::labs::redis::MethodSnapshot {
-            method: match self.method {
-                Method::NewClients => M::NewClients,
-                Method::Persistent => M::Persistent,
-                Method::Offset => M::Offset,
-            },
-            lag: self.lag.into_summary(),
-            tries: self.tries,
-            errors: self.errors,
-            behind_bytes: self.behind_bytes.map(|b| crate::metrics::BytesSummary {
-                count: b.count,
-                min_bytes: b.min_bytes,
-                p50_bytes: b.p50_bytes,
-                p90_bytes: b.p90_bytes,
-                p99_bytes: b.p99_bytes,
-                max_bytes: b.max_bytes,
-                mean_bytes: b.mean_bytes,
-            }),
-            last_error: self.last_error,
-        }
-    }
-}
-
-impl Redis {
-    pub fn into_snapshot(self) -> crate::labs::redis::snapshot::RedisSnapshot {
+    fn into_snapshot(self) -> crate::labs::redis::snapshot::RedisSnapshot {
         use crate::labs::redis as r;
         r::snapshot::RedisSnapshot {
             primary: self.primary,
@@ -200,6 +172,32 @@ impl Redis {
             node_type: self
                 .node_type
                 .unwrap_or_else(|| crate::labs::redis::config::DEFAULT_NODE_TYPE.into()),
+        }
+    }
+}
+
+impl RedisMethod {
+    pub fn into_snapshot(self) -> crate::labs::redis::MethodSnapshot {
+        use crate::labs::redis::Method as M;
+        crate::labs::redis::MethodSnapshot {
+            method: match self.method {
+                Method::NewClients => M::NewClients,
+                Method::Persistent => M::Persistent,
+                Method::Offset => M::Offset,
+            },
+            lag: self.lag.into_summary(),
+            tries: self.tries,
+            errors: self.errors,
+            behind_bytes: self.behind_bytes.map(|b| crate::metrics::BytesSummary {
+                count: b.count,
+                min_bytes: b.min_bytes,
+                p50_bytes: b.p50_bytes,
+                p90_bytes: b.p90_bytes,
+                p99_bytes: b.p99_bytes,
+                max_bytes: b.max_bytes,
+                mean_bytes: b.mean_bytes,
+            }),
+            last_error: self.last_error,
         }
     }
 }

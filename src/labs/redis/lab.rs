@@ -1,115 +1,22 @@
-//! The Redis lab behind the one lab interface: on latlab's own redis-server pair, or on the
-//! primary and replica the user named.
+//! The Redis lab running: on latlab's own redis-server pair, or on the primary and replica the
+//! user named; its live tries and its conditions, its figures and last seconds, what its keys
+//! do, its faults, and its stop and cleanup.
 
-use std::sync::Arc;
-
-use super::config::RedisScenario;
-use super::local::{LinkProfile, LocalRedis};
-use super::snapshot::RedisSnapshot;
-use super::{Command, Endpoints, Method, RedisLab};
+use super::*;
 use crate::faults::FaultSpec;
-use crate::labs::series::{Histogrammed, SeriesId};
-use crate::labs::{Lab, LabKind, RunContext};
-use crate::services::Service;
+use crate::labs::series::Histogrammed;
+use crate::labs::{Probe, RunContext};
+use config::RedisScenario;
+use local::{LinkProfile, LocalRedis};
+use snapshot::RedisSnapshot;
 
-impl Lab for RedisLab {
-    const KIND: LabKind = LabKind::Redis;
-    const NAME: &'static str = "Redis";
-    const DEMO: &'static str = "redis-demo";
-    const SERVICE: Service = Service::Redis;
-    /// A method.
-    const SUBJECT_PARTS: usize = 1;
-    const QUANTITIES: &'static [&'static str] = &["lag"];
-
-    const KEYS: &'static [crate::view::keys::LabKey<Command>] = super::keys::KEYS;
-    type File = super::config::RedisFile;
-    type Seed = super::config::RedisSeed;
-    type Json = super::json::Redis;
-    type Scenario = RedisScenario;
-    type Command = Command;
-    type Snapshot = RedisSnapshot;
-    /// Per method: the lag.
-    type History = Vec<(Method, Vec<crate::metrics::Point>)>;
-
-    fn write(
-        snap: &Self::Snapshot,
-        cx: &crate::section::Cx<'_, Self::Seed>,
-        out: &mut String,
-        md: bool,
-    ) {
-        super::report::write(snap, cx, out, md);
-    }
-
-    fn compare(
-        snap: &Self::Snapshot,
-        seed: &Self::Seed,
-        run: &crate::section::Run<'_>,
-        cmp: &mut crate::section::compare::Comparer,
-    ) {
-        super::report::compare(snap, seed, run, cmp);
-    }
-
-    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows) {
-        super::report::csv(snap, rows);
-    }
-
-    fn seed_ids(seed: &Self::Seed, ids: &mut Vec<String>) {
-        super::report::seed_ids(seed, ids);
-    }
-
-    fn to_json(snap: &Self::Snapshot) -> super::json::Redis {
-        super::json::Redis::from(snap)
-    }
-
-    fn from_json(json: super::json::Redis) -> Self::Snapshot {
-        json.into_snapshot()
-    }
-
-    /// Its shaped links: replication's and the clients'.
-    fn model(r: &RedisScenario) -> Vec<crate::provenance::Param> {
-        let mut params = Vec::new();
-        for (name, link) in [
-            ("redis.link", &r.link),
-            ("redis.client_link", &r.client_link),
-        ] {
-            if let Ok(l) = crate::labs::redis::local::LinkProfile::resolve(link) {
-                params.push(crate::provenance::Param::new(
-                    name,
-                    format!("{} ({})", l.name, l.describe()),
-                    l.provenance(),
-                ));
-            }
-        }
-        params
-    }
-
-    fn parse(file: super::config::RedisFile, _text: &str) -> anyhow::Result<RedisScenario> {
-        super::config::parse(file)
-    }
-
-    async fn plan(
-        cx: &crate::plan::PlanContext<'_>,
-        scenario: &Self::Scenario,
-    ) -> crate::plan::LabPlan {
-        super::plan::plan(cx, scenario).await
-    }
-
-    async fn leftovers(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-    ) -> crate::plan::leftovers::Found {
-        super::cleanup::leftovers(cx).await
-    }
-
-    async fn remove(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-        item: &crate::plan::leftovers::Leftover,
-    ) -> Result<(), String> {
-        super::cleanup::remove(cx, item).await
-    }
-
+impl Probe for RedisLab {
     async fn start(ctx: &Arc<RunContext>, r: &RedisScenario) -> anyhow::Result<Self> {
         let opts = &ctx.target;
-        let (ends, local) = match (&opts.redis_primary, &opts.redis_replica) {
+        let (ends, local) = match (
+            &opts.labs.redis.redis_primary,
+            &opts.labs.redis.redis_replica,
+        ) {
             (Some(p), Some(rep)) => (Endpoints::open(p, rep, false)?, None),
             (None, None) => {
                 let link = LinkProfile::resolve(&r.link)?;
@@ -142,68 +49,64 @@ impl Lab for RedisLab {
         Some(RedisSnapshot::unavailable(why))
     }
 
+    /// Tries over and over with the live conditions, until stopped.
     fn start_live(&self) {
-        RedisLab::start_live(self)
-    }
-
-    fn view(snap: &RedisSnapshot, history: Option<&Self::History>) -> crate::view::LabView {
-        super::view::model(snap, history.map_or(&[][..], |h| h.as_slice()))
-    }
-
-    fn status(_snap: &RedisSnapshot) -> String {
-        super::view::status()
-    }
-
-    fn brief(snap: &RedisSnapshot) -> Vec<Vec<crate::view::Text>> {
-        super::view::brief(snap)
-    }
-
-    fn min_rows(_snap: &RedisSnapshot) -> u16 {
-        super::view::MIN_ROWS
-    }
-
-    /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
-    fn cost(
-        snap: &RedisSnapshot,
-        _complete: bool,
-        prices: &crate::cost::Prices,
-    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
-        snap.unavailable
-            .is_none()
-            .then(|| super::cost::cost(snap, prices))
-    }
-
-    /// Each method's lag, by the method's key.
-    fn frame_series<'a>(
-        _snap: &'a RedisSnapshot,
-        history: &'a Self::History,
-    ) -> Option<crate::labs::series::FrameSeries<'a>> {
-        Some(crate::labs::series::FrameSeries {
-            series: history
-                .iter()
-                .map(|(method, points)| {
-                    let id = SeriesId::new(LabKind::Redis, &[method.key()], "lag");
-                    (id, method.key().to_string(), points.as_slice())
-                })
-                .collect(),
-            gauge: &[],
-            upto: history
-                .iter()
-                .filter_map(|(_, s)| s.last())
-                .next_back()
-                .map(|p| p.second.saturating_sub(1)),
-        })
-    }
-
-    fn history_of_frames(
-        snap: &RedisSnapshot,
-        points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
-        _gauge: &dyn Fn() -> Vec<f64>,
-    ) -> Self::History {
-        snap.methods
-            .iter()
-            .map(|m| (m.method, points(m.method.key())))
-            .collect()
+        let (shared, ends, cancel) = (self.shared.clone(), self.ends.clone(), self.cancel.clone());
+        let fault_log = self.fault_log.clone();
+        let task = tokio::spawn(async move {
+            let Ok((mut p, mut r)) = ends.check().await else {
+                return;
+            };
+            let mut size = 0u64;
+            let mut value = bytes::Bytes::new();
+            let mut memory_full = false;
+            let mut n = 0u64;
+            while !cancel.is_cancelled() {
+                let want = shared.value_bytes.load(Ordering::Relaxed);
+                if want != size {
+                    size = want;
+                    value = bytes::Bytes::from(vec![b'v'; size as usize]);
+                }
+                let mf = shared.memory_full.load(Ordering::Relaxed);
+                if mf != memory_full {
+                    *shared.status.lock() = if mf {
+                        "filling memory".into()
+                    } else {
+                        "freeing memory".into()
+                    };
+                    if let Err(e) = set_memory_full(&ends, &mut p, &shared.keys, mf).await {
+                        *shared.status.lock() = format!("{e:#}");
+                        shared.memory_full.store(memory_full, Ordering::Relaxed);
+                        continue;
+                    }
+                    memory_full = mf;
+                }
+                *shared.status.lock() = "measuring".into();
+                n += 1;
+                let started = Instant::now();
+                let all_measured = tokio::select! {
+                    _ = cancel.cancelled() => break,
+                    ok = try_once(&shared, &ends, &mut p, &mut r, &value, n) => ok,
+                };
+                if all_measured {
+                    shared.recovered(&fault_log, started);
+                } else {
+                    // A server restarted or a connection broke: connect again before the next try.
+                    match tokio::time::timeout(Duration::from_secs(15), ends.check()).await {
+                        Ok(Ok((np, nr))) => (p, r) = (np, nr),
+                        Ok(Err(e)) => *shared.status.lock() = format!("reconnecting: {e:#}"),
+                        Err(_) => {
+                            *shared.status.lock() = "reconnecting: no answer within 15s".into()
+                        }
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            if memory_full {
+                let _ = set_memory_full(&ends, &mut p, &shared.keys, false).await;
+            }
+        });
+        self.tasks.lock().push(task);
     }
 
     /// The scenario's conditions, each measured for its tries.
@@ -223,90 +126,39 @@ impl Lab for RedisLab {
         Ok(())
     }
 
-    fn summaries(snap: &RedisSnapshot) -> Vec<(SeriesId, &crate::metrics::Summary)> {
-        snap.methods
-            .iter()
-            .map(|m| {
-                (
-                    SeriesId::new(LabKind::Redis, &[m.method.key()], "lag"),
-                    &m.lag,
-                )
-            })
-            .collect()
-    }
-
-    fn sample() -> (&'static str, Self::Snapshot, Self::History) {
-        let (snapshot, history) = super::sample::sample();
-        ("redis-demo", snapshot, history)
-    }
-
-    /// With a headless run's condition.
-    fn sample_full() -> RedisSnapshot {
-        let mut r = super::sample::sample().0;
-        r.conditions = vec![super::ConditionResult {
-            condition: super::Condition {
-                name: "1 KB".into(),
-                value_bytes: 1000,
-                cpu_load: false,
-                memory_full: false,
-            },
-            methods: r.methods.clone(),
-            skipped: None,
-        }];
-        r
-    }
-
-    async fn doctor(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<crate::labs::check::Check> {
-        super::doctor::checks(cx).await
-    }
-
-    /// The lab's status, and each method's errors.
-    fn watched(r: &RedisSnapshot) -> Vec<crate::labs::series::Watched> {
-        let lab = crate::labs::series::Watched {
-            name: "Redis".into(),
-            status: Some(r.status.clone()),
-            error: None,
-            throttles: 0,
-        };
-        std::iter::once(lab)
-            .chain(r.methods.iter().map(|m| crate::labs::series::Watched {
-                name: format!("Redis {}", m.method.key()),
-                status: None,
-                error: m.last_error.clone(),
-                throttles: 0,
-            }))
-            .collect()
-    }
-
-    fn metric_families(
-        snap: &RedisSnapshot,
-        series: &[Histogrammed],
-    ) -> Vec<crate::metrics::exposition::Family> {
-        super::metrics::families(snap, series)
-    }
-
-    fn runs(snap: &RedisSnapshot) -> bool {
-        snap.unavailable.is_none()
-    }
-
-    /// A primary and its replica have no per-unit trade-off to show.
-    fn unit_costs(
-        _snap: Option<&RedisSnapshot>,
-        _prices: &crate::cost::Prices,
-    ) -> Option<crate::cost::UnitCosts> {
-        None
-    }
-
     fn reset(&self) {
         self.shared.reset();
     }
 
+    /// The lab's figures now.
     fn snapshot(&self, _complete: bool) -> RedisSnapshot {
-        RedisLab::snapshot(self)
+        let link = self.local.as_ref().map(|l| l.shaper.stats());
+        snapshot::RedisSnapshot {
+            primary: self.ends.primary_label.clone(),
+            replica: self.ends.replica_label.clone(),
+            local: self.ends.local,
+            link,
+            value_bytes: self.shared.value_bytes.load(Ordering::Relaxed),
+            cpu_load: self.shared.cpu_load.load(Ordering::Relaxed),
+            memory_full: self.shared.memory_full.load(Ordering::Relaxed),
+            status: self.shared.status.lock().clone(),
+            methods: self.shared.snapshot(),
+            conditions: self.results.lock().clone(),
+            unavailable: None,
+            node_type: self.node_type.clone(),
+        }
     }
 
-    fn history(&self, window: usize) -> Self::History {
-        RedisLab::history(self, window)
+    /// The last `window` seconds of each method's lag, oldest first, for the screen's
+    /// sparklines.
+    fn history(&self, window: usize) -> super::History {
+        let now = self.shared.start.elapsed().as_secs();
+        self.shared
+            .methods
+            .lock()
+            .iter()
+            .map(|(m, x)| (*m, x.lag.points(now, window)))
+            .collect()
     }
 
     /// Each method's replication lag.
@@ -315,35 +167,107 @@ impl Lab for RedisLab {
         methods
             .iter()
             .map(|(method, m)| Histogrammed {
-                id: SeriesId::new(LabKind::Redis, &[method.key()], "lag"),
+                id: super::metrics::series_id(*method),
                 labels: Vec::new(),
                 histogram: m.lag.histogram().clone(),
             })
             .collect()
     }
 
-    fn what(cmd: Command) -> &'static str {
-        match cmd {
-            Command::LinkNext => "the next replication link profile",
-            Command::ValueNext => "the next Redis value size",
-            Command::CpuLoad => "toggling CPU load on the Redis primary",
-            Command::MemoryFull => "toggling a nearly full memory on the Redis primary",
-        }
-    }
-
+    /// Applies one of the lab's commands; returns the line the screen confirms it with.
     async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
-        RedisLab::apply(self, cmd)
+        Ok(match cmd {
+            Command::ValueNext => {
+                let current = self.shared.value_bytes.load(Ordering::Relaxed);
+                let i = VALUES
+                    .iter()
+                    .position(|v| *v == current)
+                    .map_or(0, |i| (i + 1) % VALUES.len());
+                self.shared.value_bytes.store(VALUES[i], Ordering::Relaxed);
+                format!("Redis value size {}", crate::units::format_bytes(VALUES[i]))
+            }
+            Command::CpuLoad => {
+                let on = !self.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
+                format!("CPU load on the primary {}", if on { "on" } else { "off" })
+            }
+            Command::LinkNext => {
+                let Some(local) = &self.local else {
+                    bail!(
+                        "the replication link is shaped only between latlab's own redis-servers, not for {}",
+                        self.ends.primary_label
+                    );
+                };
+                let now = local.shaper.link().name;
+                let i = local::LINKS
+                    .iter()
+                    .position(|l| *l == now)
+                    .map_or(0, |i| (i + 1) % local::LINKS.len());
+                let link = local::LinkProfile::resolve(local::LINKS[i])?;
+                let line = format!("replication link {}: {}", link.name, link.describe());
+                local.shaper.set_link(link);
+                line
+            }
+            Command::MemoryFull => {
+                if !self.ends.local {
+                    bail!(
+                        "memory is only filled on latlab's own redis-server, not on {}",
+                        self.ends.primary_label
+                    );
+                }
+                let on = !self.shared.memory_full.fetch_xor(true, Ordering::Relaxed);
+                format!(
+                    "primary memory {}",
+                    if on {
+                        "filling to ~97% of maxmemory"
+                    } else {
+                        "back to normal"
+                    }
+                )
+            }
+        })
     }
 
     fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
-        RedisLab::add_fault(self, spec)
+        self.set_fault(spec)
     }
 
     async fn stop(&self) {
-        RedisLab::stop(self).await
+        self.cancel.cancel();
+        {
+            let mut status = self.shared.status.lock();
+            if !status.starts_with("finished") {
+                *status = "stopped".into();
+            }
+        }
+        let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
+        for t in tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
+        }
     }
 
+    /// Deletes every key this run wrote, and no other run's (the servers latlab started go away
+    /// with it).
     async fn cleanup(&self) -> Vec<String> {
-        RedisLab::cleanup(self).await
+        let result: anyhow::Result<()> = async {
+            let mut p = connect(&self.ends.primary).await?;
+            delete_matching(&mut p, &format!("{}*", glob_literal(&self.shared.keys))).await?;
+            if self.ends.local {
+                let _: () = redis::cmd("CONFIG")
+                    .arg("SET")
+                    .arg("maxmemory")
+                    .arg("0")
+                    .query_async(&mut p)
+                    .await?;
+            }
+            Ok(())
+        }
+        .await;
+        match result {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "could not delete latlab's keys ({}*) on {}: {e:#}",
+                self.shared.keys, self.ends.primary_label
+            )],
+        }
     }
 }

@@ -392,23 +392,7 @@ pub async fn wait_link_up(replica_url: &str, timeout: Duration) -> anyhow::Resul
     }
 }
 
-/// A `redis://` URL with its password hidden, for screens and reports.
-pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.rsplit_once('@') {
-            Some((auth, host)) => {
-                let user = auth.split(':').next().unwrap_or("");
-                if auth.contains(':') {
-                    format!("{scheme}://{user}:***@{host}")
-                } else {
-                    format!("{scheme}://***@{host}")
-                }
-            }
-            None => url.to_string(),
-        },
-        None => url.to_string(),
-    }
-}
+pub use crate::labs::target::redact;
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,7 @@ pub mod report;
 mod sample;
 mod shaper;
 pub mod snapshot;
+pub mod target;
 pub mod view;
 
 use conditions::{cpu_load, set_memory_full};
@@ -284,6 +285,39 @@ pub enum Command {
     LinkNext,
 }
 
+impl crate::labs::LabCommand for Command {
+    fn what(self) -> &'static str {
+        match self {
+            Command::LinkNext => "the next replication link profile",
+            Command::ValueNext => "the next Redis value size",
+            Command::CpuLoad => "toggling CPU load on the Redis primary",
+            Command::MemoryFull => "toggling a nearly full memory on the Redis primary",
+        }
+    }
+}
+
+/// Its last seconds: per method, the lag.
+pub type History = Vec<(Method, Vec<crate::metrics::Point>)>;
+
+impl crate::labs::Lab for RedisLab {
+    const KIND: crate::labs::LabKind = crate::labs::LabKind::Redis;
+    const NAME: &'static str = "Redis";
+    const DEMO: &'static str = "redis-demo";
+    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Redis);
+    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
+        ("seed-redis", include_str!("scenarios/seed-redis.toml")),
+        ("redis-demo", include_str!("scenarios/redis-demo.toml")),
+    ];
+    type File = config::RedisFile;
+    type Seed = config::RedisSeed;
+    type Json = json::Redis;
+    type Scenario = config::RedisScenario;
+    type Command = Command;
+    type Snapshot = snapshot::RedisSnapshot;
+    type History = History;
+    type Target = target::RedisTarget;
+}
+
 /// Value sizes the `v` key cycles through.
 pub const VALUES: &[u64] = &[1_000, 10_000_000, 50_000_000];
 
@@ -304,90 +338,6 @@ pub struct RedisLab {
 }
 
 impl RedisLab {
-    /// Applies one of the lab's commands; returns the line the screen confirms it with.
-    pub fn apply(&self, cmd: Command) -> anyhow::Result<String> {
-        Ok(match cmd {
-            Command::ValueNext => {
-                let current = self.shared.value_bytes.load(Ordering::Relaxed);
-                let i = VALUES
-                    .iter()
-                    .position(|v| *v == current)
-                    .map_or(0, |i| (i + 1) % VALUES.len());
-                self.shared.value_bytes.store(VALUES[i], Ordering::Relaxed);
-                format!("Redis value size {}", crate::units::format_bytes(VALUES[i]))
-            }
-            Command::CpuLoad => {
-                let on = !self.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);
-                format!("CPU load on the primary {}", if on { "on" } else { "off" })
-            }
-            Command::LinkNext => {
-                let Some(local) = &self.local else {
-                    bail!(
-                        "the replication link is shaped only between latlab's own redis-servers, not for {}",
-                        self.ends.primary_label
-                    );
-                };
-                let now = local.shaper.link().name;
-                let i = local::LINKS
-                    .iter()
-                    .position(|l| *l == now)
-                    .map_or(0, |i| (i + 1) % local::LINKS.len());
-                let link = local::LinkProfile::resolve(local::LINKS[i])?;
-                let line = format!("replication link {}: {}", link.name, link.describe());
-                local.shaper.set_link(link);
-                line
-            }
-            Command::MemoryFull => {
-                if !self.ends.local {
-                    bail!(
-                        "memory is only filled on latlab's own redis-server, not on {}",
-                        self.ends.primary_label
-                    );
-                }
-                let on = !self.shared.memory_full.fetch_xor(true, Ordering::Relaxed);
-                format!(
-                    "primary memory {}",
-                    if on {
-                        "filling to ~97% of maxmemory"
-                    } else {
-                        "back to normal"
-                    }
-                )
-            }
-        })
-    }
-
-    /// The last `window` seconds of each method's lag, oldest first, for the screen's
-    /// sparklines.
-    pub fn history(&self, window: usize) -> Vec<(Method, Vec<crate::metrics::Point>)> {
-        let now = self.shared.start.elapsed().as_secs();
-        self.shared
-            .methods
-            .lock()
-            .iter()
-            .map(|(m, x)| (*m, x.lag.points(now, window)))
-            .collect()
-    }
-
-    /// The lab's figures now.
-    pub fn snapshot(&self) -> snapshot::RedisSnapshot {
-        let link = self.local.as_ref().map(|l| l.shaper.stats());
-        snapshot::RedisSnapshot {
-            primary: self.ends.primary_label.clone(),
-            replica: self.ends.replica_label.clone(),
-            local: self.ends.local,
-            link,
-            value_bytes: self.shared.value_bytes.load(Ordering::Relaxed),
-            cpu_load: self.shared.cpu_load.load(Ordering::Relaxed),
-            memory_full: self.shared.memory_full.load(Ordering::Relaxed),
-            status: self.shared.status.lock().clone(),
-            methods: self.shared.snapshot(),
-            conditions: self.results.lock().clone(),
-            unavailable: None,
-            node_type: self.node_type.clone(),
-        }
-    }
-
     /// Starts the lab on `ends`; every key it writes carries `run_id` (see [`key_prefix`]).
     /// `clock` is the run's start, which the lab's seconds count from.
     pub async fn open(
@@ -424,66 +374,6 @@ impl RedisLab {
         ));
         lab.tasks.lock().push(load);
         Ok(lab)
-    }
-
-    /// Tries over and over with the live conditions, until stopped.
-    pub fn start_live(&self) {
-        let (shared, ends, cancel) = (self.shared.clone(), self.ends.clone(), self.cancel.clone());
-        let fault_log = self.fault_log.clone();
-        let task = tokio::spawn(async move {
-            let Ok((mut p, mut r)) = ends.check().await else {
-                return;
-            };
-            let mut size = 0u64;
-            let mut value = bytes::Bytes::new();
-            let mut memory_full = false;
-            let mut n = 0u64;
-            while !cancel.is_cancelled() {
-                let want = shared.value_bytes.load(Ordering::Relaxed);
-                if want != size {
-                    size = want;
-                    value = bytes::Bytes::from(vec![b'v'; size as usize]);
-                }
-                let mf = shared.memory_full.load(Ordering::Relaxed);
-                if mf != memory_full {
-                    *shared.status.lock() = if mf {
-                        "filling memory".into()
-                    } else {
-                        "freeing memory".into()
-                    };
-                    if let Err(e) = set_memory_full(&ends, &mut p, &shared.keys, mf).await {
-                        *shared.status.lock() = format!("{e:#}");
-                        shared.memory_full.store(memory_full, Ordering::Relaxed);
-                        continue;
-                    }
-                    memory_full = mf;
-                }
-                *shared.status.lock() = "measuring".into();
-                n += 1;
-                let started = Instant::now();
-                let all_measured = tokio::select! {
-                    _ = cancel.cancelled() => break,
-                    ok = try_once(&shared, &ends, &mut p, &mut r, &value, n) => ok,
-                };
-                if all_measured {
-                    shared.recovered(&fault_log, started);
-                } else {
-                    // A server restarted or a connection broke: connect again before the next try.
-                    match tokio::time::timeout(Duration::from_secs(15), ends.check()).await {
-                        Ok(Ok((np, nr))) => (p, r) = (np, nr),
-                        Ok(Err(e)) => *shared.status.lock() = format!("reconnecting: {e:#}"),
-                        Err(_) => {
-                            *shared.status.lock() = "reconnecting: no answer within 15s".into()
-                        }
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            if memory_full {
-                let _ = set_memory_full(&ends, &mut p, &shared.keys, false).await;
-            }
-        });
-        self.tasks.lock().push(task);
     }
 
     /// Runs `tries` tries under each condition, one after another; returns their figures.
@@ -539,46 +429,6 @@ impl RedisLab {
         }
         *self.shared.status.lock() = format!("finished: {} conditions", conditions.len());
         Ok(())
-    }
-
-    pub async fn stop(&self) {
-        self.cancel.cancel();
-        {
-            let mut status = self.shared.status.lock();
-            if !status.starts_with("finished") {
-                *status = "stopped".into();
-            }
-        }
-        let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
-        for t in tasks {
-            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
-        }
-    }
-
-    /// Deletes every key this run wrote, and no other run's (the servers latlab started go away
-    /// with it).
-    pub async fn cleanup(&self) -> Vec<String> {
-        let result: anyhow::Result<()> = async {
-            let mut p = connect(&self.ends.primary).await?;
-            delete_matching(&mut p, &format!("{}*", glob_literal(&self.shared.keys))).await?;
-            if self.ends.local {
-                let _: () = redis::cmd("CONFIG")
-                    .arg("SET")
-                    .arg("maxmemory")
-                    .arg("0")
-                    .query_async(&mut p)
-                    .await?;
-            }
-            Ok(())
-        }
-        .await;
-        match result {
-            Ok(()) => Vec::new(),
-            Err(e) => vec![format!(
-                "could not delete latlab's keys ({}*) on {}: {e:#}",
-                self.shared.keys, self.ends.primary_label
-            )],
-        }
     }
 }
 

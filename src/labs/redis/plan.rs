@@ -35,82 +35,88 @@ const COMMANDS: &[(&str, &str, bool)] = &[
     ("DEBUG", "faults, on latlab's own servers only", true),
 ];
 
-pub async fn plan(cx: &PlanContext<'_>, r: &RedisScenario) -> LabPlan {
-    let mut p = LabPlan::new("Redis", "Redis (ElastiCache's engine)");
-    let prefix = super::key_prefix(cx.run_id);
-    let given = match (&cx.target.redis_primary, &cx.target.redis_replica) {
-        (Some(primary), Some(replica)) => Some((primary.clone(), replica.clone())),
-        _ => None,
-    };
-    let label = match &given {
-        Some((primary, _)) => super::local::redact(primary),
-        None => "latlab's redis-server primary".into(),
-    };
-    match &given {
-        None => p.creates.push(Resource {
-            kind: "redis-server pair".into(),
-            name: "primary and replica on 127.0.0.1".into(),
-            detail: "latlab's own processes, stopped when the run ends".into(),
+impl crate::labs::Plan for super::RedisLab {
+    async fn plan(
+        cx: &PlanContext<'_>,
+        r: &RedisScenario,
+        target: &super::target::RedisTarget,
+    ) -> LabPlan {
+        let mut p = LabPlan::new("Redis", "Redis (ElastiCache's engine)");
+        let prefix = super::key_prefix(cx.run_id);
+        let given = match (&target.redis_primary, &target.redis_replica) {
+            (Some(primary), Some(replica)) => Some((primary.clone(), replica.clone())),
+            _ => None,
+        };
+        let label = match &given {
+            Some((primary, _)) => super::local::redact(primary),
+            None => "latlab's redis-server primary".into(),
+        };
+        match &given {
+            None => p.creates.push(Resource {
+                kind: "redis-server pair".into(),
+                name: "primary and replica on 127.0.0.1".into(),
+                detail: "latlab's own processes, stopped when the run ends".into(),
+                billable: false,
+                tags: Vec::new(),
+                found: None,
+            }),
+            Some((primary, replica)) => {
+                for (role, url) in [("primary", primary), ("replica", replica)] {
+                    p.uses.push(Resource {
+                        kind: format!("Redis {role}"),
+                        name: super::local::redact(url),
+                        detail: "given; latlab changes no setting of it".into(),
+                        billable: true,
+                        tags: Vec::new(),
+                        found: None,
+                    });
+                }
+            }
+        }
+        p.creates.push(Resource {
+            kind: "Redis keys".into(),
+            name: format!("{prefix}*"),
+            detail: format!(
+                "on {label} (and so its replica): values of {} each, and the marker {prefix}run; deleted when the run ends",
+                crate::units::format_bytes(r.value)
+            ),
             billable: false,
             tags: Vec::new(),
             found: None,
-        }),
-        Some((primary, replica)) => {
-            for (role, url) in [("primary", primary), ("replica", replica)] {
-                p.uses.push(Resource {
-                    kind: format!("Redis {role}"),
-                    name: super::local::redact(url),
-                    detail: "given; latlab changes no setting of it".into(),
-                    billable: true,
-                    tags: Vec::new(),
-                    found: None,
-                });
+        });
+        for (cmd, why, local_only) in COMMANDS {
+            if *local_only && given.is_some() {
+                continue;
             }
+            p.call(cmd, None, Vec::new(), why, false);
         }
-    }
-    p.creates.push(Resource {
-        kind: "Redis keys".into(),
-        name: format!("{prefix}*"),
-        detail: format!(
-            "on {label} (and so its replica): values of {} each, and the marker {prefix}run; deleted when the run ends",
-            crate::units::format_bytes(r.value)
-        ),
-        billable: false,
-        tags: Vec::new(),
-        found: None,
-    });
-    for (cmd, why, local_only) in COMMANDS {
-        if *local_only && given.is_some() {
-            continue;
-        }
-        p.call(cmd, None, Vec::new(), why, false);
-    }
-    p.notes.push(format!(
-        "ACL (Redis 6+): a user with `~{} +ping +info +set +exists +wait +scan +del +hset` is enough for the pair given",
-        super::PREFIX.to_string() + "*"
-    ));
-    if let Some((primary, replica)) = &given {
-        let found = match Endpoints::open(primary, replica, false) {
-            Ok(ends) => match ends.check().await {
-                Ok(_) => "answers, and the replica replicates from the primary".to_string(),
+        p.notes.push(format!(
+            "ACL (Redis 6+): a user with `~{} +ping +info +set +exists +wait +scan +del +hset` is enough for the pair given",
+            super::PREFIX.to_string() + "*"
+        ));
+        if let Some((primary, replica)) = &given {
+            let found = match Endpoints::open(primary, replica, false) {
+                Ok(ends) => match ends.check().await {
+                    Ok(_) => "answers, and the replica replicates from the primary".to_string(),
+                    Err(e) => {
+                        p.problem = Some(format!("{e:#}"));
+                        format!("could not check: {e:#}")
+                    }
+                },
                 Err(e) => {
                     p.problem = Some(format!("{e:#}"));
-                    format!("could not check: {e:#}")
+                    format!("{e:#}")
                 }
-            },
-            Err(e) => {
-                p.problem = Some(format!("{e:#}"));
-                format!("{e:#}")
+            };
+            for u in p.uses.iter_mut() {
+                u.found = Some(found.clone());
             }
-        };
-        for u in p.uses.iter_mut() {
-            u.found = Some(found.clone());
         }
+        p.cost = Some(super::cost::priced(
+            &r.node_type,
+            given.is_none(),
+            cx.prices,
+        ));
+        p
     }
-    p.cost = Some(super::cost::priced(
-        &r.node_type,
-        given.is_none(),
-        cx.prices,
-    ));
-    p
 }

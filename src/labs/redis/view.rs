@@ -169,52 +169,70 @@ fn info(r: &RedisSnapshot) -> Vec<Line> {
     ]
 }
 
-/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
-/// method, or one saying why the lab is not running.
-pub fn brief(r: &RedisSnapshot) -> Vec<Vec<Text>> {
-    let label = Text::new("Redis", Style::strong("redis"));
-    let txt = |v: String| Text::new(v, TEXT);
-    match &r.unavailable {
-        Some(why) => vec![vec![
-            label,
-            Text::new("not running", Style::strong("error")),
-            txt("-".into()),
-            txt("-".into()),
-            txt("-".into()),
-            txt("-".into()),
-            Text::new(why.clone(), Style::strong("error")),
-        ]],
-        None => r
-            .methods
-            .iter()
-            .map(|m| {
-                let mut cells = vec![
-                    label.clone(),
-                    Text::new(format!("lag: {}", m.method.short()), TEXT),
-                ];
-                cells.extend(brief_latency(&m.lag));
-                cells.push(txt(thousands(m.tries)));
-                cells.push(brief_note(
-                    format!(
-                        "errors {} · value {}",
-                        thousands(m.errors),
-                        format_bytes(r.value_bytes)
-                    ),
-                    m.errors > 0,
-                ));
-                cells
-            })
-            .collect(),
-    }
-}
-
 /// Rows the tab needs: three panes (one per method) with a row of sparkline each, and the info
 /// lines.
 pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
 
-/// What the tab's figures rest on: what each method's lag includes.
-pub fn status() -> String {
-    " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
+impl crate::labs::Screen for super::RedisLab {
+    const COLOURS: &'static [crate::view::Colour] = &[crate::view::Colour {
+        item: "redis",
+        what: "Redis replication lag series",
+        dark: "#e06c75",
+        light: "#a40e26",
+    }];
+    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+
+    fn view(snap: &RedisSnapshot, history: Option<&super::History>) -> LabView {
+        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+    }
+
+    fn min_rows(_snap: &RedisSnapshot) -> u16 {
+        MIN_ROWS
+    }
+
+    /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+    /// method, or one saying why the lab is not running.
+    fn brief(r: &RedisSnapshot) -> Vec<Vec<Text>> {
+        let label = Text::new("Redis", Style::strong("redis"));
+        let txt = |v: String| Text::new(v, TEXT);
+        match &r.unavailable {
+            Some(why) => vec![vec![
+                label,
+                Text::new("not running", Style::strong("error")),
+                txt("-".into()),
+                txt("-".into()),
+                txt("-".into()),
+                txt("-".into()),
+                Text::new(why.clone(), Style::strong("error")),
+            ]],
+            None => r
+                .methods
+                .iter()
+                .map(|m| {
+                    let mut cells = vec![
+                        label.clone(),
+                        Text::new(format!("lag: {}", m.method.short()), TEXT),
+                    ];
+                    cells.extend(brief_latency(&m.lag));
+                    cells.push(txt(thousands(m.tries)));
+                    cells.push(brief_note(
+                        format!(
+                            "errors {} · value {}",
+                            thousands(m.errors),
+                            format_bytes(r.value_bytes)
+                        ),
+                        m.errors > 0,
+                    ));
+                    cells
+                })
+                .collect(),
+        }
+    }
+
+    /// What the tab's figures rest on: what each method's lag includes.
+    fn status(_snap: &RedisSnapshot) -> String {
+        " Redis lag: 1 includes connecting (the seed's way) · 2 from the SET's reply · 3 to the replica's offset ACK (WAIT)".to_string()
+    }
 }
 
 #[cfg(test)]

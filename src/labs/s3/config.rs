@@ -139,3 +139,9 @@ pub fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
 impl crate::labs::ReportPart for S3Seed {
     const REPORTED_WHEN_ABSENT: bool = true;
 }
+
+impl crate::labs::Setup for super::S3Lab {
+    fn parse(file: S3File, _text: &str) -> anyhow::Result<S3Scenario> {
+        parse(file)
+    }
+}

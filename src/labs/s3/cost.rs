@@ -22,27 +22,6 @@ fn charged_bytes(size: u64, above: u64) -> u64 {
     size.saturating_sub(above)
 }
 
-/// The lab's charges per hour, and the price keys they use.
-pub fn cost(s: &S3Snapshot, p: &Prices) -> (LabCost, Vec<String>) {
-    let rate = |op: &str| {
-        s.ops
-            .iter()
-            .find(|o| o.class == s.class && o.op == op)
-            .map_or(0.0, |o| o.per_sec.max(0.0))
-    };
-    priced(
-        &Priced {
-            class: s.class,
-            payload_bytes: s.payload_bytes,
-            concurrency: s.concurrency,
-            put_per_sec: rate("PUT"),
-            get_per_sec: rate("GET"),
-            rates: "measured in the last 10 s".into(),
-        },
-        p,
-    )
-}
-
 /// What the lab's charges are figured from: the class, payload and loops on screen and the
 /// request rates (measured while it runs; assumed, and said so, for a plan).
 #[derive(Clone, Debug, PartialEq)]
@@ -192,57 +171,81 @@ pub fn class_units(s: &S3Snapshot, p: &Prices) -> Vec<ClassUnit> {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million requests and per GB moved at the current payload: the request price, plus S3 Express One Zone's per-GB charge on the charged part of each request; storage not included";
 
-/// The classes' trade-off table: each class and operation's latency beside what it costs per
-/// million requests and per GB. A class the endpoint cannot serve is not beside the other in
-/// the text: nothing of it was measured.
-pub fn unit_costs(s: Option<&S3Snapshot>, p: &Prices) -> UnitCosts {
-    let units = s.map(|s| class_units(s, p)).unwrap_or_default();
-    let rows = s.map_or_else(Vec::new, |s| {
-        let measured = |c: Class| !(c == Class::ExpressOneZone && s.express_unsupported.is_some());
-        units
-            .iter()
-            .filter(|u| measured(u.class))
+impl crate::labs::Cost for super::S3Lab {
+    /// The lab's charges per hour, and the price keys they use.
+    fn cost(s: &S3Snapshot, _complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
+        let rate = |op: &str| {
+            s.ops
+                .iter()
+                .find(|o| o.class == s.class && o.op == op)
+                .map_or(0.0, |o| o.per_sec.max(0.0))
+        };
+        Some(priced(
+            &Priced {
+                class: s.class,
+                payload_bytes: s.payload_bytes,
+                concurrency: s.concurrency,
+                put_per_sec: rate("PUT"),
+                get_per_sec: rate("GET"),
+                rates: "measured in the last 10 s".into(),
+            },
+            p,
+        ))
+    }
+
+    /// The classes' trade-off table: each class and operation's latency beside what it costs per
+    /// million requests and per GB. A class the endpoint cannot serve is not beside the other in
+    /// the text: nothing of it was measured.
+    fn unit_costs(s: Option<&S3Snapshot>, p: &Prices) -> Option<UnitCosts> {
+        let units = s.map(|s| class_units(s, p)).unwrap_or_default();
+        let rows = s.map_or_else(Vec::new, |s| {
+            let measured =
+                |c: Class| !(c == Class::ExpressOneZone && s.express_unsupported.is_some());
+            units
+                .iter()
+                .filter(|u| measured(u.class))
+                .map(|u| {
+                    let o = s.ops.iter().find(|o| o.class == u.class && o.op == u.op);
+                    let lat = |f: fn(&crate::metrics::Summary) -> u64| {
+                        o.map_or_else(|| "-".to_string(), |o| ms(f(&o.total)))
+                    };
+                    vec![
+                        u.class.storage_class().into(),
+                        u.op.clone(),
+                        lat(|s| s.p50_us),
+                        lat(|s| s.p99_us),
+                        usd(u.per_million_requests),
+                        usd_or_dash(u.per_gb),
+                    ]
+                })
+                .collect()
+        });
+        // A class and operation's row of the JSON report's `cost.s3_classes`.
+        let json = units
+            .into_iter()
             .map(|u| {
-                let o = s.ops.iter().find(|o| o.class == u.class && o.op == u.op);
-                let lat = |f: fn(&crate::metrics::Summary) -> u64| {
-                    o.map_or_else(|| "-".to_string(), |o| ms(f(&o.total)))
-                };
                 vec![
-                    u.class.storage_class().into(),
-                    u.op.clone(),
-                    lat(|s| s.p50_us),
-                    lat(|s| s.p99_us),
-                    usd(u.per_million_requests),
-                    usd_or_dash(u.per_gb),
+                    ("class", u.class.storage_class().into()),
+                    ("op", u.op.into()),
+                    ("usd_per_million_requests", u.per_million_requests.into()),
+                    ("usd_per_gb", u.per_gb.into()),
                 ]
             })
-            .collect()
-    });
-    // A class and operation's row of the JSON report's `cost.s3_classes`.
-    let json = units
-        .into_iter()
-        .map(|u| {
-            vec![
-                ("class", u.class.storage_class().into()),
-                ("op", u.op.into()),
-                ("usd_per_million_requests", u.per_million_requests.into()),
-                ("usd_per_gb", u.per_gb.into()),
-            ]
+            .collect();
+        Some(UnitCosts {
+            title: "S3 classes: latency and cost".into(),
+            columns: vec!["class", "op", "p50", "p99", "$/M requests", "$/GB"],
+            labels: 2,
+            rows,
+            in_run: s.is_some(),
+            how: format!(
+                "{HOW}; latency is the request's total time, at {}",
+                format_bytes(s.map_or(0, |s| s.payload_bytes))
+            ),
+            json_key: "s3_classes",
+            json,
+            per_message: Vec::new(),
         })
-        .collect();
-    UnitCosts {
-        title: "S3 classes: latency and cost".into(),
-        columns: vec!["class", "op", "p50", "p99", "$/M requests", "$/GB"],
-        labels: 2,
-        rows,
-        in_run: s.is_some(),
-        how: format!(
-            "{HOW}; latency is the request's total time, at {}",
-            format_bytes(s.map_or(0, |s| s.payload_bytes))
-        ),
-        json_key: "s3_classes",
-        json,
-        per_message: Vec::new(),
     }
 }
 

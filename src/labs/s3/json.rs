@@ -69,8 +69,8 @@ fn class(c: crate::services::s3::Class) -> Class {
     }
 }
 
-impl From<&crate::labs::s3::snapshot::S3Snapshot> for S3 {
-    fn from(s: &crate::labs::s3::snapshot::S3Snapshot) -> S3 {
+impl crate::labs::ReportJson<crate::labs::s3::snapshot::S3Snapshot> for S3 {
+    fn of(s: &crate::labs::s3::snapshot::S3Snapshot) -> S3 {
         S3 {
             class: class(s.class),
             payload_bytes: s.payload_bytes,
@@ -114,19 +114,8 @@ impl From<&crate::labs::s3::snapshot::S3Snapshot> for S3 {
             express_unsupported: s.express_unsupported.clone(),
         }
     }
-}
 
-impl Class {
-    fn into_class(self) -> crate::services::s3::Class {
-        match self {
-            Class::Standard => crate::services::s3::Class::Standard,
-            Class::ExpressOneZone => crate::services::s3::Class::ExpressOneZone,
-        }
-    }
-}
-
-impl S3 {
-    pub fn into_snapshot(self) -> crate::labs::s3::snapshot::S3Snapshot {
+    fn into_snapshot(self) -> crate::labs::s3::snapshot::S3Snapshot {
         use crate::labs::s3 as s;
         s::snapshot::S3Snapshot {
             class: self.class.into_class(),
@@ -169,6 +158,15 @@ impl S3 {
                     .collect()
             }),
             express_unsupported: self.express_unsupported,
+        }
+    }
+}
+
+impl Class {
+    fn into_class(self) -> crate::services::s3::Class {
+        match self {
+            Class::Standard => crate::services::s3::Class::Standard,
+            Class::ExpressOneZone => crate::services::s3::Class::ExpressOneZone,
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod plan;
 pub mod report;
 mod sample;
 pub mod snapshot;
+pub mod target;
 mod transfer;
 pub mod view;
 
@@ -258,6 +259,39 @@ fn spawn_loop(
     }
 }
 
+/// Its last seconds: per (class, PUT/GET), the total time.
+pub type History = Vec<(Class, String, Vec<crate::metrics::Point>)>;
+
+impl crate::labs::Lab for S3Lab {
+    const KIND: crate::labs::LabKind = crate::labs::LabKind::S3;
+    const NAME: &'static str = "S3";
+    const DEMO: &'static str = "s3-demo";
+    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::S3);
+    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
+        ("seed-s3", include_str!("scenarios/seed-s3.toml")),
+        ("s3-demo", include_str!("scenarios/s3-demo.toml")),
+    ];
+    type File = config::S3File;
+    type Seed = config::S3Seed;
+    type Json = json::S3;
+    type Scenario = config::S3Scenario;
+    type Command = Command;
+    type Snapshot = snapshot::S3Snapshot;
+    type History = History;
+    type Target = target::S3Target;
+}
+
+impl crate::labs::LabCommand for Command {
+    fn what(self) -> &'static str {
+        match self {
+            Command::ToggleClass => "switching the S3 storage class",
+            Command::PayloadUp => "a larger S3 payload",
+            Command::PayloadDown => "a smaller S3 payload",
+            Command::Concurrency => "the next S3 concurrency",
+        }
+    }
+}
+
 /// The S3 lab while it runs.
 pub struct S3Lab {
     pub shared: Arc<S3Shared>,
@@ -276,38 +310,6 @@ pub struct S3Lab {
 }
 
 impl S3Lab {
-    /// The last `window` seconds of each (class, PUT/GET) total time, oldest first, for the
-    /// screen's sparklines.
-    pub fn history(&self, window: usize) -> Vec<(Class, String, Vec<crate::metrics::Point>)> {
-        let now = self.shared.start.elapsed().as_secs();
-        self.shared
-            .ops
-            .lock()
-            .iter()
-            .map(|((class, op), m)| (*class, op.to_string(), m.total.points(now, window)))
-            .collect()
-    }
-
-    /// The lab's figures now, with the emulator's count of CreateSession calls when the run
-    /// measures the embedded emulator.
-    pub fn snapshot(&self) -> snapshot::S3Snapshot {
-        let create_sessions = self.emulated.as_ref().map(|e| e.create_sessions());
-        let ops = self.shared.snapshot();
-        let sdk = self.shared.sdk.snapshot();
-        snapshot::S3Snapshot {
-            class: *self.shared.class.lock(),
-            payload_bytes: *self.shared.payload.lock(),
-            concurrency: self.shared.concurrency.load(Ordering::Relaxed),
-            standard_bucket: self.buckets.standard.clone(),
-            express_bucket: self.buckets.express.clone(),
-            ops,
-            create_sessions,
-            sdk,
-            matrix: self.matrix.lock().clone(),
-            express_unsupported: self.express_unsupported.clone(),
-        }
-    }
-
     /// Finds or creates the buckets; `given` are the user's (standard, express) on other
     /// endpoints. `clock` is the run's start, which the lab's seconds count from.
     pub async fn open(
@@ -375,18 +377,6 @@ impl S3Lab {
         })
     }
 
-    /// Starts the live PUT/GET loop.
-    pub fn start_live(&self) {
-        let task = tokio::spawn(live(
-            self.shared.clone(),
-            self.client.clone(),
-            self.buckets.clone(),
-            self.scenario.transfer.clone(),
-            self.cancel.clone(),
-        ));
-        *self.live.lock() = Some(task);
-    }
-
     /// Runs the matrix (or its quick form) to the end, or until stopped.
     pub async fn run_matrix(
         &self,
@@ -433,67 +423,6 @@ impl S3Lab {
 
     pub fn set_payload(&self, bytes: u64) {
         *self.shared.payload.lock() = bytes;
-    }
-
-    /// Applies one of the lab's commands; returns the line the screen confirms it with.
-    pub fn apply(&self, cmd: Command) -> String {
-        match cmd {
-            Command::ToggleClass => {
-                if let Some(why) = &self.express_unsupported {
-                    return format!("S3 Express One Zone {why}; measuring Standard");
-                }
-                let c = self.toggle_class();
-                format!("S3 storage class {}", c.storage_class())
-            }
-            Command::Concurrency => {
-                let now = self.shared.concurrency.load(Ordering::Relaxed);
-                let next = CONCURRENCY_STEPS
-                    .iter()
-                    .copied()
-                    .find(|c| *c > now)
-                    .unwrap_or(CONCURRENCY_STEPS[0]);
-                self.shared.concurrency.store(next, Ordering::Relaxed);
-                format!("S3: {next} PUT-then-GET loop(s) in flight at once")
-            }
-            Command::PayloadUp | Command::PayloadDown => {
-                let current = *self.shared.payload.lock();
-                let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
-                self.set_payload(next);
-                format!("S3 payload size {}", crate::units::format_bytes(next))
-            }
-        }
-    }
-
-    pub async fn stop(&self) {
-        self.cancel.cancel();
-        let task = self.live.lock().take();
-        if let Some(t) = task {
-            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
-        }
-    }
-
-    /// Deletes this run's objects (under its own `latlab/RUN_ID/`, never another run's), and the
-    /// buckets if latlab created them.
-    pub async fn cleanup(&self) -> Vec<String> {
-        let mut problems = Vec::new();
-        for name in [&self.buckets.standard, &self.buckets.express] {
-            if *name == self.buckets.express && self.express_unsupported.is_some() {
-                continue;
-            }
-            if let Err(e) = clean(&self.client, name, &self.shared.prefix).await {
-                problems.push(format!("{e:#}"));
-                continue;
-            }
-            if self.created
-                && let Err(e) = self.client.delete_bucket().bucket(name).send().await
-            {
-                problems.push(format!(
-                    "could not delete bucket {name}: {}",
-                    crate::aws::error_line(&e)
-                ));
-            }
-        }
-        problems
     }
 }
 

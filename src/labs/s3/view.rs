@@ -210,51 +210,79 @@ fn info(s3: &S3Snapshot) -> Vec<Line> {
     ]
 }
 
-/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
-/// class and operation.
-pub fn brief(s3: &S3Snapshot) -> Vec<Vec<Text>> {
-    let mut rows = Vec::new();
-    for o in &s3.ops {
-        let mut cells = vec![
-            Text::new("S3", Style::strong(item(o.class))),
-            Text::new(
-                format!(
-                    "{}{} {}",
-                    if o.class == s3.class { "▶ " } else { "" },
-                    o.op,
-                    o.class.storage_class()
-                ),
-                TEXT,
-            ),
-        ];
-        cells.extend(brief_latency(&o.total));
-        cells.push(Text::new(thousands(o.requests), TEXT));
-        cells.push(brief_note(
-            format!(
-                "{:.1} MB/s · SlowDown {} · errors {}",
-                o.mb_per_sec,
-                thousands(o.slow_downs),
-                thousands(o.errors)
-            ),
-            o.slow_downs > 0 || o.errors > 0,
-        ));
-        rows.push(cells);
-    }
-    rows
-}
-
 /// Rows the tab needs: two panes (PUT, GET) with a row of sparkline each, and the info lines.
 pub const MIN_ROWS: u16 = 2 * (2 + 1 + 3) + 2;
 
-/// What the tab's figures rest on: the S3 SDK's retry settings, or that Express cannot be
-/// measured here.
-pub fn status(s3: &S3Snapshot) -> String {
-    match &s3.express_unsupported {
-        Some(why) => format!(" S3 Express One Zone {why}; measuring Standard"),
-        None => format!(
-            " S3 SDK: {}",
-            crate::aws::RetrySettings::default().describe()
-        ),
+impl crate::labs::Screen for super::S3Lab {
+    const COLOURS: &'static [crate::view::Colour] = &[
+        crate::view::Colour {
+            item: "s3_express",
+            what: "S3 Express One Zone series",
+            dark: "#61afef",
+            light: "#0550ae",
+        },
+        crate::view::Colour {
+            item: "s3_standard",
+            what: "S3 Standard series",
+            dark: "#d19a66",
+            light: "#953800",
+        },
+    ];
+    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    /// Two panes to Redis's three.
+    const OVERVIEW_WEIGHT: u16 = 2;
+
+    fn view(snap: &S3Snapshot, history: Option<&super::History>) -> LabView {
+        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+    }
+
+    fn min_rows(_snap: &S3Snapshot) -> u16 {
+        MIN_ROWS
+    }
+
+    /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+    /// class and operation.
+    fn brief(s3: &S3Snapshot) -> Vec<Vec<Text>> {
+        let mut rows = Vec::new();
+        for o in &s3.ops {
+            let mut cells = vec![
+                Text::new("S3", Style::strong(item(o.class))),
+                Text::new(
+                    format!(
+                        "{}{} {}",
+                        if o.class == s3.class { "▶ " } else { "" },
+                        o.op,
+                        o.class.storage_class()
+                    ),
+                    TEXT,
+                ),
+            ];
+            cells.extend(brief_latency(&o.total));
+            cells.push(Text::new(thousands(o.requests), TEXT));
+            cells.push(brief_note(
+                format!(
+                    "{:.1} MB/s · SlowDown {} · errors {}",
+                    o.mb_per_sec,
+                    thousands(o.slow_downs),
+                    thousands(o.errors)
+                ),
+                o.slow_downs > 0 || o.errors > 0,
+            ));
+            rows.push(cells);
+        }
+        rows
+    }
+
+    /// What the tab's figures rest on: the S3 SDK's retry settings, or that Express cannot be
+    /// measured here.
+    fn status(s3: &S3Snapshot) -> String {
+        match &s3.express_unsupported {
+            Some(why) => format!(" S3 Express One Zone {why}; measuring Standard"),
+            None => format!(
+                " S3 SDK: {}",
+                crate::aws::RetrySettings::default().describe()
+            ),
+        }
     }
 }
 

@@ -18,87 +18,93 @@ fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_sqs::Client> {
     })
 }
 
-pub async fn leftovers(cx: &CleanupContext<'_>) -> Found {
-    let mut found = Found::default();
-    let Some(sqs) = client(cx) else { return found };
-    let mut token: Option<String> = None;
-    let mut urls = Vec::new();
-    for _ in 0..10_000 {
-        match sqs
-            .list_queues()
-            .queue_name_prefix(super::config::DEFAULT_PREFIX)
-            .max_results(1000)
-            .set_next_token(token.clone())
-            .send()
-            .await
-        {
-            Ok(page) => {
-                urls.extend(page.queue_urls().iter().cloned());
-                token = page.next_token().map(str::to_string);
-                if token.is_none() {
+impl crate::labs::Cleanup for super::SqsLab {
+    async fn leftovers(cx: &CleanupContext<'_>, _target: &crate::labs::target::Nothing) -> Found {
+        let mut found = Found::default();
+        let Some(sqs) = client(cx) else { return found };
+        let mut token: Option<String> = None;
+        let mut urls = Vec::new();
+        for _ in 0..10_000 {
+            match sqs
+                .list_queues()
+                .queue_name_prefix(super::config::DEFAULT_PREFIX)
+                .max_results(1000)
+                .set_next_token(token.clone())
+                .send()
+                .await
+            {
+                Ok(page) => {
+                    urls.extend(page.queue_urls().iter().cloned());
+                    token = page.next_token().map(str::to_string);
+                    if token.is_none() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    found
+                        .notes
+                        .push(format!("SQS: cannot list queues: {}", error_line(&e)));
+                    found.incomplete = true;
                     break;
                 }
             }
-            Err(e) => {
-                found
-                    .notes
-                    .push(format!("SQS: cannot list queues: {}", error_line(&e)));
-                found.incomplete = true;
-                break;
-            }
         }
-    }
-    for url in urls {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
-        let tags = match sqs.list_queue_tags().queue_url(&url).send().await {
-            Ok(t) => t.tags.unwrap_or_default(),
-            Err(e) => {
+        for url in urls {
+            let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+            let tags = match sqs.list_queue_tags().queue_url(&url).send().await {
+                Ok(t) => t.tags.unwrap_or_default(),
+                Err(e) => {
+                    found.notes.push(format!(
+                        "SQS: cannot read {name}'s tags: {}",
+                        error_line(&e)
+                    ));
+                    found.incomplete = true;
+                    continue;
+                }
+            };
+            let run = tags
+                .get(crate::plan::TAG_RUN_ID)
+                .and_then(|id| run_id_of(id));
+            let Some(run) = run else {
                 found.notes.push(format!(
-                    "SQS: cannot read {name}'s tags: {}",
-                    error_line(&e)
+                    "SQS: queue {name} is named like latlab's but has no {} tag: not latlab's, left alone",
+                    crate::plan::TAG_RUN_ID
                 ));
-                found.incomplete = true;
                 continue;
-            }
-        };
-        let run = tags
-            .get(crate::plan::TAG_RUN_ID)
-            .and_then(|id| run_id_of(id));
-        let Some(run) = run else {
-            found.notes.push(format!(
-                "SQS: queue {name} is named like latlab's but has no {} tag: not latlab's, left alone",
-                crate::plan::TAG_RUN_ID
-            ));
-            continue;
-        };
-        let created = tags
-            .get(crate::plan::TAG_CREATED)
-            .and_then(|t| humantime::parse_rfc3339_weak(t).ok());
-        found.items.push(Leftover {
-            lab: "SQS",
-            kind: "queue".into(),
-            name: name.clone(),
-            handle: url.clone(),
-            run_id: run.to_string(),
-            created,
-            detail: "with whatever messages it holds".into(),
-        });
+            };
+            let created = tags
+                .get(crate::plan::TAG_CREATED)
+                .and_then(|t| humantime::parse_rfc3339_weak(t).ok());
+            found.items.push(Leftover {
+                lab: "SQS",
+                kind: "queue".into(),
+                name: name.clone(),
+                handle: url.clone(),
+                run_id: run.to_string(),
+                created,
+                detail: "with whatever messages it holds".into(),
+            });
+        }
+        found
     }
-    found
-}
 
-/// Deletes a run's queue.
-pub async fn remove(cx: &CleanupContext<'_>, item: &Leftover) -> Result<(), String> {
-    let sqs = client(cx).ok_or("no SQS client")?;
-    match sqs.delete_queue().queue_url(&item.handle).send().await {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            let code = aws_sdk_sqs::error::ProvideErrorMetadata::code(&e).unwrap_or_default();
-            if code.contains("NonExistentQueue") || code == "QueueDoesNotExist" {
-                // Gone already: cleanup is idempotent.
-                Ok(())
-            } else {
-                Err(error_line(&e))
+    /// Deletes a run's queue.
+    async fn remove(
+        cx: &CleanupContext<'_>,
+        _target: &crate::labs::target::Nothing,
+        item: &Leftover,
+    ) -> Result<(), String> {
+        let sqs = client(cx).ok_or("no SQS client")?;
+        match sqs.delete_queue().queue_url(&item.handle).send().await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let code = aws_sdk_sqs::error::ProvideErrorMetadata::code(&e).unwrap_or_default();
+                if code.contains("NonExistentQueue") || code == "QueueDoesNotExist" {
+                    // Gone already: cleanup is idempotent.
+                    Ok(())
+                } else {
+                    Err(error_line(&e))
+                }
             }
         }
     }

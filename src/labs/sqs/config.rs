@@ -366,6 +366,54 @@ fn consumer(f: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
     Ok(ConsumerSpec { name, kind })
 }
 
+impl crate::labs::Setup for super::SqsLab {
+    fn parse(file: SqsFile, _text: &str) -> anyhow::Result<SqsScenario> {
+        parse(file)
+    }
+
+    /// No seed measured SQS: a seed section is refused.
+    fn check_seed(seed: &SqsSeed, _s: &SqsScenario) -> anyhow::Result<()> {
+        anyhow::bail!(
+            "seed.sqs (source '{}'): no seed measured SQS, so the SQS lab has no figures to compare; remove [seed.sqs]",
+            seed.source
+        )
+    }
+
+    /// The lab's own assumptions: Lambda's long poll and the producer's batching linger.
+    fn model(s: &SqsScenario) -> Vec<crate::provenance::Param> {
+        use crate::provenance::{Param, Provenance, Source};
+        let mut params = Vec::new();
+        if s.consumers
+            .iter()
+            .any(|c| matches!(c.kind, ConsumerKind::Lambda { .. }))
+        {
+            params.push(Param::new(
+                "sqs.lambda_wait",
+                format!("{} s", super::consumer::LAMBDA_WAIT_SECS),
+                Provenance::new(
+                    Source::Assumption,
+                    "AWS's Lambda guide says the event source mapping 'uses long polling' on a \
+                     queue but not for how long; the longest wait ReceiveMessage allows is assumed",
+                ),
+            ));
+        }
+        params.push(Param::new(
+            "sqs.batch_linger",
+            crate::units::format_duration(super::producer::LINGER),
+            Provenance::new(
+                Source::Assumption,
+                "how long the producer gathers messages for one SendMessageBatch with batching \
+                 on: latlab's choice, in every batched message's latency",
+            ),
+        ));
+        params
+    }
+
+    fn for_duration(s: &mut SqsScenario, duration: std::time::Duration) {
+        s.produce_for = Some(duration);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

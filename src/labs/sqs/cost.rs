@@ -163,69 +163,80 @@ type UnitRow<'a> = (
     &'a ConsumerFigures,
 );
 
-/// The trade-off table: each consumer's latency beside what a million of its messages cost.
-/// None when the run has no SQS lab: the report then has no such table, as before the lab.
-pub fn unit_costs(s: Option<&SqsSnapshot>, p: &Prices) -> Option<UnitCosts> {
-    s?;
-    let rows: Vec<UnitRow> = s
-        .map(|s| {
-            s.consumers
-                .iter()
-                .filter(|c| !c.stopped)
-                .map(|c| {
-                    let priced = per_million_messages(c, s, p);
-                    (
-                        c.name.clone(),
-                        c.kind.name().to_string(),
-                        priced.map(|(r, _)| r),
-                        priced.map(|(_, usd)| usd),
-                        c,
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let per_message = rows
-        .iter()
-        .map(|(name, _, _, usd_m, c)| crate::cost::PerMessage {
-            lab: LabKind::Sqs.name(),
-            consumer: name.clone(),
-            send_to_receive: c.latency,
-            usd_per_million: *usd_m,
-        })
-        .collect();
-    Some(UnitCosts {
-        title: "SQS consumers: latency and cost".into(),
-        columns: vec!["consumer", "p50", "p99", "requests/message", "$/M messages"],
-        labels: 1,
-        rows: rows
+impl crate::labs::Cost for super::SqsLab {
+    /// A lab that could not create its queues is not priced.
+    fn cost(
+        snap: &SqsSnapshot,
+        _complete: bool,
+        prices: &Prices,
+    ) -> Option<(LabCost, Vec<String>)> {
+        snap.unavailable.is_none().then(|| cost(snap, prices))
+    }
+
+    /// The trade-off table: each consumer's latency beside what a million of its messages cost.
+    /// None when the run has no SQS lab: the report then has no such table, as before the lab.
+    fn unit_costs(s: Option<&SqsSnapshot>, p: &Prices) -> Option<UnitCosts> {
+        s?;
+        let rows: Vec<UnitRow> = s
+            .map(|s| {
+                s.consumers
+                    .iter()
+                    .filter(|c| !c.stopped)
+                    .map(|c| {
+                        let priced = per_million_messages(c, s, p);
+                        (
+                            c.name.clone(),
+                            c.kind.name().to_string(),
+                            priced.map(|(r, _)| r),
+                            priced.map(|(_, usd)| usd),
+                            c,
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let per_message = rows
             .iter()
-            .map(|(name, _, per, usd_m, c)| {
-                vec![
-                    name.clone(),
-                    ms(c.latency.p50_us),
-                    ms(c.latency.p99_us),
-                    per.map_or("-".into(), |r| format!("{r:.2}")),
-                    usd_or_dash(*usd_m),
-                ]
+            .map(|(name, _, _, usd_m, c)| crate::cost::PerMessage {
+                lab: LabKind::Sqs.name(),
+                consumer: name.clone(),
+                send_to_receive: c.latency,
+                usd_per_million: *usd_m,
             })
-            .collect(),
-        in_run: s.is_some(),
-        how: HOW.into(),
-        json_key: "sqs_consumers",
-        json: rows
-            .into_iter()
-            .map(|(name, kind, per, usd_m, _)| {
-                vec![
-                    ("name", name.into()),
-                    ("kind", kind.into()),
-                    ("requests_per_message", per.into()),
-                    ("usd_per_million_messages", usd_m.into()),
-                ]
-            })
-            .collect(),
-        per_message,
-    })
+            .collect();
+        Some(UnitCosts {
+            title: "SQS consumers: latency and cost".into(),
+            columns: vec!["consumer", "p50", "p99", "requests/message", "$/M messages"],
+            labels: 1,
+            rows: rows
+                .iter()
+                .map(|(name, _, per, usd_m, c)| {
+                    vec![
+                        name.clone(),
+                        ms(c.latency.p50_us),
+                        ms(c.latency.p99_us),
+                        per.map_or("-".into(), |r| format!("{r:.2}")),
+                        usd_or_dash(*usd_m),
+                    ]
+                })
+                .collect(),
+            in_run: s.is_some(),
+            how: HOW.into(),
+            json_key: "sqs_consumers",
+            json: rows
+                .into_iter()
+                .map(|(name, kind, per, usd_m, _)| {
+                    vec![
+                        ("name", name.into()),
+                        ("kind", kind.into()),
+                        ("requests_per_message", per.into()),
+                        ("usd_per_million_messages", usd_m.into()),
+                    ]
+                })
+                .collect(),
+            per_message,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -8,59 +8,62 @@ use crate::aws::RetrySettings;
 use crate::labs::LabKind;
 use crate::labs::check::{Check, DoctorContext, Part};
 
-/// Its checks, once the endpoint answered.
-pub async fn checks(cx: &DoctorContext<'_>) -> Vec<Check> {
-    let Some(e) = cx.endpoint else {
-        return Vec::new();
-    };
-    let once = RetrySettings {
-        max_attempts: 1,
-        ..RetrySettings::default()
-    };
-    let c = super::client::client(
-        &e.clients,
-        &once,
-        "latlab-doctor-sqs",
-        Arc::new(Default::default()),
-    );
-    let list = c.list_queues().queue_name_prefix("latlab-").send().await;
-    let missing = c
-        .get_queue_url()
-        .queue_name("latlab-doctor-not-a-queue")
-        .send()
-        .await;
-    let fails = |what: String| {
-        Check::fail(
-            "sqs ops",
-            what,
-            "an endpoint that serves SQS's JSON protocol (AWS, `latlab emulate`, or one whose SDK support is current)",
-            &[Part::Lab(LabKind::Sqs)],
-        )
-    };
-    match (list, missing) {
-        (Ok(_), Err(err))
-            if aws_sdk_sqs::error::ProvideErrorMetadata::code(&err)
-                .is_some_and(|c| c.contains("NonExistentQueue") || c == "QueueDoesNotExist") =>
-        {
-            vec![Check::ok(
+impl crate::labs::Doctor for super::SqsLab {
+    /// Its checks, once the endpoint answered.
+    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
+        let Some(e) = cx.endpoint else {
+            return Vec::new();
+        };
+        let once = RetrySettings {
+            max_attempts: 1,
+            ..RetrySettings::default()
+        };
+        let c = super::client::client(
+            &e.clients,
+            &once,
+            "latlab-doctor-sqs",
+            Arc::new(Default::default()),
+        );
+        let list = c.list_queues().queue_name_prefix("latlab-").send().await;
+        let missing = c
+            .get_queue_url()
+            .queue_name("latlab-doctor-not-a-queue")
+            .send()
+            .await;
+        let fails = |what: String| {
+            Check::fail(
                 "sqs ops",
-                format!(
-                    "{} answers ListQueues and GetQueueUrl (JSON protocol)",
-                    e.at
-                ),
-            )]
+                what,
+                "an endpoint that serves SQS's JSON protocol (AWS, `latlab emulate`, or one whose SDK support is current)",
+                &[Part::Lab(LabKind::Sqs)],
+            )
+        };
+        match (list, missing) {
+            (Ok(_), Err(err))
+                if aws_sdk_sqs::error::ProvideErrorMetadata::code(&err).is_some_and(|c| {
+                    c.contains("NonExistentQueue") || c == "QueueDoesNotExist"
+                }) =>
+            {
+                vec![Check::ok(
+                    "sqs ops",
+                    format!(
+                        "{} answers ListQueues and GetQueueUrl (JSON protocol)",
+                        e.at
+                    ),
+                )]
+            }
+            (Ok(_), Ok(_)) => vec![Check::ok(
+                "sqs ops",
+                format!("{} answers ListQueues and GetQueueUrl", e.at),
+            )],
+            (Ok(_), Err(err)) => vec![fails(format!(
+                "GetQueueUrl answered {}",
+                crate::aws::error_line(&err)
+            ))],
+            (Err(err), _) => vec![fails(format!(
+                "ListQueues answered {}",
+                crate::aws::error_line(&err)
+            ))],
         }
-        (Ok(_), Ok(_)) => vec![Check::ok(
-            "sqs ops",
-            format!("{} answers ListQueues and GetQueueUrl", e.at),
-        )],
-        (Ok(_), Err(err)) => vec![fails(format!(
-            "GetQueueUrl answered {}",
-            crate::aws::error_line(&err)
-        ))],
-        (Err(err), _) => vec![fails(format!(
-            "ListQueues answered {}",
-            crate::aws::error_line(&err)
-        ))],
     }
 }

@@ -127,8 +127,8 @@ impl Kind {
     }
 }
 
-impl From<&SqsSnapshot> for Sqs {
-    fn from(s: &SqsSnapshot) -> Sqs {
+impl crate::labs::ReportJson<SqsSnapshot> for Sqs {
+    fn of(s: &SqsSnapshot) -> Sqs {
         let p = &s.producer;
         Sqs {
             rate: s.rate,
@@ -183,10 +183,8 @@ impl From<&SqsSnapshot> for Sqs {
             unavailable: s.unavailable.clone(),
         }
     }
-}
 
-impl Sqs {
-    pub fn into_snapshot(self) -> SqsSnapshot {
+    fn into_snapshot(self) -> SqsSnapshot {
         let p = self.producer;
         SqsSnapshot {
             rate: self.rate,

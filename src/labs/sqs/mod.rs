@@ -65,127 +65,41 @@ pub struct SqsLab {
 /// Its last seconds: each consumer's send -> receive, by name.
 pub type History = Vec<(String, Vec<crate::metrics::Point>)>;
 
-impl SqsLab {
-    /// Its figures now.
-    pub fn snapshot(&self) -> SqsSnapshot {
-        let p = &self.probes;
-        let k = &p.knobs;
-        let m = p.producer.metrics.lock();
-        let producer = ProducerFigures {
-            produced: m.produced,
-            acknowledged: m.acknowledged,
-            failed: m.failed,
-            behind: m.behind,
-            calls: m.calls,
-            send_latency: m.send_latency.summary(),
-            sdk: p.producer.sdk.snapshot(),
-            status: p.producer.status.lock().clone(),
-            last_error: p.producer.last_error.lock().clone(),
-        };
-        drop(m);
-        SqsSnapshot {
-            rate: k.rate(),
-            payload_bytes: p.scenario.payload,
-            batching: k.batching(),
-            groups: k.groups(),
-            wait_secs: k.wait_secs(),
-            visibility_secs: k.visibility_secs(),
-            processing_ms: k.processing().as_millis() as u64,
-            seconds: p.clock.elapsed().as_secs_f64(),
-            producer,
-            consumers: p.figures(),
-            unavailable: None,
+impl crate::labs::Lab for SqsLab {
+    const KIND: crate::labs::LabKind = crate::labs::LabKind::Sqs;
+    const NAME: &'static str = "SQS";
+    const DEMO: &'static str = "sqs-demo";
+    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Sqs);
+    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
+        ("sqs-demo", include_str!("scenarios/sqs-demo.toml")),
+        (
+            "queue-or-stream",
+            include_str!("scenarios/queue-or-stream.toml"),
+        ),
+    ];
+    type File = config::SqsFile;
+    type Seed = config::SqsSeed;
+    type Json = json::Sqs;
+    type Scenario = SqsScenario;
+    type Command = Command;
+    type Snapshot = SqsSnapshot;
+    type History = History;
+    type Target = crate::labs::target::Nothing;
+}
+
+impl crate::labs::LabCommand for Command {
+    fn what(self) -> &'static str {
+        match self {
+            Command::WaitNext => "the SQS long pollers' next wait",
+            Command::AddConsumer => "adding an SQS long poller",
+            Command::RemoveConsumer => "removing an SQS long poller",
+            Command::GroupsUp => "more SQS FIFO message groups",
+            Command::GroupsDown => "fewer SQS FIFO message groups",
+            Command::Batching => "switching the SQS producer's batching",
+            Command::VisibilityNext => "the next SQS visibility timeout",
+            Command::ProcessingUp => "a longer SQS processing time",
+            Command::ProcessingDown => "a shorter SQS processing time",
         }
-    }
-
-    /// Each consumer's last `window` seconds of send -> receive.
-    pub fn history(&self, window: usize) -> History {
-        let now = self.probes.second();
-        self.probes
-            .consumers
-            .lock()
-            .iter()
-            .map(|c| {
-                (
-                    c.name.clone(),
-                    c.metrics.lock().send_to_receive.points(now, window),
-                )
-            })
-            .collect()
-    }
-
-    /// Applies a key's command; the line the screen confirms it with.
-    pub async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
-        use std::sync::atomic::Ordering::Relaxed;
-        let k = &self.probes.knobs;
-        let next = |steps: &[u64], now: u64| {
-            steps
-                .iter()
-                .position(|s| *s == now)
-                .map_or(steps[0], |i| steps[(i + 1) % steps.len()])
-        };
-        Ok(match cmd {
-            Command::WaitNext => {
-                let now = u64::from(k.wait_secs());
-                let steps: Vec<u64> = config::WAIT_STEPS.iter().map(|w| u64::from(*w)).collect();
-                let w = next(&steps, now) as u32;
-                k.wait_secs.store(w, Relaxed);
-                if w == 0 {
-                    "SQS long pollers now short-poll (wait 0 s): empty receives will show".into()
-                } else {
-                    format!("SQS long pollers now wait up to {w} s")
-                }
-            }
-            Command::AddConsumer => {
-                let name = self.probes.add_consumer().await?;
-                format!("SQS consumer {name} joined, on a queue of its own")
-            }
-            Command::RemoveConsumer => match self.probes.remove_consumer() {
-                Some(name) => format!("SQS consumer {name} left (its figures stay, struck out)"),
-                None => "no SQS consumer joined with j to remove".into(),
-            },
-            Command::GroupsUp | Command::GroupsDown => {
-                let g = step(
-                    config::GROUP_STEPS,
-                    u64::from(k.groups()),
-                    cmd == Command::GroupsUp,
-                ) as u32;
-                k.groups.store(g, Relaxed);
-                format!("SQS FIFO queues: {g} message group(s)")
-            }
-            Command::Batching => {
-                let on = !k.batching();
-                k.batching.store(on, Relaxed);
-                if on {
-                    "SQS producer: SendMessageBatch, up to 10 a call".into()
-                } else {
-                    "SQS producer: SendMessage, one message a call".into()
-                }
-            }
-            Command::VisibilityNext => {
-                let v = next(config::VISIBILITY_STEPS, u64::from(k.visibility_secs())) as u32;
-                k.visibility_secs.store(v, Relaxed);
-                format!("SQS visibility timeout {v} s (each receive asks for it)")
-            }
-            Command::ProcessingUp | Command::ProcessingDown => {
-                let ms = step(
-                    config::PROCESSING_STEPS,
-                    k.processing().as_millis() as u64,
-                    cmd == Command::ProcessingUp,
-                );
-                k.processing_ms.store(ms, Relaxed);
-                let vis = u64::from(k.visibility_secs()) * 1000;
-                format!(
-                    "SQS processing {} a message{}",
-                    crate::units::format_duration(Duration::from_millis(ms)),
-                    if ms * 10 > vis && vis > 0 {
-                        " (a batch of 10 outlasts the visibility timeout: watch redeliveries)"
-                    } else {
-                        ""
-                    }
-                )
-            }
-        })
     }
 }
 

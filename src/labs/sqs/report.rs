@@ -9,191 +9,197 @@ use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, section_heading};
 use crate::units::{ms, thousands};
 
-/// Its rows of the CSV.
-pub fn csv(s: &SqsSnapshot, rows: &mut CsvRows) {
-    for c in &s.consumers {
-        rows.summary("sqs", &c.name, "send_to_receive", &c.latency);
-        let k = c.counts;
-        for (metric, v) in [
-            ("sent", k.sent),
-            ("received", k.received),
-            ("in_flight", k.in_flight),
-            ("unread", k.unread),
-            ("lost", k.lost),
-            ("redelivered", k.redelivered),
-            ("receive_calls", c.receive_calls),
-            ("empty_receives", c.empty_receives),
-            ("empty_while_waiting", c.empty_while_waiting),
-            ("visibility_ran_out", c.visibility_ran_out),
-            ("out_of_order", c.out_of_order),
-            ("attempts", c.sdk.counters.attempts),
-            ("throttles", c.sdk.counters.throttles),
-            ("retries", c.sdk.counters.retries),
-        ] {
-            rows.add("sqs", &c.name, metric, v as f64);
-        }
-    }
-    let p = &s.producer;
-    rows.add("sqs", "producer", "acknowledged", p.acknowledged as f64);
-    rows.add("sqs", "producer", "failed", p.failed as f64);
-    rows.add("sqs", "producer", "behind", p.behind as f64);
-    rows.add("sqs", "producer", "calls", p.calls as f64);
-    rows.add(
-        "sqs",
-        "producer",
-        "throttles",
-        p.sdk.counters.throttles as f64,
-    );
-}
+impl crate::labs::Report for super::SqsLab {
+    const COMPARED: (&'static str, &'static str) = ("SQS: send -> receive", "consumer");
 
-/// Its sections of the text or Markdown report.
-pub fn write(s: &SqsSnapshot, _cx: &Cx<'_, SqsSeed>, out: &mut String, md: bool) {
-    let heading = section_heading(md);
-    let table = |t: &Table| if md { t.markdown() } else { t.text() };
-    if let Some(why) = &s.unavailable {
-        heading(out, "SQS: not run");
-        out.push_str(&format!("{why}\n"));
-        return;
-    }
-    heading(
-        out,
-        "SQS: send -> receive per consumer (Lambda: send -> the invocation)",
-    );
-    let mut t = Table::new(&[
-        "consumer", "how", "count", "p50", "p90", "p99", "p99.9", "max",
-    ])
-    .labels(2);
-    for c in &s.consumers {
-        let lat = |us: u64| {
-            if c.latency.count == 0 {
-                "-".to_string()
-            } else {
-                ms(us)
+    /// Its rows of the CSV.
+    fn csv(s: &SqsSnapshot, rows: &mut CsvRows) {
+        for c in &s.consumers {
+            rows.summary("sqs", &c.name, "send_to_receive", &c.latency);
+            let k = c.counts;
+            for (metric, v) in [
+                ("sent", k.sent),
+                ("received", k.received),
+                ("in_flight", k.in_flight),
+                ("unread", k.unread),
+                ("lost", k.lost),
+                ("redelivered", k.redelivered),
+                ("receive_calls", c.receive_calls),
+                ("empty_receives", c.empty_receives),
+                ("empty_while_waiting", c.empty_while_waiting),
+                ("visibility_ran_out", c.visibility_ran_out),
+                ("out_of_order", c.out_of_order),
+                ("attempts", c.sdk.counters.attempts),
+                ("throttles", c.sdk.counters.throttles),
+                ("retries", c.sdk.counters.retries),
+            ] {
+                rows.add("sqs", &c.name, metric, v as f64);
             }
-        };
-        t.row(vec![
-            format!("{}{}", c.name, if c.stopped { " (left)" } else { "" }),
-            c.kind.describe(),
-            thousands(c.latency.count),
-            lat(c.latency.p50_us),
-            lat(c.latency.p90_us),
-            lat(c.latency.p99_us),
-            lat(c.latency.p999_us),
-            lat(c.latency.max_us),
-        ]);
+        }
+        let p = &s.producer;
+        rows.add("sqs", "producer", "acknowledged", p.acknowledged as f64);
+        rows.add("sqs", "producer", "failed", p.failed as f64);
+        rows.add("sqs", "producer", "behind", p.behind as f64);
+        rows.add("sqs", "producer", "calls", p.calls as f64);
+        rows.add(
+            "sqs",
+            "producer",
+            "throttles",
+            p.sdk.counters.throttles as f64,
+        );
     }
-    out.push_str(&table(&t));
-    heading(
-        out,
-        "SQS: every message counted (received + lost + in flight + unread = sent)",
-    );
-    let mut t = Table::new(&[
-        "consumer",
-        "sent",
-        "received",
-        "lost",
-        "in flight",
-        "unread",
-        "adds up",
-        "redelivered",
-        "foreign",
-    ])
-    .labels(1);
-    for c in &s.consumers {
-        let k = c.counts;
-        t.row(vec![
-            c.name.clone(),
-            thousands(k.sent),
-            thousands(k.received),
-            thousands(k.lost),
-            thousands(k.in_flight),
-            thousands(k.unread),
-            if k.adds_up() { "yes" } else { "NO" }.into(),
-            thousands(k.redelivered),
-            thousands(k.foreign),
-        ]);
-    }
-    out.push_str(&table(&t));
-    heading(out, "SQS: what the queue did to each consumer");
-    let mut t = Table::new(&[
-        "consumer",
-        "receives",
-        "empty",
-        "empty while messages waited",
-        "receives per message",
-        "visibility ran out",
-        "out of order",
-        "SDK attempts",
-        "throttled",
-        "retries",
-    ])
-    .labels(1);
-    for c in &s.consumers {
-        t.row(vec![
-            c.name.clone(),
-            thousands(c.receive_calls),
-            thousands(c.empty_receives),
-            if matches!(c.kind, super::config::ConsumerKind::Lambda { .. }) {
-                "n/a".into()
+
+    /// Its sections of the text or Markdown report.
+    fn write(s: &SqsSnapshot, _cx: &Cx<'_, SqsSeed>, out: &mut String, md: bool) {
+        let heading = section_heading(md);
+        let table = |t: &Table| if md { t.markdown() } else { t.text() };
+        if let Some(why) = &s.unavailable {
+            heading(out, "SQS: not run");
+            out.push_str(&format!("{why}\n"));
+            return;
+        }
+        heading(
+            out,
+            "SQS: send -> receive per consumer (Lambda: send -> the invocation)",
+        );
+        let mut t = Table::new(&[
+            "consumer", "how", "count", "p50", "p90", "p99", "p99.9", "max",
+        ])
+        .labels(2);
+        for c in &s.consumers {
+            let lat = |us: u64| {
+                if c.latency.count == 0 {
+                    "-".to_string()
+                } else {
+                    ms(us)
+                }
+            };
+            t.row(vec![
+                format!("{}{}", c.name, if c.stopped { " (left)" } else { "" }),
+                c.kind.describe(),
+                thousands(c.latency.count),
+                lat(c.latency.p50_us),
+                lat(c.latency.p90_us),
+                lat(c.latency.p99_us),
+                lat(c.latency.p999_us),
+                lat(c.latency.max_us),
+            ]);
+        }
+        out.push_str(&table(&t));
+        heading(
+            out,
+            "SQS: every message counted (received + lost + in flight + unread = sent)",
+        );
+        let mut t = Table::new(&[
+            "consumer",
+            "sent",
+            "received",
+            "lost",
+            "in flight",
+            "unread",
+            "adds up",
+            "redelivered",
+            "foreign",
+        ])
+        .labels(1);
+        for c in &s.consumers {
+            let k = c.counts;
+            t.row(vec![
+                c.name.clone(),
+                thousands(k.sent),
+                thousands(k.received),
+                thousands(k.lost),
+                thousands(k.in_flight),
+                thousands(k.unread),
+                if k.adds_up() { "yes" } else { "NO" }.into(),
+                thousands(k.redelivered),
+                thousands(k.foreign),
+            ]);
+        }
+        out.push_str(&table(&t));
+        heading(out, "SQS: what the queue did to each consumer");
+        let mut t = Table::new(&[
+            "consumer",
+            "receives",
+            "empty",
+            "empty while messages waited",
+            "receives per message",
+            "visibility ran out",
+            "out of order",
+            "SDK attempts",
+            "throttled",
+            "retries",
+        ])
+        .labels(1);
+        for c in &s.consumers {
+            t.row(vec![
+                c.name.clone(),
+                thousands(c.receive_calls),
+                thousands(c.empty_receives),
+                if matches!(c.kind, super::config::ConsumerKind::Lambda { .. }) {
+                    "n/a".into()
+                } else {
+                    thousands(c.empty_while_waiting)
+                },
+                c.receives_per_message()
+                    .map_or("-".into(), |r| format!("{r:.2}")),
+                thousands(c.visibility_ran_out),
+                if c.kind.fifo() {
+                    thousands(c.out_of_order)
+                } else {
+                    "n/a".into()
+                },
+                thousands(c.sdk.counters.attempts),
+                thousands(c.sdk.counters.throttles),
+                thousands(c.sdk.counters.retries),
+            ]);
+        }
+        out.push_str(&table(&t));
+        let p = &s.producer;
+        out.push_str(&format!(
+            "Producer: {}/s to each of {} queue(s) with {}, {} sends acknowledged in {} calls (send \
+             p50 {}, p99 {}); {} throttled attempts, {} failed after the SDK's retries, {} never sent \
+             (a queue's sender was behind).\n",
+            s.rate,
+            s.consumers.len(),
+            if s.batching {
+                "SendMessageBatch (up to 10 a call)"
             } else {
-                thousands(c.empty_while_waiting)
+                "SendMessage"
             },
-            c.receives_per_message()
-                .map_or("-".into(), |r| format!("{r:.2}")),
-            thousands(c.visibility_ran_out),
-            if c.kind.fifo() {
-                thousands(c.out_of_order)
-            } else {
-                "n/a".into()
-            },
-            thousands(c.sdk.counters.attempts),
-            thousands(c.sdk.counters.throttles),
-            thousands(c.sdk.counters.retries),
-        ]);
+            thousands(p.acknowledged),
+            thousands(p.calls),
+            ms(p.send_latency.p50_us),
+            ms(p.send_latency.p99_us),
+            thousands(p.sdk.counters.throttles),
+            thousands(p.failed),
+            thousands(p.behind),
+        ));
+        out.push_str(
+            "Empty receives while messages waited: answers with no message to a receive that began \
+             while a message acknowledged before it had not been received; a short poll samples a \
+             subset of SQS's servers. Lambda's pollers share a queue, so theirs are not told apart.\n",
+        );
     }
-    out.push_str(&table(&t));
-    let p = &s.producer;
-    out.push_str(&format!(
-        "Producer: {}/s to each of {} queue(s) with {}, {} sends acknowledged in {} calls (send \
-         p50 {}, p99 {}); {} throttled attempts, {} failed after the SDK's retries, {} never sent \
-         (a queue's sender was behind).\n",
-        s.rate,
-        s.consumers.len(),
-        if s.batching {
-            "SendMessageBatch (up to 10 a call)"
-        } else {
-            "SendMessage"
-        },
-        thousands(p.acknowledged),
-        thousands(p.calls),
-        ms(p.send_latency.p50_us),
-        ms(p.send_latency.p99_us),
-        thousands(p.sdk.counters.throttles),
-        thousands(p.failed),
-        thousands(p.behind),
-    ));
-    out.push_str(
-        "Empty receives while messages waited: answers with no message to a receive that began \
-         while a message acknowledged before it had not been received; a short poll samples a \
-         subset of SQS's servers. Lambda's pollers share a queue, so theirs are not told apart.\n",
-    );
+
+    /// Its lines of the report's opening facts.
+    fn facts(s: &SqsSnapshot, _seed: Option<&SqsSeed>) -> Vec<(&'static str, String)> {
+        if s.unavailable.is_some() {
+            return Vec::new();
+        }
+        vec![(
+            "SQS",
+            format!(
+                "{} consumer(s), each on its own queue; {}/s, {} B bodies; visibility {} s, \
+                 processing {} ms a message",
+                s.consumers.len(),
+                s.rate,
+                s.payload_bytes,
+                s.visibility_secs,
+                s.processing_ms
+            ),
+        )]
+    }
 }
 
-/// Its lines of the report's opening facts.
-pub fn facts(s: &SqsSnapshot) -> Vec<(&'static str, String)> {
-    if s.unavailable.is_some() {
-        return Vec::new();
-    }
-    vec![(
-        "SQS",
-        format!(
-            "{} consumer(s), each on its own queue; {}/s, {} B bodies; visibility {} s, \
-             processing {} ms a message",
-            s.consumers.len(),
-            s.rate,
-            s.payload_bytes,
-            s.visibility_secs,
-            s.processing_ms
-        ),
-    )]
-}
+impl crate::labs::Fleet for super::SqsLab {}

@@ -16,15 +16,15 @@ use crate::view::{
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");
 
-/// The theme item a consumer's series and name are coloured by: the long poller like the
-/// pushed consumers (it answers when a message is there), the short poller like the pollers,
-/// Lambda like Lambda.
+/// The theme item a consumer's series and name are coloured by (the lab's own, `COLOURS`).
 fn item(kind: ConsumerKind) -> &'static str {
     match kind {
-        ConsumerKind::LongPoll { wait_secs: 0 } | ConsumerKind::ShortPoll { .. } => "poller",
-        ConsumerKind::LongPoll { .. } => "fan_out",
-        ConsumerKind::Fifo { .. } => "accent",
-        ConsumerKind::Lambda { .. } => "lambda",
+        ConsumerKind::LongPoll { wait_secs: 0 } | ConsumerKind::ShortPoll { .. } => {
+            "sqs_short_poll"
+        }
+        ConsumerKind::LongPoll { .. } => "sqs_long_poll",
+        ConsumerKind::Fifo { .. } => "sqs_fifo",
+        ConsumerKind::Lambda { .. } => "sqs_lambda",
     }
 }
 
@@ -229,54 +229,100 @@ fn info(s: &SqsSnapshot) -> Vec<Line> {
     ]]
 }
 
-/// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
-/// consumer.
-pub fn brief(s: &SqsSnapshot) -> Vec<Vec<Text>> {
-    s.consumers
-        .iter()
-        .map(|c| {
-            let mut cells = vec![
-                Text::new("SQS", Style::strong(item(c.kind))),
-                Text::new(c.name.clone(), TEXT),
-            ];
-            cells.extend(brief_latency(&c.latency));
-            cells.push(Text::new(thousands(c.counts.received), TEXT));
-            cells.push(brief_note(
-                format!(
-                    "empty {} · redelivered {} · throttled {}",
-                    thousands(c.empty_receives),
-                    thousands(c.counts.redelivered),
-                    thousands(c.sdk.counters.throttles)
-                ),
-                c.counts.lost > 0 || c.counts.redelivered > 0,
-            ));
-            cells
-        })
-        .collect()
-}
-
-/// Rows the tab needs: a pane per consumer (border, a row of sparkline, its table) and the info
-/// line.
-pub fn min_rows(s: &SqsSnapshot) -> u16 {
-    s.consumers.len().max(1) as u16 * (2 + 1 + 2) + 1
-}
-
-/// What the tab's figures rest on.
-pub fn status(s: &SqsSnapshot) -> String {
-    if let Some(why) = &s.unavailable {
-        return format!(" SQS not running: {why}");
-    }
-    let lost: u64 = s.consumers.iter().map(|c| c.counts.lost).sum();
-    format!(
-        " SQS: each consumer on its own queue, every message counted by seq (received + lost + in flight + unread = sent){}; SDK {}",
-        if lost > 0 {
-            format!(", {} lost", thousands(lost))
-        } else {
-            String::new()
-        },
-        crate::aws::RetrySettings::default().describe()
-    )
-}
-
 /// Its sparklines as a history.
 pub type Sparks = History;
+
+impl crate::labs::Screen for super::SqsLab {
+    /// The long poller answers when a message is there, as the pushed consumers do; the short
+    /// poller samples, as the pollers do: their defaults are those colours.
+    const COLOURS: &'static [crate::view::Colour] = &[
+        crate::view::Colour {
+            item: "sqs_long_poll",
+            what: "sparklines and names of SQS long pollers",
+            dark: "#56b6c2",
+            light: "#0a7b83",
+        },
+        crate::view::Colour {
+            item: "sqs_short_poll",
+            what: "sparklines and names of SQS short pollers (and long pollers set to wait 0 s)",
+            dark: "#e5a45c",
+            light: "#bc4c00",
+        },
+        crate::view::Colour {
+            item: "sqs_fifo",
+            what: "sparklines and names of SQS FIFO consumers",
+            dark: "#88c0d0",
+            light: "#0969da",
+        },
+        crate::view::Colour {
+            item: "sqs_lambda",
+            what: "sparklines and names of Lambda on an SQS queue",
+            dark: "#c678dd",
+            light: "#8250df",
+        },
+    ];
+    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    const OVERVIEW_WEIGHT: u16 = 3;
+
+    fn view(snap: &SqsSnapshot, history: Option<&History>) -> LabView {
+        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+    }
+
+    fn progress(s: &SqsSnapshot) -> Option<String> {
+        let received: u64 = s.consumers.iter().map(|c| c.counts.received).sum();
+        let empty: u64 = s.consumers.iter().map(|c| c.empty_receives).sum();
+        Some(format!(
+            "SQS sent {} | received {received} | empty receives {empty} | throttled {}",
+            s.producer.acknowledged, s.producer.sdk.counters.throttles
+        ))
+    }
+
+    /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts): a row per
+    /// consumer.
+    fn brief(s: &SqsSnapshot) -> Vec<Vec<Text>> {
+        s.consumers
+            .iter()
+            .map(|c| {
+                let mut cells = vec![
+                    Text::new("SQS", Style::strong(item(c.kind))),
+                    Text::new(c.name.clone(), TEXT),
+                ];
+                cells.extend(brief_latency(&c.latency));
+                cells.push(Text::new(thousands(c.counts.received), TEXT));
+                cells.push(brief_note(
+                    format!(
+                        "empty {} · redelivered {} · throttled {}",
+                        thousands(c.empty_receives),
+                        thousands(c.counts.redelivered),
+                        thousands(c.sdk.counters.throttles)
+                    ),
+                    c.counts.lost > 0 || c.counts.redelivered > 0,
+                ));
+                cells
+            })
+            .collect()
+    }
+
+    /// Rows the tab needs: a pane per consumer (border, a row of sparkline, its table) and the info
+    /// line.
+    fn min_rows(s: &SqsSnapshot) -> u16 {
+        s.consumers.len().max(1) as u16 * (2 + 1 + 2) + 1
+    }
+
+    /// What the tab's figures rest on.
+    fn status(s: &SqsSnapshot) -> String {
+        if let Some(why) = &s.unavailable {
+            return format!(" SQS not running: {why}");
+        }
+        let lost: u64 = s.consumers.iter().map(|c| c.counts.lost).sum();
+        format!(
+            " SQS: each consumer on its own queue, every message counted by seq (received + lost + in flight + unread = sent){}; SDK {}",
+            if lost > 0 {
+                format!(", {} lost", thousands(lost))
+            } else {
+                String::new()
+            },
+            crate::aws::RetrySettings::default().describe()
+        )
+    }
+}

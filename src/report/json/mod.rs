@@ -74,7 +74,7 @@ macro_rules! snapshot {
                     elapsed_secs: s.elapsed_secs,
                     producing_secs: s.producing_secs,
                     complete: s.complete,
-                    $($module: s.$module.as_ref().map(<crate::labs::$module::$ty as Lab>::to_json),)*
+                    $($module: s.$module.as_ref().map(crate::labs::to_json::<crate::labs::$module::$ty>),)*
                     faults: Faults::from(&s.faults),
                     process: Process {
                         start: s.process.start.into(),
@@ -102,7 +102,7 @@ macro_rules! snapshot {
                     elapsed_secs: s.elapsed_secs,
                     producing_secs: s.producing_secs,
                     complete: s.complete,
-                    $($module: s.$module.map(<crate::labs::$module::$ty as Lab>::from_json),)*
+                    $($module: s.$module.map(crate::labs::from_json::<crate::labs::$module::$ty>),)*
                     faults: s.faults.into_snapshot(),
                     process: crate::run::process::ProcessSnapshot {
                         start: s.process.start.into(),

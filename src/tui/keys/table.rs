@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use super::{Does, Footer, Key, Press, When};
-use crate::labs::{Lab, LabKind};
+use crate::labs::LabKind;
 use crate::run::Command;
 use crate::tui::app::Tab;
 use crate::view::keys::{KeyFooter, LabKey};
@@ -77,7 +77,7 @@ macro_rules! lab_rows {
         /// Every lab's rows, in the registry's order.
         fn lab_rows() -> Vec<Key> {
             let mut out = Vec::new();
-            $(for row in <crate::labs::$module::$ty as Lab>::KEYS {
+            $(for row in <crate::labs::$module::$ty as crate::labs::Screen>::KEYS {
                 out.push(lab_row(LabKind::$kind, row, Command::$kind));
             })*
             out
@@ -97,7 +97,7 @@ fn profile() -> Key {
         when: When::Live,
         labs: LabKind::ALL
             .into_iter()
-            .filter(|l| l.service().emulated())
+            .filter(|l| l.service().is_some_and(|s| s.emulated()))
             .collect(),
         bindings: vec![(Char('l'), Does::Send(Command::Profile))],
     }

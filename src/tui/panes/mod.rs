@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 use super::app::App;
 use super::theme::Theme;
 use super::view::View;
-use crate::labs::{Lab, LabKind};
+use crate::labs::LabKind;
 use crate::run::snapshot::Snapshot;
 use crate::view::{HeaderPart, LabView, Text};
 
@@ -20,7 +20,7 @@ macro_rules! screens {
         pub fn model(lab: LabKind, view: &View) -> Option<LabView> {
             match lab {
                 $(LabKind::$kind => view.snapshot.$module.as_ref().map(|s| {
-                    <crate::labs::$module::$ty as Lab>::view(s, view.history.$module.as_ref())
+                    <crate::labs::$module::$ty as crate::labs::Screen>::view(s, view.history.$module.as_ref())
                 }),)*
             }
         }
@@ -31,7 +31,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(Vec::new, <crate::labs::$module::$ty as Lab>::header),)*
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Screen>::header),)*
             }
         }
 
@@ -41,7 +41,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(String::new, <crate::labs::$module::$ty as Lab>::status),)*
+                    .map_or_else(String::new, <crate::labs::$module::$ty as crate::labs::Screen>::status),)*
             }
         }
 
@@ -51,7 +51,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(Vec::new, <crate::labs::$module::$ty as Lab>::brief),)*
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Screen>::brief),)*
             }
         }
 
@@ -61,7 +61,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or(0, <crate::labs::$module::$ty as Lab>::min_rows),)*
+                    .map_or(0, <crate::labs::$module::$ty as crate::labs::Screen>::min_rows),)*
             }
         }
     };
@@ -75,8 +75,12 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
     }
 }
 
-/// The faults of `service` injected in the last `window` seconds, as seconds ago.
-pub fn fault_marks(view: &View, service: crate::faults::Service, window: u64) -> Vec<u64> {
+/// The faults of `service` injected in the last `window` seconds, as seconds ago (none for a lab
+/// of no service latlab knows).
+pub fn fault_marks(view: &View, service: Option<crate::faults::Service>, window: u64) -> Vec<u64> {
+    let Some(service) = service else {
+        return Vec::new();
+    };
     let s = &view.snapshot;
     s.faults
         .events
