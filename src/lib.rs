@@ -18,6 +18,7 @@ pub mod labs;
 pub mod listen;
 pub mod metrics;
 pub mod plan;
+pub mod prices;
 pub mod provenance;
 pub mod record;
 pub mod report;

@@ -210,3 +210,79 @@ fn no_circle_between_modules() {
         "modules import each other in a circle: {circles:#?}"
     );
 }
+
+/// Lines of production code (not comments, not tests) outside the labs' folders, the emulator,
+/// the services' vocabulary and the faults that name a lab: its module (`labs::kinesis`), its
+/// registry variant (`LabKind::Redis`), its key as a string (`"s3"`), or its part of a run's
+/// snapshot, scenario or history (`.sqs`). Everything else learns of the labs through the
+/// registry (`labs::for_each_lab`).
+fn lab_names_outside_the_labs() -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let labs: Vec<String> = std::fs::read_dir(src.join("labs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .filter_map(|p| Some(p.file_name()?.to_str()?.to_string()))
+        .collect();
+    assert!(labs.len() >= 4, "{labs:?}");
+    let kinds: Vec<String> = labs
+        .iter()
+        .map(|l| {
+            let mut c = l.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    let allowed = ["labs", "emulator", "services", "faults"].map(|d| src.join(d));
+    let mut found = Vec::new();
+    for f in rust_files(&src)
+        .iter()
+        .filter(|f| !allowed.iter().any(|a| f.starts_with(a)) && !is_tests_file(f))
+    {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (i, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            let names = labs.iter().any(|l| {
+                line.contains(&format!("labs::{l}"))
+                    || line.contains(&format!("\"{l}\""))
+                    || line.match_indices(&format!(".{l}")).any(|(at, m)| {
+                        !line[at + m.len()..]
+                            .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '(')
+                    })
+            }) || kinds
+                .iter()
+                .any(|k| line.contains(&format!("LabKind::{k}")));
+            if names {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_outside_the_labs_names_a_lab() {
+    let found = lab_names_outside_the_labs();
+    assert!(
+        found.is_empty(),
+        "{} lines outside src/labs, src/emulator, src/services and src/faults name a lab: {found:#?}",
+        found.len()
+    );
+}
+
+#[test]
+fn no_source_file_is_over_700_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long: Vec<String> = rust_files(&src)
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > 700).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "over 700 lines: {long:?}");
+}

@@ -381,7 +381,7 @@ pub enum PricesCommand {
         #[arg(long, short, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
         /// The Price List's host
-        #[arg(long, value_name = "URL", default_value = crate::cost::fetch::DEFAULT_URL)]
+        #[arg(long, value_name = "URL", default_value = crate::prices::fetch::DEFAULT_URL)]
         price_list_url: String,
     },
 }
@@ -402,7 +402,7 @@ pub(super) fn prices(args: PricesArgs) -> anyhow::Result<ExitCode> {
             } else {
                 regions
             };
-            let written = runtime()?.block_on(crate::cost::fetch::fetch(
+            let written = runtime()?.block_on(crate::prices::fetch::fetch(
                 &price_list_url,
                 &regions,
                 output.as_deref(),
@@ -413,7 +413,7 @@ pub(super) fn prices(args: PricesArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         PricesArgs { region: None, .. } => {
-            out!("{}", crate::cost::listing::regions_listing());
+            out!("{}", crate::prices::listing::regions_listing());
             Ok(ExitCode::SUCCESS)
         }
         PricesArgs {
@@ -427,7 +427,7 @@ pub(super) fn prices(args: PricesArgs) -> anyhow::Result<ExitCode> {
                 }
                 None => anyhow::bail!(
                     "no built-in price file for '{region}': latlab has {}; or name a price file",
-                    crate::cost::prices::BUILTIN
+                    crate::prices::BUILTIN
                         .iter()
                         .map(|(r, _)| *r)
                         .collect::<Vec<_>>()

@@ -9,15 +9,13 @@
 
 //!
 //! This is the base each lab prices its own configuration on (`labs/X/cost.rs`, through
-//! `Lab::cost`): the price file, a charge, a lab's total and the run's. It names no lab.
+//! `Cost::cost`): the price file's data and form (each lab declares its sections), a charge, a
+//! lab's total and the run's. It names no lab; `crate::prices` reads the files with every lab's
+//! sections.
 
 pub mod cap;
-pub mod fetch;
 mod lines;
-pub mod listing;
 pub mod prices;
-#[cfg(test)]
-mod tests;
 
 /// What the labs' cost tests share.
 #[cfg(test)]
@@ -33,7 +31,7 @@ pub mod testing {
     }
 }
 
-pub use prices::{Chosen, Prices};
+pub use prices::{Chosen, Prices, Section};
 
 /// Hours in the month the monthly figures are for.
 pub const HOURS_PER_MONTH: f64 = 730.0;

@@ -1,64 +1,83 @@
-//! A price file (`prices/REGION.toml`, or `--prices FILE`): the list prices of one region, the
-//! date they were taken, the pages they came from, and which of them are unverified. The files
-//! for us-east-1 and ap-northeast-1 are compiled in; nothing is fetched at run time. A bad file
-//! gets one line naming the file, the line and the key.
+//! A price file's data (`prices/REGION.toml`, or `--prices FILE`): the list prices of one
+//! region, the date they were taken, the pages they came from, and which of them are
+//! unverified; and its form, read against the sections it is given. Each lab declares its own
+//! sections (`Cost::PRICES`, `labs/X/cost.rs`): every key a price must have, its unit, and how
+//! `latlab prices fetch` finds it in AWS's Price List. This module names no lab; `crate::prices`
+//! reads a file with every lab's sections. A bad file gets one line naming the file, the line and
+//! the key.
 
 use super::lines::{key_at_line, line_of_key};
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::{Arc, OnceLock};
 
-use anyhow::Context;
 use serde::Deserialize;
 
-use crate::units::Bytes;
-
-/// The built-in price files: (region, file text).
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("us-east-1", include_str!("../../prices/us-east-1.toml")),
-    (
-        "ap-northeast-1",
-        include_str!("../../prices/ap-northeast-1.toml"),
-    ),
-];
-
-/// The region whose prices stand in when the run's region has no file.
-pub const FALLBACK_REGION: &str = "us-east-1";
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct KinesisPrices {
-    pub source: String,
-    pub shard_hour: f64,
-    pub put_payload_units_per_million: f64,
-    pub efo_consumer_shard_hour: f64,
-    pub efo_retrieval_per_gb: f64,
+/// One section of a price file a lab prices from (`[kinesis]`, `[s3.standard]`): its table, the
+/// Price List offer it is fetched from, and its keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Section {
+    /// Its table: `kinesis`, `s3.standard`.
+    pub table: &'static str,
+    /// The Price List offer its prices are fetched from (`AmazonKinesis`).
+    pub offer: &'static str,
+    /// Its prices.
+    pub prices: &'static [Price],
+    /// Its values that are byte sizes, not prices (`per_gb_above = "0B"`).
+    pub sizes: &'static [Size],
+    /// A table of prices by name within it (`[elasticache.node_hour]`, by node type).
+    pub named: Option<Named>,
+    /// Whether a file may leave it out (a lab added after the files were written): its lab's
+    /// cost then says which price is missing.
+    pub optional: bool,
 }
 
-/// One S3 storage class's prices. S3 Standard has no per-GB request charges (zero here).
-#[derive(Clone, Debug, PartialEq)]
-pub struct S3Prices {
-    pub source: String,
-    pub put_per_1000: f64,
-    pub get_per_1000: f64,
-    pub storage_gb_month: f64,
-    pub upload_per_gb: f64,
-    pub retrieval_per_gb: f64,
-    /// The per-GB charges apply to the part of each request above this many bytes.
-    pub per_gb_above: u64,
+/// One price of a section, and how `latlab prices fetch` picks its product in the offer file.
+#[derive(Clone, Copy, Debug)]
+pub struct Price {
+    pub key: &'static str,
+    /// What one unit of it is, for `latlab prices`: `per shard-hour`.
+    pub unit: &'static str,
+    /// The product's usage type, as its suffix (a region's prefix before it is allowed).
+    pub usage: &'static [&'static str],
+    /// Attributes the product must have besides.
+    pub attrs: &'static [(&'static str, &'static str)],
+    /// The file's unit per the price list's unit (per million: 1e6, per 1,000: 1e3).
+    pub scale: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct ElastiCachePrices {
-    pub source: String,
-    /// On-demand price of one node-hour, by node type.
-    pub node_hour: BTreeMap<String, f64>,
+/// A byte size of a section (not in the price list): its key, the value a fetched file writes,
+/// and why (a comment in the fetched file).
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    pub key: &'static str,
+    pub fetched: &'static str,
+    pub why: &'static str,
 }
 
-/// A section of prices by name (`[sqs]`: `source`, then `KEY = PRICE` lines).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ServicePrices {
-    pub source: String,
-    pub prices: BTreeMap<String, f64>,
+/// A section's table of prices by name (`node_hour`, by node type).
+#[derive(Clone, Copy, Debug)]
+pub struct Named {
+    pub table: &'static str,
+    pub unit: &'static str,
+    /// The names every fetched file must have.
+    pub required: &'static [&'static str],
+    /// The name a Price List product prices, if it is one of the table's: from the product's
+    /// family and attributes.
+    pub of_product: fn(Option<&str>, &BTreeMap<String, String>) -> Option<String>,
+    /// What a product of a name must be, for the error when none is found (`{name}` is the
+    /// name).
+    pub filter: &'static str,
+}
+
+impl Section {
+    /// The table its `unverified` and `fetched` keys name prices of: its named table's, when it
+    /// has one and the key is not one of its own prices.
+    fn priced(&self, key: &str) -> Option<String> {
+        if self.prices.iter().any(|p| p.key == key) {
+            return Some(format!("{}.{key}", self.table));
+        }
+        self.named
+            .map(|n| format!("{}.{}.{key}", self.table, n.table))
+    }
 }
 
 /// A region's list prices, in US dollars.
@@ -70,15 +89,13 @@ pub struct Prices {
     pub source: Vec<String>,
     /// `built-in` or the file's path.
     pub origin: String,
-    pub kinesis: KinesisPrices,
-    pub s3_standard: S3Prices,
-    pub s3_express: S3Prices,
-    pub elasticache: ElastiCachePrices,
-    /// Any other service's section (`[sqs]`): a lab added later keeps its prices in a section of
-    /// its own, read here without a type of its own, `SECTION.KEY` by [`Prices::value`].
-    pub services: BTreeMap<String, ServicePrices>,
-    /// Prices not found in AWS's own text, by key (`kinesis.shard_hour`,
-    /// `elasticache.node_hour.cache.t3.micro`): where each figure comes from.
+    /// Each section's source, by its table (`kinesis`, `s3.standard`).
+    pub sections: BTreeMap<String, String>,
+    /// Every price by key (`kinesis.shard_hour`, `elasticache.node_hour.cache.t3.micro`).
+    pub values: BTreeMap<String, f64>,
+    /// Every byte size by key (`s3.express.per_gb_above`).
+    pub sizes: BTreeMap<String, u64>,
+    /// Prices not found in AWS's own text, by key: where each figure comes from.
     pub unverified: BTreeMap<String, String>,
     /// Prices read from AWS's Price List API (`latlab prices fetch`), by key: the offer and SKU
     /// each came from. These count as verified.
@@ -120,107 +137,26 @@ impl Fetched {
     }
 }
 
-// ---- the file form ----
-
-#[derive(Deserialize)]
-struct File {
-    region: String,
-    taken: String,
-    source: Vec<String>,
-    kinesis: KinesisFile,
-    s3: S3File,
-    elasticache: ElastiCacheFile,
-    /// Every other table: a service's section of its own (`[sqs]`).
-    #[serde(flatten)]
-    services: BTreeMap<String, ServiceFile>,
+/// The value at `path` (`s3.standard`) of a TOML table.
+fn table_at<'t>(root: &'t toml::Table, path: &str) -> Option<&'t toml::Table> {
+    let mut t = root;
+    for part in path.split('.') {
+        t = t.get(part)?.as_table()?;
+    }
+    Some(t)
 }
 
-/// A service's section without a type of its own: its source, its prices by key, and which of
-/// them are unverified or fetched.
-#[derive(Deserialize)]
-struct ServiceFile {
-    source: String,
-    #[serde(default)]
-    fetched: BTreeMap<String, Fetched>,
-    #[serde(default)]
-    unverified: BTreeMap<String, String>,
-    #[serde(flatten)]
-    prices: BTreeMap<String, f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KinesisFile {
-    source: String,
-    shard_hour: f64,
-    put_payload_units_per_million: f64,
-    efo_consumer_shard_hour: f64,
-    efo_retrieval_per_gb: f64,
-    #[serde(default)]
-    fetched: BTreeMap<String, Fetched>,
-    #[serde(default)]
-    unverified: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct S3File {
-    standard: StandardFile,
-    express: ExpressFile,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StandardFile {
-    source: String,
-    put_per_1000: f64,
-    get_per_1000: f64,
-    storage_gb_month: f64,
-    #[serde(default)]
-    fetched: BTreeMap<String, Fetched>,
-    #[serde(default)]
-    unverified: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExpressFile {
-    source: String,
-    put_per_1000: f64,
-    get_per_1000: f64,
-    storage_gb_month: f64,
-    upload_per_gb: f64,
-    retrieval_per_gb: f64,
-    per_gb_above: Bytes,
-    #[serde(default)]
-    fetched: BTreeMap<String, Fetched>,
-    #[serde(default)]
-    unverified: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ElastiCacheFile {
-    source: String,
-    node_hour: BTreeMap<String, f64>,
-    #[serde(default)]
-    fetched: BTreeMap<String, Fetched>,
-    #[serde(default)]
-    unverified: BTreeMap<String, String>,
+/// A number of the file: a float or an integer.
+fn number(v: &toml::Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
 impl Prices {
-    /// Reads a price file; the error names the file, the line and the key.
-    pub fn load(path: &Path) -> anyhow::Result<Prices> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read prices file {}", path.display()))?;
-        Prices::parse(&text, &path.display().to_string())
-    }
-
-    /// Parses and checks a price file's text: every price a finite number of dollars at least
-    /// 0, every `unverified` entry naming a price of its table.
-    pub fn parse(text: &str, origin: &str) -> anyhow::Result<Prices> {
-        let file: File = toml::from_str(text).map_err(|e| {
+    /// Parses and checks a price file's text against `sections`: every section there (but an
+    /// optional one), every key of each, each price a finite number of dollars at least 0,
+    /// every `unverified` or `fetched` entry naming a price of its table.
+    pub fn parse_with(text: &str, origin: &str, sections: &[Section]) -> anyhow::Result<Prices> {
+        let root: toml::Table = toml::from_str(text).map_err(|e| {
             let at = e.span().map(|s| crate::units::line_of(text, s.start));
             let key = at
                 .and_then(|l| key_at_line(text, l))
@@ -231,77 +167,225 @@ impl Prices {
                 crate::units::toml_error(text, &e)
             )
         })?;
+        // Where a key is, as a toml error would say it: `line N, column M`.
+        let at = |section: &str, key: &str| -> String {
+            let line = line_of_key(text, section, key).unwrap_or_else(|| {
+                // A table's header, for a key it lacks.
+                text.lines()
+                    .position(|l| l.trim() == format!("[{section}]"))
+                    .map_or(1, |i| i + 1)
+            });
+            let column = text
+                .lines()
+                .nth(line - 1)
+                .and_then(|l| l.find('=').map(|i| i + 3))
+                .unwrap_or(1);
+            format!("line {line}, column {column}")
+        };
+        let dotted = |section: &str, key: &str| {
+            if section.is_empty() {
+                key.to_string()
+            } else {
+                format!("{section}.{key}")
+            }
+        };
+        let typed = |section: &str, key: &str, why: String| {
+            anyhow::anyhow!(
+                "prices file {origin}: {}: {why} ({})",
+                at(section, key),
+                dotted(section, key)
+            )
+        };
         let bad = |section: &str, key: &str, why: String| {
             let line = line_of_key(text, section, key)
                 .map(|l| format!("line {l} "))
                 .unwrap_or_default();
-            let dotted = if section.is_empty() {
-                key.to_string()
-            } else {
-                format!("{section}.{key}")
-            };
-            anyhow::anyhow!("prices file {origin}: {line}({dotted}): {why}")
+            anyhow::anyhow!(
+                "prices file {origin}: {line}({}): {why}",
+                dotted(section, key)
+            )
         };
-        let mut prices: Vec<(&str, &str, f64)> = vec![
-            ("kinesis", "shard_hour", file.kinesis.shard_hour),
-            (
-                "kinesis",
-                "put_payload_units_per_million",
-                file.kinesis.put_payload_units_per_million,
-            ),
-            (
-                "kinesis",
-                "efo_consumer_shard_hour",
-                file.kinesis.efo_consumer_shard_hour,
-            ),
-            (
-                "kinesis",
-                "efo_retrieval_per_gb",
-                file.kinesis.efo_retrieval_per_gb,
-            ),
-            ("s3.standard", "put_per_1000", file.s3.standard.put_per_1000),
-            ("s3.standard", "get_per_1000", file.s3.standard.get_per_1000),
-            (
-                "s3.standard",
-                "storage_gb_month",
-                file.s3.standard.storage_gb_month,
-            ),
-            ("s3.express", "put_per_1000", file.s3.express.put_per_1000),
-            ("s3.express", "get_per_1000", file.s3.express.get_per_1000),
-            (
-                "s3.express",
-                "storage_gb_month",
-                file.s3.express.storage_gb_month,
-            ),
-            ("s3.express", "upload_per_gb", file.s3.express.upload_per_gb),
-            (
-                "s3.express",
-                "retrieval_per_gb",
-                file.s3.express.retrieval_per_gb,
-            ),
-        ];
-        for (node, price) in &file.elasticache.node_hour {
-            prices.push(("elasticache.node_hour", node, *price));
-        }
-        for (section, service) in &file.services {
-            for (key, price) in &service.prices {
-                prices.push((section.as_str(), key.as_str(), *price));
-            }
-        }
-        for (section, key, price) in &prices {
-            if !price.is_finite() || *price < 0.0 {
-                return Err(bad(
+        let text_of = |t: &toml::Table, section: &str, key: &str| -> anyhow::Result<String> {
+            match t.get(key) {
+                Some(toml::Value::String(s)) => Ok(s.clone()),
+                Some(v) => Err(typed(
                     section,
                     key,
+                    format!("invalid type: {}, expected a string", v.type_str()),
+                )),
+                None => Err(typed(section, key, format!("missing field `{key}`"))),
+            }
+        };
+        // The file's head.
+        let region = text_of(&root, "", "region")?;
+        let taken = text_of(&root, "", "taken")?;
+        let source: Vec<String> = match root.get("source") {
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    typed(
+                        "",
+                        "source",
+                        "invalid type: expected a list of strings".into(),
+                    )
+                })?,
+            Some(v) => {
+                return Err(typed(
+                    "",
+                    "source",
+                    format!("invalid type: {}, expected a list of strings", v.type_str()),
+                ));
+            }
+            None => return Err(typed("", "source", "missing field `source`".into())),
+        };
+        // Every top-level key is the head's or leads to a section.
+        for key in root.keys() {
+            let head = ["region", "taken", "source"].contains(&key.as_str());
+            let leads = sections
+                .iter()
+                .any(|s| s.table == key || s.table.starts_with(&format!("{key}.")));
+            if !head && !leads {
+                let valid: Vec<String> = ["region", "taken", "source"]
+                    .into_iter()
+                    .map(str::to_string)
+                    .chain(sections.iter().map(|s| format!("[{}]", s.table)))
+                    .collect();
+                return Err(typed(
+                    "",
+                    key,
+                    format!(
+                        "unknown field `{key}`, expected one of {}",
+                        valid.join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut prices = Prices {
+            region,
+            taken,
+            source,
+            origin: origin.to_string(),
+            sections: BTreeMap::new(),
+            values: BTreeMap::new(),
+            sizes: BTreeMap::new(),
+            unverified: BTreeMap::new(),
+            fetched: BTreeMap::new(),
+        };
+        // Each section, key by key: every key it must have, none it does not know.
+        let mut read: Vec<(&Section, &toml::Table)> = Vec::new();
+        for s in sections {
+            let Some(t) = table_at(&root, s.table) else {
+                if s.optional {
+                    continue;
+                }
+                return Err(typed("", s.table, format!("missing field `{}`", s.table)));
+            };
+            let mut known: Vec<&str> = vec!["source"];
+            known.extend(s.prices.iter().map(|p| p.key));
+            known.extend(s.sizes.iter().map(|z| z.key));
+            known.extend(s.named.iter().map(|n| n.table));
+            // A section's subsections (`s3` holds `s3.standard`), and its own tables.
+            let subsections: Vec<&str> = sections
+                .iter()
+                .filter_map(|o| o.table.strip_prefix(&format!("{}.", s.table)))
+                .collect();
+            known.extend(subsections.iter().copied());
+            known.extend(["fetched", "unverified"]);
+            for key in t.keys() {
+                if !known.contains(&key.as_str()) {
+                    let valid: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                    return Err(typed(
+                        s.table,
+                        key,
+                        format!(
+                            "unknown field `{key}`, expected one of {}",
+                            valid.join(", ")
+                        ),
+                    ));
+                }
+            }
+            let source = text_of(t, s.table, "source")?;
+            prices.sections.insert(s.table.to_string(), source);
+            for p in s.prices {
+                match t.get(p.key) {
+                    Some(v) => match number(v) {
+                        Some(n) => {
+                            prices.values.insert(format!("{}.{}", s.table, p.key), n);
+                        }
+                        None => {
+                            return Err(typed(
+                                s.table,
+                                p.key,
+                                format!(
+                                    "invalid type: {} {v}, expected a price in dollars",
+                                    v.type_str()
+                                ),
+                            ));
+                        }
+                    },
+                    None => {
+                        return Err(typed(s.table, p.key, format!("missing field `{}`", p.key)));
+                    }
+                }
+            }
+            for z in s.sizes {
+                let v = t
+                    .get(z.key)
+                    .ok_or_else(|| typed(s.table, z.key, format!("missing field `{}`", z.key)))?;
+                let size = match v {
+                    toml::Value::Integer(i) => {
+                        u64::try_from(*i).map_err(|_| "a size cannot be negative".to_string())
+                    }
+                    toml::Value::String(t) => crate::units::parse_bytes(t),
+                    other => Err(format!(
+                        "invalid type: {}, expected a size such as 1048576, \"100KB\" or \"1MiB\"",
+                        other.type_str()
+                    )),
+                }
+                .map_err(|why| typed(s.table, z.key, why))?;
+                prices.sizes.insert(format!("{}.{}", s.table, z.key), size);
+            }
+            if let Some(n) = s.named {
+                let table = format!("{}.{}", s.table, n.table);
+                let named = t
+                    .get(n.table)
+                    .and_then(toml::Value::as_table)
+                    .ok_or_else(|| {
+                        typed(s.table, n.table, format!("missing field `{}`", n.table))
+                    })?;
+                for (name, v) in named {
+                    let Some(price) = number(v) else {
+                        return Err(typed(
+                            &table,
+                            name,
+                            format!(
+                                "invalid type: {}, expected a price in dollars",
+                                v.type_str()
+                            ),
+                        ));
+                    };
+                    prices.values.insert(format!("{table}.{name}"), price);
+                }
+            }
+            read.push((s, t));
+        }
+        for (key, price) in &prices.values {
+            if !price.is_finite() || *price < 0.0 {
+                let (section, field) = split_key(sections, key);
+                return Err(bad(
+                    &section,
+                    &field,
                     format!("a price is a number of dollars, 0 or more, not {price}"),
                 ));
             }
         }
-        if file.region.trim().is_empty() {
+        if prices.region.trim().is_empty() {
             return Err(bad("", "region", "the region is empty".into()));
         }
         let date_ok = {
-            let parts: Vec<&str> = file.taken.split('-').collect();
+            let parts: Vec<&str> = prices.taken.split('-').collect();
             parts.len() == 3
                 && [4, 2, 2]
                     .iter()
@@ -314,63 +398,60 @@ impl Prices {
                 "taken",
                 format!(
                     "the date the prices were taken, as YYYY-MM-DD, not '{}'",
-                    file.taken
+                    prices.taken
                 ),
             ));
         }
-        if file.source.is_empty() {
+        if prices.source.is_empty() {
             return Err(bad(
                 "",
                 "source",
                 "name the pricing pages the prices came from".into(),
             ));
         }
-        let mut unverified = BTreeMap::new();
-        let mut tables = vec![
-            ("kinesis", &file.kinesis.unverified, "kinesis"),
-            ("s3.standard", &file.s3.standard.unverified, "s3.standard"),
-            ("s3.express", &file.s3.express.unverified, "s3.express"),
-            (
-                "elasticache",
-                &file.elasticache.unverified,
-                "elasticache.node_hour",
-            ),
-        ];
-        for (section, service) in &file.services {
-            tables.push((section.as_str(), &service.unverified, section.as_str()));
-        }
-        for (section, table, priced) in tables {
-            for (key, why) in table {
-                if !prices.iter().any(|(s, k, _)| *s == priced && k == key) {
+        // Each section's unverified prices, then its fetched ones: each names a price of its
+        // table, and none is both.
+        for (s, t) in &read {
+            let at = format!("{}.unverified", s.table);
+            for (key, why) in t
+                .get("unverified")
+                .and_then(|v| v.as_table())
+                .into_iter()
+                .flatten()
+            {
+                let full = s.priced(key).filter(|k| prices.values.contains_key(k));
+                let Some(full) = full else {
                     return Err(bad(
-                        &format!("{section}.unverified"),
+                        &at,
                         key,
-                        format!("names no price of [{priced}]"),
+                        format!("names no price of [{}]", priced_table(s, key)),
                     ));
-                }
-                unverified.insert(format!("{priced}.{key}"), why.clone());
+                };
+                let Some(why) = why.as_str() else {
+                    return Err(typed(&at, key, "invalid type: expected a string".into()));
+                };
+                prices.unverified.insert(full, why.to_string());
             }
         }
-        let mut fetched = BTreeMap::new();
-        let mut tables = vec![
-            ("kinesis", &file.kinesis.fetched, "kinesis"),
-            ("s3.standard", &file.s3.standard.fetched, "s3.standard"),
-            ("s3.express", &file.s3.express.fetched, "s3.express"),
-            (
-                "elasticache",
-                &file.elasticache.fetched,
-                "elasticache.node_hour",
-            ),
-        ];
-        for (section, service) in &file.services {
-            tables.push((section.as_str(), &service.fetched, section.as_str()));
-        }
-        for (section, table, priced) in tables {
-            for (key, f) in table {
-                let at = format!("{section}.fetched.{key}");
-                if !prices.iter().any(|(s, k, _)| *s == priced && k == key) {
-                    return Err(bad(&at, "source", format!("names no price of [{priced}]")));
-                }
+        for (s, t) in &read {
+            for (key, f) in t
+                .get("fetched")
+                .and_then(|v| v.as_table())
+                .into_iter()
+                .flatten()
+            {
+                let at = format!("{}.fetched.{key}", s.table);
+                let full = s.priced(key).filter(|k| prices.values.contains_key(k));
+                let Some(full) = full else {
+                    return Err(bad(
+                        &at,
+                        "source",
+                        format!("names no price of [{}]", priced_table(s, key)),
+                    ));
+                };
+                let f: Fetched = f.clone().try_into().map_err(|e: toml::de::Error| {
+                    anyhow::anyhow!("prices file {origin}: [{at}]: {}", e.message())
+                })?;
                 if f.source != PRICE_LIST_SOURCE {
                     return Err(bad(
                         &at,
@@ -381,103 +462,49 @@ impl Prices {
                         ),
                     ));
                 }
-                let full = format!("{priced}.{key}");
-                if unverified.contains_key(&full) {
+                if prices.unverified.contains_key(&full) {
                     return Err(bad(
-                        &format!("{section}.unverified"),
+                        &format!("{}.unverified", s.table),
                         key,
                         format!(
                             "is also read from the Price List ([{at}]): a price is verified or not, not both"
                         ),
                     ));
                 }
-                fetched.insert(full, f.clone());
+                prices.fetched.insert(full, f);
             }
         }
-        let standard = file.s3.standard;
-        let express = file.s3.express;
-        Ok(Prices {
-            region: file.region,
-            taken: file.taken,
-            source: file.source,
-            origin: origin.to_string(),
-            kinesis: KinesisPrices {
-                source: file.kinesis.source,
-                shard_hour: file.kinesis.shard_hour,
-                put_payload_units_per_million: file.kinesis.put_payload_units_per_million,
-                efo_consumer_shard_hour: file.kinesis.efo_consumer_shard_hour,
-                efo_retrieval_per_gb: file.kinesis.efo_retrieval_per_gb,
-            },
-            s3_standard: S3Prices {
-                source: standard.source,
-                put_per_1000: standard.put_per_1000,
-                get_per_1000: standard.get_per_1000,
-                storage_gb_month: standard.storage_gb_month,
-                upload_per_gb: 0.0,
-                retrieval_per_gb: 0.0,
-                per_gb_above: 0,
-            },
-            s3_express: S3Prices {
-                source: express.source,
-                put_per_1000: express.put_per_1000,
-                get_per_1000: express.get_per_1000,
-                storage_gb_month: express.storage_gb_month,
-                upload_per_gb: express.upload_per_gb,
-                retrieval_per_gb: express.retrieval_per_gb,
-                per_gb_above: express.per_gb_above.0,
-            },
-            elasticache: ElastiCachePrices {
-                source: file.elasticache.source,
-                node_hour: file.elasticache.node_hour,
-            },
-            services: file
-                .services
-                .into_iter()
-                .map(|(name, f)| {
-                    (
-                        name,
-                        ServicePrices {
-                            source: f.source,
-                            prices: f.prices,
-                        },
-                    )
-                })
-                .collect(),
-            unverified,
-            fetched,
-        })
+        Ok(prices)
     }
 
     /// The price at a key (`kinesis.shard_hour`, `s3.express.put_per_1000`,
     /// `elasticache.node_hour.cache.t3.micro`), if the file has it.
     pub fn value(&self, key: &str) -> Option<f64> {
-        if let Some(node) = key.strip_prefix("elasticache.node_hour.") {
-            return self.elasticache.node_hour.get(node).copied();
-        }
-        let (section, field) = key.rsplit_once('.')?;
-        let s3 = |p: &S3Prices| match field {
-            "put_per_1000" => Some(p.put_per_1000),
-            "get_per_1000" => Some(p.get_per_1000),
-            "storage_gb_month" => Some(p.storage_gb_month),
-            "upload_per_gb" => Some(p.upload_per_gb),
-            "retrieval_per_gb" => Some(p.retrieval_per_gb),
-            _ => None,
-        };
-        match section {
-            "kinesis" => match field {
-                "shard_hour" => Some(self.kinesis.shard_hour),
-                "put_payload_units_per_million" => Some(self.kinesis.put_payload_units_per_million),
-                "efo_consumer_shard_hour" => Some(self.kinesis.efo_consumer_shard_hour),
-                "efo_retrieval_per_gb" => Some(self.kinesis.efo_retrieval_per_gb),
-                _ => None,
-            },
-            "s3.standard" => s3(&self.s3_standard),
-            "s3.express" => s3(&self.s3_express),
-            other => self.services.get(other)?.prices.get(field).copied(),
-        }
+        self.values.get(key).copied()
     }
 
-    /// Where the price at a key comes from: why it is unverified, else its section's source.
+    /// The price at a key a lab's section declares: every file has it (one without it is
+    /// refused as it is read), but a file read without that section (NaN then shows it).
+    pub fn price(&self, key: &str) -> f64 {
+        self.value(key).unwrap_or(f64::NAN)
+    }
+
+    /// The byte size at a key (`s3.express.per_gb_above`), as [`Prices::price`] reads a price.
+    pub fn size(&self, key: &str) -> u64 {
+        self.sizes.get(key).copied().unwrap_or(0)
+    }
+
+    /// The prices of a named table (`elasticache.node_hour`), by name.
+    pub fn named(&self, table: &str) -> Vec<(&str, f64)> {
+        let prefix = format!("{table}.");
+        self.values
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(&prefix)?, *v)))
+            .collect()
+    }
+
+    /// Where the price at a key comes from: why it is unverified, else where it was fetched,
+    /// else its section's source.
     pub fn source_of(&self, key: &str) -> String {
         if let Some(why) = self.unverified.get(key) {
             return why.clone();
@@ -485,81 +512,49 @@ impl Prices {
         if let Some(f) = self.fetched.get(key) {
             return f.line();
         }
-        let section = if key.starts_with("kinesis.") {
-            &self.kinesis.source
-        } else if key.starts_with("s3.standard.") {
-            &self.s3_standard.source
-        } else if key.starts_with("s3.express.") {
-            &self.s3_express.source
-        } else if let Some(service) = key
-            .split_once('.')
-            .and_then(|(section, _)| self.services.get(section))
-        {
-            &service.source
-        } else {
-            &self.elasticache.source
-        };
-        section.clone()
+        self.sections
+            .iter()
+            .filter(|(table, _)| key.starts_with(&format!("{table}.")))
+            .max_by_key(|(table, _)| table.len())
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default()
     }
 
     /// Whether the price at this key is unverified.
     pub fn is_unverified(&self, key: &str) -> bool {
         self.unverified.contains_key(key)
     }
+}
 
-    /// The built-in prices of a region, if latlab has a file for it.
-    pub fn builtin(region: &str) -> Option<Arc<Prices>> {
-        static PARSED: OnceLock<Vec<Arc<Prices>>> = OnceLock::new();
-        PARSED
-            .get_or_init(|| {
-                BUILTIN
-                    .iter()
-                    .filter_map(|(_, text)| Prices::parse(text, "built-in").ok().map(Arc::new))
-                    .collect()
-            })
-            .iter()
-            .find(|p| p.region == region)
-            .cloned()
+/// The table an `unverified` or `fetched` key of `s` must name a price of, for the error.
+fn priced_table(s: &Section, key: &str) -> String {
+    match (s.prices.iter().any(|p| p.key == key), s.named) {
+        (false, Some(n)) => format!("{}.{}", s.table, n.table),
+        _ => s.table.to_string(),
     }
+}
 
-    /// The prices a run's cost uses: the file given with `--prices`, else the built-in file of
-    /// the run's region, else us-east-1's with a note saying so.
-    pub fn choose(given: Option<&Arc<Prices>>, region: &str) -> Option<Chosen> {
-        if let Some(p) = given {
-            let note = (p.region != region).then(|| {
-                format!(
-                    "the prices are {}'s (from {}); the run measured {region}",
-                    p.region, p.origin
-                )
-            });
-            return Some(Chosen {
-                prices: p.clone(),
-                note,
-            });
-        }
-        if let Some(p) = Prices::builtin(region) {
-            return Some(Chosen {
-                prices: p,
-                note: None,
-            });
-        }
-        Prices::builtin(FALLBACK_REGION).map(|p| Chosen {
-            prices: p,
-            note: Some(format!(
-                "latlab has no price file for {}; {FALLBACK_REGION}'s prices stand in",
-                if region.is_empty() {
-                    "this run's region"
-                } else {
-                    region
-                }
-            )),
+/// A price's key split into its table and its field, as the file writes them.
+fn split_key(sections: &[Section], key: &str) -> (String, String) {
+    let table = sections
+        .iter()
+        .flat_map(|s| {
+            std::iter::once(s.table.to_string())
+                .chain(s.named.map(|n| format!("{}.{}", s.table, n.table)))
         })
-    }
+        .filter(|t| key.starts_with(&format!("{t}.")))
+        .max_by_key(String::len)
+        .unwrap_or_default();
+    let field = key
+        .strip_prefix(&format!("{table}."))
+        .unwrap_or(key)
+        .to_string();
+    (table, field)
 }
 
 /// The prices a run's cost is figured with, and why they are not the run's region's own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chosen {
-    pub prices: Arc<Prices>,
+    pub prices: std::sync::Arc<Prices>,
     pub note: Option<String>,
 }

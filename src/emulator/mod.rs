@@ -100,6 +100,23 @@ pub struct Emulator {
     task: tokio::task::JoinHandle<()>,
 }
 
+/// The counts only the emulator sees, by key (`s3.create_sessions`: the CreateSession calls it
+/// has answered), kept while the emulator runs.
+#[derive(Clone)]
+pub struct Counts {
+    s3: Arc<S3>,
+}
+
+impl Counts {
+    /// A count by its key; None for a key the emulator does not count.
+    pub fn get(&self, key: &str) -> Option<u64> {
+        match key {
+            "s3.create_sessions" => Some(self.s3.stats().create_sessions),
+            _ => None,
+        }
+    }
+}
+
 struct App {
     kinesis: Arc<Kinesis>,
     s3: Arc<S3>,
@@ -226,6 +243,13 @@ impl Emulator {
 
     pub fn kinesis(&self) -> &Arc<Kinesis> {
         &self.kinesis
+    }
+
+    /// A handle on the counts only the emulator sees, by key, for the labs measuring it.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            s3: self.s3.clone(),
+        }
     }
 
     pub fn s3(&self) -> &Arc<S3> {

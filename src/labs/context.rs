@@ -91,10 +91,11 @@ impl TargetOptions {
 /// What the embedded emulator tells the labs measuring it: the limits it enforces and the
 /// counts only it can see. The run implements it over its emulator; labs never import one.
 pub trait Emulated: Send + Sync {
-    /// The GetRecords calls a second one shard allows.
-    fn get_records_calls_per_sec(&self) -> u32;
-    /// The CreateSession calls the emulator has answered (S3 Express's session reuse).
-    fn create_sessions(&self) -> u64;
+    /// A limit it enforces, as `latlab emulate --print-limits` writes it, by its key as
+    /// `--limit` names it (`kinesis.get_records_calls_per_sec`).
+    fn limit(&self, key: &str) -> Option<String>;
+    /// A count only it sees, by key (`s3.create_sessions`).
+    fn count(&self, key: &str) -> Option<u64>;
 }
 
 /// The run's context, shared by every lab of it.

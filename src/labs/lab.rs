@@ -304,6 +304,10 @@ pub trait Report: Lab {
     /// The title of its table in `latlab compare`, and the name of its subject column.
     const COMPARED: (&'static str, &'static str);
 
+    /// Its part of the report's JSON schema, when it keeps it in its folder; None (the default):
+    /// its part is in the published `schemas/run-report.schema.json`.
+    const SCHEMA: Option<&'static str> = None;
+
     /// Its sections of the text or Markdown report, from its snapshot, the run, the seed's
     /// figures for it and every compared cell.
     fn write(
@@ -334,6 +338,13 @@ pub trait Report: Lab {
 
     /// Every cell id its seed can be compared on, whatever a run measured; none by default.
     fn seed_ids(_seed: &Self::Seed, _ids: &mut Vec<String>) {}
+
+    /// Its lines of the soak's summary (`report::soak`), from its part of a run's JSON report
+    /// (`null` when the run has none): every count that must add up; returns the records it
+    /// lost. Nothing by default.
+    fn soak(_part: &serde_json::Value, _out: &mut String) -> u64 {
+        0
+    }
 }
 
 /// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
@@ -439,6 +450,10 @@ pub trait Cleanup: Lab {
 
 /// What it costs at list price (`labs/X/cost.rs`).
 pub trait Cost: Lab {
+    /// Its sections of a price file (`[kinesis]`, `[s3.standard]`): every key a price must
+    /// have, its unit, and which Price List product `latlab prices fetch` reads it from.
+    const PRICES: &'static [crate::cost::Section];
+
     /// Its configuration at list price, with the price keys it used; None when there is nothing
     /// to price (it could not start). `complete`: the run has ended.
     fn cost(

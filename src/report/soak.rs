@@ -14,60 +14,10 @@ pub fn summary(report: &Value) -> String {
         s["producing_secs"].as_f64().unwrap_or(0.0).round(),
         s["elapsed_secs"].as_f64().unwrap_or(0.0).round()
     ));
+    // Each lab's counts, from its part of the report, in the registry's order.
     let mut lost_total = 0;
-    if let Some(k) = s["kinesis"].as_object() {
-        let p = &k["producer"];
-        out.push_str(&format!(
-            "producer: {} acknowledged, {} re-sent by the SDK's retries\n",
-            n(&p["acked"]),
-            n(&p["sdk"]["retries"])
-        ));
-        out.push_str(&format!(
-            "{:<18}{:>13}{:>10}{:>7}{:>12}{:>8}  identity\n",
-            "consumer", "acknowledged", "received", "lost", "duplicates", "unread"
-        ));
-        for c in k["consumers"].as_array().into_iter().flatten() {
-            let x = &c["counts"];
-            let (ack, rec, lost, unread) = (
-                n(&x["acknowledged"]),
-                n(&x["received"]),
-                n(&x["lost"]),
-                n(&x["unread"]),
-            );
-            lost_total += lost;
-            out.push_str(&format!(
-                "{:<18}{ack:>13}{rec:>10}{lost:>7}{:>12}{unread:>8}  {}\n",
-                c["name"].as_str().unwrap_or("?"),
-                n(&x["duplicates"]),
-                if rec + lost + unread == ack {
-                    "holds"
-                } else {
-                    "BROKEN"
-                }
-            ));
-        }
-    }
-    if let Some(ops) = s["s3"]["ops"].as_array() {
-        for o in ops {
-            out.push_str(&format!(
-                "S3 {} {}: {} requests, {} SlowDown, {} errors\n",
-                o["class"].as_str().unwrap_or("?"),
-                o["op"].as_str().unwrap_or("?"),
-                n(&o["requests"]),
-                n(&o["slow_downs"]),
-                n(&o["errors"])
-            ));
-        }
-    }
-    if let Some(methods) = s["redis"]["methods"].as_array() {
-        for m in methods {
-            out.push_str(&format!(
-                "Redis {}: {} tries, {} errors\n",
-                m["method"].as_str().unwrap_or("?"),
-                n(&m["tries"]),
-                n(&m["errors"])
-            ));
-        }
+    for lab in crate::labs::LabKind::ALL {
+        lost_total += lab.soak(&s[lab.key()], &mut out);
     }
     let counts = s["faults"]["counts"]
         .as_array()

@@ -217,19 +217,19 @@ pub fn role(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Result<crate::
     Ok(role)
 }
 
-/// What the run's labs learn from the embedded emulator.
+/// What the run's labs learn from the embedded emulator: its limits and its counts, by key.
 struct EmulatorFacts {
-    get_records_calls_per_sec: u32,
-    s3: Arc<crate::emulator::s3::S3>,
+    limits: Limits,
+    counts: crate::emulator::Counts,
 }
 
 impl crate::labs::context::Emulated for EmulatorFacts {
-    fn get_records_calls_per_sec(&self) -> u32 {
-        self.get_records_calls_per_sec
+    fn limit(&self, key: &str) -> Option<String> {
+        self.limits.get(key)
     }
 
-    fn create_sessions(&self) -> u64 {
-        self.s3.stats().create_sessions
+    fn count(&self, key: &str) -> Option<u64> {
+        self.counts.get(key)
     }
 }
 
@@ -284,8 +284,8 @@ impl Run {
         } = connect(&scenario, opts, start, &faults, &fault_log).await?;
         let emulated = emulator.as_ref().zip(limits.as_ref()).map(|(e, l)| {
             Arc::new(EmulatorFacts {
-                get_records_calls_per_sec: l.kinesis.get_records_calls_per_sec,
-                s3: e.s3().clone(),
+                limits: l.clone(),
+                counts: e.counts(),
             }) as Arc<dyn crate::labs::context::Emulated>
         });
         let ctx = RunContext::new(start, clients, fault_log, opts.clone(), emulated);

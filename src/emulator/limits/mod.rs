@@ -293,6 +293,19 @@ impl Limits {
 }
 
 impl Limits {
+    /// One limit as `--print-limits` writes it, by its key as `--limit` names it
+    /// (`kinesis.get_records_calls_per_sec`).
+    pub fn get(&self, key: &str) -> Option<String> {
+        let (section, name) = key.split_once('.')?;
+        self.sections()
+            .into_iter()
+            .find(|(s, _)| *s == section)?
+            .1
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+
     /// Every section's limits as `key = value` lines (`latlab emulate --print-limits`), each
     /// section under its name.
     pub fn sections(&self) -> Vec<(&'static str, Vec<(&'static str, String)>)> {

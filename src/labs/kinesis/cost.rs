@@ -3,11 +3,74 @@
 //! retrieval for every fan-out consumer (Lambda on enhanced fan-out included). GetRecords reads
 //! cost nothing beyond the shard-hours.
 
+use crate::cost::prices::{Price, Section};
 use crate::cost::{GB, Item, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
 use crate::units::{format_bytes, ms};
+
+/// Its section of a price file, `[kinesis]` (provisioned capacity mode). The Price List
+/// products: the usage types and operations infracost's price queries use
+/// (github.com/infracost/infracost, internal/resources/aws/kinesis_stream.go), matched as a
+/// suffix so that a region's prefix (`USE2-`) is allowed.
+pub const PRICES: &[Section] = &[Section {
+    table: "kinesis",
+    offer: "AmazonKinesis",
+    prices: &[
+        Price {
+            key: "shard_hour",
+            unit: "per shard-hour",
+            usage: &["Storage-ShardHour"],
+            attrs: &[("operation", "shardHourStorage")],
+            scale: 1.0,
+        },
+        Price {
+            key: "put_payload_units_per_million",
+            unit: "per million 25 KB PUT payload units",
+            usage: &["PutRequestPayloadUnits"],
+            attrs: &[("operation", "PutRequest")],
+            scale: 1e6,
+        },
+        Price {
+            key: "efo_consumer_shard_hour",
+            unit: "per consumer-shard-hour",
+            usage: &["EnhancedFanoutHour"],
+            attrs: &[("operation", "ConsumerHour")],
+            scale: 1.0,
+        },
+        Price {
+            key: "efo_retrieval_per_gb",
+            unit: "per GB read by fan-out",
+            usage: &["ReadBytes"],
+            attrs: &[("operation", "EnhancedFanoutDataRetrieval")],
+            scale: 1.0,
+        },
+    ],
+    sizes: &[],
+    named: None,
+    optional: false,
+}];
+
+/// Its prices, read from a price file (which has every one: a file without one is refused).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KinesisPrices {
+    pub shard_hour: f64,
+    pub put_payload_units_per_million: f64,
+    pub efo_consumer_shard_hour: f64,
+    pub efo_retrieval_per_gb: f64,
+}
+
+impl KinesisPrices {
+    pub fn of(p: &Prices) -> KinesisPrices {
+        KinesisPrices {
+            shard_hour: p.price("kinesis.shard_hour"),
+            put_payload_units_per_million: p.price("kinesis.put_payload_units_per_million"),
+            efo_consumer_shard_hour: p.price("kinesis.efo_consumer_shard_hour"),
+            efo_retrieval_per_gb: p.price("kinesis.efo_retrieval_per_gb"),
+        }
+    }
+}
 
 /// A PUT payload unit: 25 KB of a record (KB of 1,024 bytes, as AWS's Kinesis pricing counts).
 pub const PUT_PAYLOAD_UNIT: u64 = 25 * 1024;
@@ -83,7 +146,7 @@ impl Priced {
 
 /// The charges per hour of a configuration, and the price keys they use.
 pub fn priced(k: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
-    let kp = &p.kinesis;
+    let kp = KinesisPrices::of(p);
     let shards = k.shards as f64;
     let (rate, payload, fan_out, lambda_efo) = (k.rate, k.payload, k.fan_out, k.lambda_efo);
     let units = payload_units(payload);
@@ -190,7 +253,7 @@ pub struct ConsumerUnit {
 /// which every consumer reads through, plus the consumer's own charges) divided by the records
 /// (or GB) an hour the producer is asked for. None when the producer is asked for none.
 pub fn consumer_units(k: &KinesisSnapshot, p: &Prices) -> Vec<ConsumerUnit> {
-    let kp = &p.kinesis;
+    let kp = KinesisPrices::of(p);
     let shards = k.shards as f64;
     let rate = k.producer.asked_rate.max(0.0);
     let payload = k.producer.payload_bytes;
@@ -231,6 +294,8 @@ fn trim(x: f64) -> String {
 const HOW: &str = "cost per million records and per GB: (the stream's shard-hours and PUT payload units, which every consumer reads through, plus the consumer's own enhanced fan-out charges) at the asked rate, divided by the records (GB) the producer is asked for an hour";
 
 impl crate::labs::Cost for super::KinesisLab {
+    const PRICES: &'static [Section] = PRICES;
+
     /// The lab's charges per hour, and the price keys they use.
     fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
         Some(priced(&Priced::of_snapshot(k, complete), p))

@@ -80,7 +80,9 @@ impl Probe for KinesisLab {
             .emulated
             .as_ref()
             .map_or(DOCUMENTED_READS_PER_SHARD, |e| {
-                e.get_records_calls_per_sec()
+                e.limit("kinesis.get_records_calls_per_sec")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(DOCUMENTED_READS_PER_SHARD)
             });
         let shared = Shared::new(run, state::LiveSettings::of(Some(scenario)));
         let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });

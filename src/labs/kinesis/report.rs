@@ -13,6 +13,47 @@ use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
 use crate::units::{ms, thousands};
 
 impl crate::labs::Report for super::KinesisLab {
+    /// The producer's acknowledged records, and each consumer's accounting: received + lost +
+    /// unread = acknowledged.
+    fn soak(k: &serde_json::Value, out: &mut String) -> u64 {
+        let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+        let Some(k) = k.as_object() else {
+            return 0;
+        };
+        let mut lost_total = 0;
+        let p = &k["producer"];
+        out.push_str(&format!(
+            "producer: {} acknowledged, {} re-sent by the SDK's retries\n",
+            n(&p["acked"]),
+            n(&p["sdk"]["retries"])
+        ));
+        out.push_str(&format!(
+            "{:<18}{:>13}{:>10}{:>7}{:>12}{:>8}  identity\n",
+            "consumer", "acknowledged", "received", "lost", "duplicates", "unread"
+        ));
+        for c in k["consumers"].as_array().into_iter().flatten() {
+            let x = &c["counts"];
+            let (ack, rec, lost, unread) = (
+                n(&x["acknowledged"]),
+                n(&x["received"]),
+                n(&x["lost"]),
+                n(&x["unread"]),
+            );
+            lost_total += lost;
+            out.push_str(&format!(
+                "{:<18}{ack:>13}{rec:>10}{lost:>7}{:>12}{unread:>8}  {}\n",
+                c["name"].as_str().unwrap_or("?"),
+                n(&x["duplicates"]),
+                if rec + lost + unread == ack {
+                    "holds"
+                } else {
+                    "BROKEN"
+                }
+            ));
+        }
+        lost_total
+    }
+
     const COMPARED: (&'static str, &'static str) = (
         "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
         "consumer",

@@ -112,7 +112,7 @@ fn its_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
     view.snapshot.kinesis.as_mut().unwrap().shards = 2;
     assert!(screen(&app, &view, (160, 50)).contains("cost $0.0903/h"));
     // A price file of the user's changes the figure and says its region and date.
-    let text = crate::cost::prices::BUILTIN[0]
+    let text = crate::prices::BUILTIN[0]
         .1
         .replace("\nshard_hour = 0.015", "\nshard_hour = 0.1")
         .replace("taken = \"2026-12-01\"", "taken = \"2030-01-01\"");

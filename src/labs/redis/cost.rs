@@ -2,12 +2,49 @@
 //! its replica of the scenario's node type. latlab measures its own redis-server pair (or yours),
 //! so the node type is the scenario's assumption, and the figures say so.
 
+use std::collections::BTreeMap;
+
+use crate::cost::prices::{Named, Section};
 use crate::cost::{LabCost, Prices, item, usd};
 use crate::labs::LabKind;
 use crate::labs::redis::snapshot::RedisSnapshot;
 
 /// A primary and its replica.
 pub const NODES: u32 = 2;
+
+/// Its section of a price file, `[elasticache]`: the on-demand node-hour of each node type
+/// (`[elasticache.node_hour]`), Redis OSS's (on-demand prices differ by engine). The Price List
+/// products: as infracost's elasticache_cluster.go filters them (productFamily `Cache
+/// Instance`, cacheEngine `Redis`), without the extended-support, sync-durability and Outposts
+/// variants.
+pub const PRICES: &[Section] = &[Section {
+    table: "elasticache",
+    offer: "AmazonElastiCache",
+    prices: &[],
+    sizes: &[],
+    named: Some(Named {
+        table: "node_hour",
+        unit: "per node-hour",
+        // The built-in files' and the scenarios' default.
+        required: &["cache.t3.micro", "cache.t3.small", "cache.t3.medium"],
+        of_product: node_type,
+        filter: "an AmazonElastiCache product with productFamily = 'Cache Instance', cacheEngine = 'Redis', instanceType = '{name}', usagetype containing 'NodeUsage:'",
+    }),
+    optional: false,
+}];
+
+/// The ElastiCache node type a Price List product prices the on-demand hour of, for Redis.
+fn node_type(family: Option<&str>, a: &BTreeMap<String, String>) -> Option<String> {
+    let usage = a.get("usagetype")?;
+    (family == Some("Cache Instance")
+        && a.get("cacheEngine").is_some_and(|e| e == "Redis")
+        && usage.contains("NodeUsage:")
+        && !["ExtendedSupport", "SyncDurability", "Outpost"]
+            .iter()
+            .any(|x| usage.contains(x)))
+    .then(|| a.get("instanceType").cloned())
+    .flatten()
+}
 
 /// The lab's charges per hour, and the price keys they use.
 pub fn cost(r: &RedisSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
@@ -27,13 +64,12 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
             "the Redis you named"
         }
     )];
-    let Some(price) = p.elasticache.node_hour.get(node_type) else {
+    let Some(price) = p.value(&key) else {
         notes.push(format!(
             "the price file lists {}",
-            p.elasticache
-                .node_hour
-                .keys()
-                .cloned()
+            p.named("elasticache.node_hour")
+                .iter()
+                .map(|(n, _)| *n)
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -56,7 +92,7 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
         "ElastiCache node-hours",
         format!(
             "{NODES} nodes (primary + replica) × {} per {} node-hour, on demand",
-            usd(*price),
+            usd(price),
             node_type
         ),
         f64::from(NODES) * price,
@@ -73,6 +109,8 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
 }
 
 impl crate::labs::Cost for super::RedisLab {
+    const PRICES: &'static [Section] = PRICES;
+
     /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
     fn cost(
         snap: &RedisSnapshot,

@@ -9,6 +9,20 @@ use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
 use crate::units::{ms, ms_f, thousands};
 
 impl crate::labs::Report for super::RedisLab {
+    /// Each method's tries and errors.
+    fn soak(r: &serde_json::Value, out: &mut String) -> u64 {
+        let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+        for m in r["methods"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "Redis {}: {} tries, {} errors\n",
+                m["method"].as_str().unwrap_or("?"),
+                n(&m["tries"]),
+                n(&m["errors"])
+            ));
+        }
+        0
+    }
+
     const COMPARED: (&'static str, &'static str) = ("Redis: replication lag", "method");
 
     /// Its rows of the CSV.

@@ -3,6 +3,7 @@
 //! Express One Zone's per-GB upload and retrieval charges for the part of each request the price
 //! file says they apply to.
 
+use crate::cost::prices::{Price, Section, Size};
 use crate::cost::{GB, HOURS_PER_MONTH, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::s3::LIVE_KEYS_PER_LOOP;
@@ -10,11 +11,150 @@ use crate::labs::s3::snapshot::S3Snapshot;
 use crate::services::s3::Class;
 use crate::units::{format_bytes, ms};
 
-fn prices_of(p: &Prices, class: Class) -> (&crate::cost::prices::S3Prices, &'static str) {
-    match class {
-        Class::Standard => (&p.s3_standard, "s3.standard"),
-        Class::ExpressOneZone => (&p.s3_express, "s3.express"),
+/// A request price of an S3 section: per 1,000 requests of a usage type.
+const fn per_1000(
+    key: &'static str,
+    unit: &'static str,
+    usage: &'static [&'static str],
+    attrs: &'static [(&'static str, &'static str)],
+) -> Price {
+    Price {
+        key,
+        unit,
+        usage,
+        attrs,
+        scale: 1000.0,
     }
+}
+
+/// A price per GB (or GB-month) of a usage type.
+const fn per_gb(
+    key: &'static str,
+    unit: &'static str,
+    usage: &'static [&'static str],
+    attrs: &'static [(&'static str, &'static str)],
+) -> Price {
+    Price {
+        key,
+        unit,
+        usage,
+        attrs,
+        scale: 1.0,
+    }
+}
+
+/// Its sections of a price file, one per storage class. The Price List products: S3 Standard's
+/// usage types and groups as infracost's price queries use them (github.com/infracost/infracost,
+/// internal/resources/aws/s3_standard_storage_class.go), matched as a suffix so that a region's
+/// prefix is allowed; S3 Express One Zone's as AWS's S3 User Guide names its usage types in
+/// billing reports (`Requests-XZ-Tier1`, `TimedStorage-XZ-ByteHrs`, `Upload-XZ`,
+/// `Retrieval-XZ`), which no captured offer file here confirmed. S3 Standard has no per-GB
+/// request charges.
+pub const PRICES: &[Section] = &[
+    Section {
+        table: "s3.standard",
+        offer: "AmazonS3",
+        prices: &[
+            per_1000(
+                "put_per_1000",
+                "per 1,000 PUTs",
+                &["Requests-Tier1"],
+                &[("group", "S3-API-Tier1")],
+            ),
+            per_1000(
+                "get_per_1000",
+                "per 1,000 GETs",
+                &["Requests-Tier2"],
+                &[("group", "S3-API-Tier2")],
+            ),
+            per_gb(
+                "storage_gb_month",
+                "per GB-month",
+                &["TimedStorage-ByteHrs"],
+                &[("volumeType", "Standard")],
+            ),
+        ],
+        sizes: &[],
+        named: None,
+        optional: false,
+    },
+    Section {
+        table: "s3.express",
+        offer: "AmazonS3",
+        prices: &[
+            per_1000(
+                "put_per_1000",
+                "per 1,000 PUTs",
+                &["Requests-XZ-Tier1"],
+                &[],
+            ),
+            per_1000(
+                "get_per_1000",
+                "per 1,000 GETs",
+                &["Requests-XZ-Tier2"],
+                &[],
+            ),
+            per_gb(
+                "storage_gb_month",
+                "per GB-month",
+                &["TimedStorage-XZ-ByteHrs"],
+                &[],
+            ),
+            per_gb(
+                "upload_per_gb",
+                "per GB uploaded",
+                &["Upload-XZ", "Upload-XZ-Bytes"],
+                &[],
+            ),
+            per_gb(
+                "retrieval_per_gb",
+                "per GB retrieved",
+                &["Retrieval-XZ", "Retrieval-XZ-Bytes"],
+                &[],
+            ),
+        ],
+        // The per-GB charges apply to the part of each request above this many bytes.
+        sizes: &[Size {
+            key: "per_gb_above",
+            fetched: "0B",
+            why: "The per-GB charges apply to every byte (AWS News Blog, 10 April 2025); not in the price list.",
+        }],
+        named: None,
+        optional: false,
+    },
+];
+
+/// One storage class's prices, read from a price file (which has every one). S3 Standard has
+/// no per-GB request charges (zero here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ClassPrices {
+    put_per_1000: f64,
+    get_per_1000: f64,
+    storage_gb_month: f64,
+    upload_per_gb: f64,
+    retrieval_per_gb: f64,
+    /// The per-GB charges apply to the part of each request above this many bytes.
+    per_gb_above: u64,
+}
+
+fn prices_of(p: &Prices, class: Class) -> (ClassPrices, &'static str) {
+    let section = match class {
+        Class::Standard => "s3.standard",
+        Class::ExpressOneZone => "s3.express",
+    };
+    let key = |k: &str| format!("{section}.{k}");
+    let per_gb = |k: &str| p.value(&key(k)).unwrap_or(0.0);
+    (
+        ClassPrices {
+            put_per_1000: p.price(&key("put_per_1000")),
+            get_per_1000: p.price(&key("get_per_1000")),
+            storage_gb_month: p.price(&key("storage_gb_month")),
+            upload_per_gb: per_gb("upload_per_gb"),
+            retrieval_per_gb: per_gb("retrieval_per_gb"),
+            per_gb_above: p.size(&key("per_gb_above")),
+        },
+        section,
+    )
 }
 
 /// The bytes of a request of `size` the per-GB charges apply to.
@@ -172,6 +312,8 @@ pub fn class_units(s: &S3Snapshot, p: &Prices) -> Vec<ClassUnit> {
 const HOW: &str = "cost per million requests and per GB moved at the current payload: the request price, plus S3 Express One Zone's per-GB charge on the charged part of each request; storage not included";
 
 impl crate::labs::Cost for super::S3Lab {
+    const PRICES: &'static [Section] = PRICES;
+
     /// The lab's charges per hour, and the price keys they use.
     fn cost(s: &S3Snapshot, _complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
         let rate = |op: &str| {
@@ -256,8 +398,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::cost::prices;
     use crate::cost::testing::{close, us_east_1};
+    use crate::prices;
     use crate::tui::fixture;
 
     #[test]

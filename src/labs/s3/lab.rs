@@ -73,7 +73,10 @@ impl Probe for S3Lab {
     /// The lab's figures now, with the emulator's count of CreateSession calls when the run
     /// measures the embedded emulator.
     fn snapshot(&self, _complete: bool) -> S3Snapshot {
-        let create_sessions = self.emulated.as_ref().map(|e| e.create_sessions());
+        let create_sessions = self
+            .emulated
+            .as_ref()
+            .and_then(|e| e.count("s3.create_sessions"));
         let ops = self.shared.snapshot();
         let sdk = self.shared.sdk.snapshot();
         S3Snapshot {

@@ -39,6 +39,22 @@ fn compare_matrix(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut 
 }
 
 impl crate::labs::Report for super::S3Lab {
+    /// Each class and operation's requests, SlowDowns and errors.
+    fn soak(s3: &serde_json::Value, out: &mut String) -> u64 {
+        let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+        for o in s3["ops"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "S3 {} {}: {} requests, {} SlowDown, {} errors\n",
+                o["class"].as_str().unwrap_or("?"),
+                o["op"].as_str().unwrap_or("?"),
+                n(&o["requests"]),
+                n(&o["slow_downs"]),
+                n(&o["errors"])
+            ));
+        }
+        0
+    }
+
     const COMPARED: (&'static str, &'static str) = ("S3: total time per request", "class and op");
 
     /// Its rows of the CSV.

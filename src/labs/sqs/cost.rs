@@ -4,6 +4,7 @@
 //! is billed as 1 request"). Empty receives are requests too, and they are what short polling
 //! pays for.
 
+use crate::cost::prices::{Price, Section};
 use crate::cost::{LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::sqs::snapshot::{ConsumerFigures, SqsSnapshot};
@@ -12,6 +13,42 @@ use crate::units::ms;
 /// The price keys, per million requests.
 pub const STANDARD: &str = "sqs.standard_requests_per_million";
 pub const FIFO: &str = "sqs.fifo_requests_per_million";
+/// Its section of a price file, `[sqs]`: requests past the monthly free tier, for the first
+/// 100 billion a month. The Price List products: SQS's offer is AWSQueueService; its request
+/// products are `API Request`s of group SQS-APIRequest-Tier1, told apart by queueType; their
+/// usage types are `Requests-RBP` and `Requests-FIFO-RBP` in us-east-1's file and
+/// `REGION-Requests-Tier1` and `REGION-Requests-FIFO-Tier1` elsewhere (an excerpt of the
+/// us-east-1 file published 2025-08-28, and infracost's filter on queueType, sqs_queue.go). The
+/// first tier is taken: the monthly free tier is a product of its own (`Global-Requests`), not a
+/// band of these. Added after the built-in files' first form, so a file may lack it: the lab's
+/// cost then says the price is missing.
+pub const PRICES: &[Section] = &[Section {
+    table: "sqs",
+    offer: "AWSQueueService",
+    prices: &[
+        Price {
+            key: "standard_requests_per_million",
+            unit: "per million requests",
+            usage: &["Requests-RBP", "Requests-Tier1"],
+            attrs: &[("group", "SQS-APIRequest-Tier1"), ("queueType", "Standard")],
+            scale: 1e6,
+        },
+        Price {
+            key: "fifo_requests_per_million",
+            unit: "per million requests",
+            usage: &["Requests-FIFO-RBP", "Requests-FIFO-Tier1"],
+            attrs: &[
+                ("group", "SQS-APIRequest-Tier1"),
+                ("queueType", "FIFO (first-in, first-out)"),
+            ],
+            scale: 1e6,
+        },
+    ],
+    sizes: &[],
+    named: None,
+    optional: true,
+}];
+
 /// A billed request's payload chunk.
 pub const CHUNK: u64 = 64 * 1024;
 
@@ -164,6 +201,8 @@ type UnitRow<'a> = (
 );
 
 impl crate::labs::Cost for super::SqsLab {
+    const PRICES: &'static [Section] = PRICES;
+
     /// A lab that could not create its queues is not priced.
     fn cost(
         snap: &SqsSnapshot,

@@ -10,6 +10,41 @@ use crate::section::{CsvRows, Cx, section_heading};
 use crate::units::{ms, thousands};
 
 impl crate::labs::Report for super::SqsLab {
+    /// The producer's acknowledged messages, and each consumer's accounting: received + lost +
+    /// in flight + unread = sent.
+    fn soak(q: &serde_json::Value, out: &mut String) -> u64 {
+        let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+        let Some(q) = q.as_object() else {
+            return 0;
+        };
+        out.push_str(&format!(
+            "SQS producer: {} acknowledged\n",
+            n(&q["producer"]["acknowledged"])
+        ));
+        let mut lost_total = 0;
+        for c in q["consumers"].as_array().into_iter().flatten() {
+            let (sent, rec, lost, flight, unread) = (
+                n(&c["sent"]),
+                n(&c["received"]),
+                n(&c["lost"]),
+                n(&c["in_flight"]),
+                n(&c["unread"]),
+            );
+            lost_total += lost;
+            out.push_str(&format!(
+                "SQS {}: {sent} sent, {rec} received, {lost} lost, {flight} in flight, {unread} unread, {} redelivered: {}\n",
+                c["name"].as_str().unwrap_or("?"),
+                n(&c["redelivered"]),
+                if rec + lost + flight + unread == sent {
+                    "holds"
+                } else {
+                    "BROKEN"
+                }
+            ));
+        }
+        lost_total
+    }
+
     const COMPARED: (&'static str, &'static str) = ("SQS: send -> receive", "consumer");
 
     /// Its rows of the CSV.

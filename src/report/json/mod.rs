@@ -295,10 +295,26 @@ mod tests {
     use crate::report::Format;
     use crate::scenario::Scenario;
 
+    /// The published schema, with the part of any lab that keeps its own in its folder.
     fn validator() -> jsonschema::Validator {
-        let schema: serde_json::Value =
+        let mut schema: serde_json::Value =
             serde_json::from_str(include_str!("../../../schemas/run-report.schema.json")).unwrap();
+        for lab in crate::labs::LabKind::ALL {
+            if let Some(part) = lab.schema() {
+                let part: serde_json::Value = serde_json::from_str(part).unwrap();
+                snapshot_properties(&mut schema).insert(lab.key().to_string(), part);
+            }
+        }
         jsonschema::validator_for(&schema).unwrap()
+    }
+
+    /// Where the schema lists the snapshot's parts.
+    pub(super) fn snapshot_properties(
+        schema: &mut serde_json::Value,
+    ) -> &mut serde_json::Map<String, serde_json::Value> {
+        schema["$defs"]["snapshot"]["properties"]
+            .as_object_mut()
+            .expect("the schema lists the snapshot's properties")
     }
 
     /// Every lab's part, as this file writes it, follows the schema; and the schema pins it: a

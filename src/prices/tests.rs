@@ -5,16 +5,15 @@
 //! GB-month; Express PUT $0.00113 and GET $0.00003 per 1,000, $0.11 per GB-month, $0.0032 per GB
 //! uploaded and $0.0006 per GB retrieved; cache.t3.micro $0.017 per node-hour). A GB is 2^30 B.
 
-use super::prices::Prices;
 use super::*;
 
 #[test]
 fn both_built_in_files_parse_and_name_their_region_date_and_sources() {
-    for (region, _) in prices::BUILTIN {
+    for (region, _) in BUILTIN {
         let p = Prices::builtin(region).unwrap_or_else(|| panic!("{region} does not parse"));
         assert_eq!(p.region, *region);
         assert_eq!(p.taken.len(), 10);
-        assert!(!p.source.is_empty() && !p.kinesis.source.is_empty());
+        assert!(!p.source.is_empty() && p.sections.values().all(|s| !s.is_empty()));
     }
     // Tokyo's prices were found in no stored page: every one of them says so.
     let tokyo = Prices::builtin("ap-northeast-1").unwrap();
@@ -39,7 +38,7 @@ fn a_region_without_a_file_falls_back_to_us_east_1_and_says_so() {
 
 /// The built-in us-east-1 file with `from` replaced by `to`, parsed.
 fn edited(from: &str, to: &str) -> String {
-    let text = prices::BUILTIN[0].1;
+    let text = BUILTIN[0].1;
     assert!(text.contains(from), "{from}");
     let e = Prices::parse(&text.replace(from, to), "bad.toml").unwrap_err();
     format!("{e:#}")
@@ -48,7 +47,7 @@ fn edited(from: &str, to: &str) -> String {
 #[test]
 fn a_bad_price_file_is_one_line_naming_the_file_the_line_and_the_key() {
     let line = |key: &str| {
-        prices::BUILTIN[0]
+        BUILTIN[0]
             .1
             .lines()
             .position(|l| l.starts_with(key))

@@ -1,106 +1,28 @@
 //! `latlab prices`: the price files, and every price of one with whether AWS's own text states
 //! it and where it comes from, so a user knows which to check before quoting a cost.
 
-use super::prices::{BUILTIN, Prices};
+use super::{BUILTIN, Prices};
 
 impl Prices {
     /// Every price: (key as in the file's `unverified` tables, value in US dollars, unit, the
-    /// section's source).
+    /// section's source), in the order of the labs' sections.
     pub fn entries(&self) -> Vec<(String, f64, &'static str, &str)> {
-        let k = &self.kinesis;
-        let std = &self.s3_standard;
-        let exp = &self.s3_express;
-        let mut v = vec![
-            (
-                "kinesis.shard_hour".to_string(),
-                k.shard_hour,
-                "per shard-hour",
-                k.source.as_str(),
-            ),
-            (
-                "kinesis.put_payload_units_per_million".into(),
-                k.put_payload_units_per_million,
-                "per million 25 KB PUT payload units",
-                &k.source,
-            ),
-            (
-                "kinesis.efo_consumer_shard_hour".into(),
-                k.efo_consumer_shard_hour,
-                "per consumer-shard-hour",
-                &k.source,
-            ),
-            (
-                "kinesis.efo_retrieval_per_gb".into(),
-                k.efo_retrieval_per_gb,
-                "per GB read by fan-out",
-                &k.source,
-            ),
-            (
-                "s3.standard.put_per_1000".into(),
-                std.put_per_1000,
-                "per 1,000 PUTs",
-                &std.source,
-            ),
-            (
-                "s3.standard.get_per_1000".into(),
-                std.get_per_1000,
-                "per 1,000 GETs",
-                &std.source,
-            ),
-            (
-                "s3.standard.storage_gb_month".into(),
-                std.storage_gb_month,
-                "per GB-month",
-                &std.source,
-            ),
-            (
-                "s3.express.put_per_1000".into(),
-                exp.put_per_1000,
-                "per 1,000 PUTs",
-                &exp.source,
-            ),
-            (
-                "s3.express.get_per_1000".into(),
-                exp.get_per_1000,
-                "per 1,000 GETs",
-                &exp.source,
-            ),
-            (
-                "s3.express.storage_gb_month".into(),
-                exp.storage_gb_month,
-                "per GB-month",
-                &exp.source,
-            ),
-            (
-                "s3.express.upload_per_gb".into(),
-                exp.upload_per_gb,
-                "per GB uploaded",
-                &exp.source,
-            ),
-            (
-                "s3.express.retrieval_per_gb".into(),
-                exp.retrieval_per_gb,
-                "per GB retrieved",
-                &exp.source,
-            ),
-        ];
-        for (node, price) in &self.elasticache.node_hour {
-            v.push((
-                format!("elasticache.node_hour.{node}"),
-                *price,
-                "per node-hour",
-                &self.elasticache.source,
-            ));
-        }
-        // A section of its own (`[sqs]`): its unit said by its keys' names.
-        for (section, service) in &self.services {
-            for (key, price) in &service.prices {
-                v.push((
-                    format!("{section}.{key}"),
-                    *price,
-                    unit_of(key),
-                    &service.source,
-                ));
+        let mut v = Vec::new();
+        for s in super::sections() {
+            let Some(source) = self.sections.get(s.table) else {
+                continue;
+            };
+            for p in s.prices {
+                let key = format!("{}.{}", s.table, p.key);
+                if let Some(value) = self.value(&key) {
+                    v.push((key, value, p.unit, source.as_str()));
+                }
+            }
+            if let Some(n) = s.named {
+                let table = format!("{}.{}", s.table, n.table);
+                for (name, value) in self.named(&table) {
+                    v.push((format!("{table}.{name}"), value, n.unit, source.as_str()));
+                }
             }
         }
         v
@@ -191,23 +113,6 @@ pub fn regions_listing() -> String {
 }
 
 /// A price as written in the file: no trailing zeros.
-/// A price's unit, as its key names it (`..._per_million`).
-fn unit_of(key: &str) -> &'static str {
-    if key.ends_with("_requests_per_million") {
-        "per million requests"
-    } else if key.ends_with("_per_million") {
-        "per million"
-    } else if key.ends_with("_per_1000") {
-        "per 1,000"
-    } else if key.ends_with("_per_gb") {
-        "per GB"
-    } else if key.ends_with("_hour") {
-        "per hour"
-    } else {
-        "each"
-    }
-}
-
 fn trim(v: f64) -> String {
     let s = format!("{v:.8}");
     let s = s.trim_end_matches('0').trim_end_matches('.');

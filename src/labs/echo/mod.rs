@@ -1,0 +1,264 @@
+//! A fifth lab, built only for the tests (`cargo test`'s build of the library): the round trip
+//! of a payload to a TCP echo server it runs on 127.0.0.1, measured as every lab measures, so
+//! that a test shows a lab added as a folder and one registry line reaching the screen, a
+//! headless report, a comparison and a shared frame with nothing outside its folder changed.
+//!
+//! Its parts, each where its code lives: who it is and what it runs (`mod.rs`: `Lab`, `Setup`,
+//! `Probe`, its command), what it shows (`view.rs`: `Screen`, `Fixture`), what it reports and
+//! records (`report.rs`: `Report`, `Fleet`, its JSON, `Series`), what it costs and needs on an
+//! account (`account.rs`: `Plan`, `Cleanup`, `Cost`, `Doctor`), and the test (`tests.rs`).
+
+mod account;
+mod report;
+#[cfg(test)]
+mod tests;
+mod view;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use crate::labs::series::Histogrammed;
+use crate::labs::{LabKind, RunContext};
+use crate::metrics::{Point, Series, Summary};
+
+/// The lab while it runs: the echo server, the client's loop and what it measured.
+pub struct EchoLab {
+    counts: Counts,
+    cancel: CancellationToken,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+/// What the client measures and the key changes, shared between them.
+#[derive(Clone)]
+struct Counts {
+    clock: Instant,
+    interval: Duration,
+    payload: Arc<AtomicU64>,
+    rtt: Arc<Mutex<Series>>,
+    sent: Arc<AtomicU64>,
+    errors: Arc<AtomicU64>,
+}
+
+/// Its section of a scenario file, `[echo]`, as written.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EchoFile {
+    payload: u64,
+    interval: crate::units::Dur,
+}
+
+/// Its part of a scenario, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EchoScenario {
+    pub payload: u64,
+    pub interval: Duration,
+}
+
+/// No seed measured it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EchoSeed {
+    pub source: String,
+}
+
+impl crate::labs::ReportPart for EchoSeed {}
+
+/// What its one key asks: double the payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    PayloadUp,
+}
+
+impl crate::labs::LabCommand for Command {
+    fn what(self) -> &'static str {
+        "a larger echo payload"
+    }
+}
+
+/// Its figures at one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EchoSnapshot {
+    pub payload: u64,
+    pub sent: u64,
+    pub errors: u64,
+    pub rtt: Summary,
+}
+
+/// Its last seconds of round trips.
+pub type History = Vec<Point>;
+
+impl crate::labs::Lab for EchoLab {
+    const KIND: LabKind = LabKind::Echo;
+    const NAME: &'static str = "Echo";
+    const DEMO: &'static str = "echo-demo";
+    const SERVICE: Option<crate::services::Service> = None;
+    const SCENARIOS: &'static [(&'static str, &'static str)] =
+        &[("echo-demo", include_str!("scenarios/echo-demo.toml"))];
+    type Scenario = EchoScenario;
+    type File = EchoFile;
+    type Seed = EchoSeed;
+    type Command = Command;
+    type Snapshot = EchoSnapshot;
+    type History = History;
+    type Json = report::Echo;
+    type Target = crate::labs::target::Nothing;
+}
+
+impl crate::labs::Setup for EchoLab {
+    fn parse(f: EchoFile, _text: &str) -> anyhow::Result<EchoScenario> {
+        if f.payload == 0 || f.payload > 65_536 {
+            anyhow::bail!(
+                "echo.payload: {} bytes; a payload is 1 to 65536 bytes",
+                f.payload
+            );
+        }
+        Ok(EchoScenario {
+            payload: f.payload,
+            interval: f.interval.0.max(Duration::from_millis(1)),
+        })
+    }
+}
+
+/// The echo server: every byte a client sends, sent back.
+async fn serve(listener: tokio::net::TcpListener, cancel: CancellationToken) {
+    loop {
+        let (mut socket, _) = tokio::select! {
+            _ = cancel.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(_) => return,
+            },
+        };
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    n = socket.read(&mut buf) => match n {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => n,
+                    },
+                };
+                if socket.write_all(&buf[..n]).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// The client: a payload every interval, timed from its write to its last byte back.
+async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken) {
+    let mut tick = tokio::time::interval(c.interval);
+    let mut socket = None;
+    loop {
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if socket.is_none() {
+            socket = tokio::net::TcpStream::connect(addr).await.ok();
+        }
+        let Some(s) = socket.as_mut() else {
+            c.errors.fetch_add(1, Ordering::Relaxed);
+            continue;
+        };
+        let body = vec![b'e'; c.payload.load(Ordering::Relaxed) as usize];
+        let mut back = vec![0u8; body.len()];
+        let at = Instant::now();
+        c.sent.fetch_add(1, Ordering::Relaxed);
+        let round = async {
+            s.write_all(&body).await?;
+            s.read_exact(&mut back).await.map(|_| ())
+        };
+        match round.await {
+            Ok(()) if back == body => {
+                let us = at.elapsed().as_micros() as u64;
+                c.rtt.lock().record(us, c.clock.elapsed().as_secs());
+            }
+            _ => {
+                c.errors.fetch_add(1, Ordering::Relaxed);
+                socket = None;
+            }
+        }
+    }
+}
+
+impl crate::labs::Probe for EchoLab {
+    async fn start(ctx: &Arc<RunContext>, s: &EchoScenario) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let cancel = CancellationToken::new();
+        let counts = Counts {
+            clock: ctx.start,
+            interval: s.interval,
+            payload: Arc::new(AtomicU64::new(s.payload)),
+            rtt: Arc::new(Mutex::new(Series::new())),
+            sent: Arc::default(),
+            errors: Arc::default(),
+        };
+        let tasks = vec![
+            tokio::spawn(serve(listener, cancel.clone())),
+            tokio::spawn(client(counts.clone(), addr, cancel.clone())),
+        ];
+        Ok(EchoLab {
+            counts,
+            cancel,
+            tasks: Mutex::new(tasks),
+        })
+    }
+
+    fn reset(&self) {
+        self.counts.rtt.lock().reset();
+        self.counts.sent.store(0, Ordering::Relaxed);
+        self.counts.errors.store(0, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self, _complete: bool) -> EchoSnapshot {
+        let c = &self.counts;
+        EchoSnapshot {
+            payload: c.payload.load(Ordering::Relaxed),
+            sent: c.sent.load(Ordering::Relaxed),
+            errors: c.errors.load(Ordering::Relaxed),
+            rtt: c.rtt.lock().summary(),
+        }
+    }
+
+    fn history(&self, window: usize) -> History {
+        let now = self.counts.clock.elapsed().as_secs();
+        self.counts.rtt.lock().points(now, window)
+    }
+
+    fn histograms(&self) -> Vec<Histogrammed> {
+        vec![Histogrammed {
+            id: report::series_id(),
+            labels: Vec::new(),
+            histogram: self.counts.rtt.lock().histogram().clone(),
+        }]
+    }
+
+    async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
+        let Command::PayloadUp = cmd;
+        let p = &self.counts.payload;
+        let next = (p.load(Ordering::Relaxed) * 2).min(65_536);
+        p.store(next, Ordering::Relaxed);
+        Ok(format!("echo payload {next} B"))
+    }
+
+    async fn stop(&self) {
+        self.cancel.cancel();
+        let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+
+    async fn cleanup(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
