@@ -14,6 +14,7 @@ pub mod doctor;
 pub mod emulator;
 pub mod faults;
 pub mod fleet;
+pub mod http;
 pub mod labs;
 pub mod listen;
 pub mod metrics;

@@ -57,6 +57,7 @@ fn lower_layers_import_nothing_above_them() {
     base.extend(rust_files(&src.join("faults")));
     base.extend(rust_files(&src.join("shaping")));
     base.extend(rust_files(&src.join("section")));
+    base.extend(rust_files(&src.join("http")));
     base.extend(["units.rs", "provenance.rs", "clock.rs", "listen.rs"].map(|f| src.join(f)));
     let upward = imports_of(
         &base,

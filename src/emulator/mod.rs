@@ -25,10 +25,8 @@ use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 
 use faults::{Action, ConnReset, Faulty, Injector};
 use kinesis::Kinesis;
@@ -310,65 +308,33 @@ impl Drop for Emulator {
     }
 }
 
-/// Accepts connections, at most as many at once as `connections` has permits (the rest wait in the listen backlog),
-/// and serves each over HTTP/1.1. A client that has not sent a request's headers within
-/// `header_timeout` is disconnected; one that half-closes after its request still gets the
-/// answer.
+/// Accepts connections, at most as many at once as `connections` has permits (the rest wait in
+/// the listen backlog), and serves each over HTTP/1.1 (`crate::serve`). A client that has not
+/// sent a request's headers within `header_timeout` is disconnected; one that half-closes after
+/// its request still gets the answer: every request read whole is answered, an event stream
+/// until it ends, then the connection closes (without it, hyper drops the connection at the read
+/// side's end while an answer is still delayed by the latency profile).
 async fn serve(
     listener: TcpListener,
     app: Arc<App>,
     connections: Arc<Connections>,
     header_timeout: Duration,
 ) {
-    // Connections live in this set, so stopping the server (aborting this task) drops them all.
-    let mut tasks = JoinSet::new();
-    loop {
-        let permit = tokio::select! {
-            permit = connections.permits.clone().acquire_owned() => match permit {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-        };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => {
-                drop(permit);
-                continue;
-            }
-        };
-        let (socket, peer) = match accepted {
-            Ok(pair) => pair,
-            Err(e) => {
-                tracing::warn!("emulator: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let open = Open::new(&connections);
-        let _ = socket.set_nodelay(true);
-        let conn = Arc::new(ConnReset::of(&socket));
-        let app = app.clone();
-        tasks.spawn(async move {
-            let _held = (permit, open);
+    let serve = crate::http::Serve {
+        half_close: true,
+        permits: connections.permits.clone(),
+        ..crate::http::Serve::new("emulator", 1, header_timeout)
+    };
+    serve
+        .run(listener, |socket, _peer| {
+            let open = Open::new(&connections);
+            let _ = socket.set_nodelay(true);
+            let conn = Arc::new(ConnReset::of(socket));
+            let app = app.clone();
             let service = service_fn(move |req| route(app.clone(), conn.clone(), req));
-            if let Err(e) = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .keep_alive(true)
-                // A client may shut its write side once its request is sent (HTTP/1.1 allows
-                // it; curl, proxies and load balancers do it): every request read whole is
-                // answered, an event stream until it ends, then the connection closes. Without
-                // this, hyper drops the connection at the read side's end while an answer is
-                // still delayed by the latency profile.
-                .half_close(true)
-                .serve_connection(TokioIo::new(socket), service)
-                .await
-            {
-                tracing::debug!("emulator: connection from {peer} ended: {e}");
-            }
-        });
-    }
+            (service, open)
+        })
+        .await
 }
 
 async fn route(

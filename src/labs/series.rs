@@ -87,6 +87,23 @@ pub struct FrameSeries<'a> {
     pub upto: Option<u64>,
 }
 
+impl<'a> FrameSeries<'a> {
+    /// Latency series without a gauge, their last whole second the one before the newest point
+    /// of the last series that has one.
+    pub fn of(series: Vec<(SeriesId, String, &'a [crate::metrics::Point])>) -> FrameSeries<'a> {
+        let upto = series
+            .iter()
+            .filter_map(|(_, _, s)| s.last())
+            .next_back()
+            .map(|p| p.second.saturating_sub(1));
+        FrameSeries {
+            series,
+            gauge: &[],
+            upto,
+        }
+    }
+}
+
 /// What a recording watches of one of a lab's parts second by second (`events.jsonl`): its
 /// status, its last error and its throttle count, under the name a reader knows it by (a
 /// consumer's name, `producer`, `S3 STANDARD PUT`, `Redis offset`).

@@ -1,13 +1,14 @@
-//! A viewer's side of a share, for `latlab attach URL`: the stream read over HTTP/1.1 (plain
-//! TCP, chunked or not), its events parsed, a dropped stream reconnected with `Last-Event-ID`,
-//! and a key sent with `POST /keys`.
+//! A viewer's side of a share, for `latlab attach URL`: the stream read over HTTP/1.1 (hyper's
+//! client, `crate::http::client`), its events parsed as they arrive, each at most
+//! [`MAX_EVENT`] bytes, a dropped stream reconnected with `Last-Event-ID`, and a key sent with
+//! `POST /keys`.
 
 use std::time::Duration;
 
-use anyhow::Context;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use bytes::Bytes;
 use tokio::sync::mpsc;
+
+use crate::http::client::{Waits, next_data, read_to, send};
 
 use super::frame::{Ended, Received};
 
@@ -72,116 +73,45 @@ pub enum Incoming {
     Refused(String),
 }
 
-/// One response's head: its status and headers (lower-case names).
-async fn head(reader: &mut BufReader<TcpStream>) -> anyhow::Result<(u16, Vec<(String, String)>)> {
-    let mut line = String::new();
-    reader.read_line(&mut line).await?;
-    let status: u16 = line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .with_context(|| format!("not an HTTP answer: {:?}", line.trim()))?;
-    let mut headers = Vec::new();
-    loop {
-        let mut l = String::new();
-        if reader.read_line(&mut l).await? == 0 {
-            anyhow::bail!("the answer ended in its headers");
-        }
-        let l = l.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            headers.push((k.trim().to_lowercase(), v.trim().to_string()));
-        }
-    }
-    Ok((status, headers))
-}
+/// How long a connection and an answer's head may take.
+const WAITS: Waits = Waits {
+    connect: Duration::from_secs(10),
+    answer: Duration::from_secs(15),
+};
 
-/// A body's bytes as they come, chunked or not.
-struct Body {
-    reader: BufReader<TcpStream>,
-    chunked: bool,
-    left: usize,
-}
+/// The most of an error's answer kept for its line.
+const MAX_ANSWER: usize = 4096;
 
-impl Body {
-    async fn more(&mut self) -> anyhow::Result<Vec<u8>> {
-        if !self.chunked {
-            let mut b = vec![0; 16384];
-            let n = self.reader.read(&mut b).await?;
-            b.truncate(n);
-            return Ok(b);
-        }
-        if self.left == 0 {
-            let mut size = String::new();
-            loop {
-                size.clear();
-                if self.reader.read_line(&mut size).await? == 0 {
-                    return Ok(Vec::new());
-                }
-                if !size.trim().is_empty() {
-                    break;
-                }
-            }
-            self.left = usize::from_str_radix(size.trim(), 16)
-                .with_context(|| format!("a chunk's size: {:?}", size.trim()))?;
-            if self.left == 0 {
-                return Ok(Vec::new());
-            }
-        }
-        let mut b = vec![0; self.left.min(65536)];
-        let n = self.reader.read(&mut b).await?;
-        b.truncate(n);
-        self.left = if n == 0 { 0 } else { self.left - n };
-        Ok(b)
-    }
-
-    async fn text(&mut self) -> String {
-        let mut all = Vec::new();
-        while let Ok(b) = self.more().await {
-            if b.is_empty() || all.len() > 4096 {
-                break;
-            }
-            all.extend(b);
-        }
-        String::from_utf8_lossy(&all).trim().to_string()
+/// An answer's text, at most [`MAX_ANSWER`] bytes of it.
+async fn text_of(body: hyper::body::Incoming) -> String {
+    match read_to(body, MAX_ANSWER).await {
+        Ok(b) => String::from_utf8_lossy(&b).trim().to_string(),
+        Err(e) => format!("{e:#}"),
     }
 }
 
 /// Opens the stream; `last`: the last event seen, to resume after it.
-async fn open(t: &Target, last: Option<u64>) -> Result<Body, Incoming> {
+async fn open(t: &Target, last: Option<u64>) -> Result<hyper::body::Incoming, Incoming> {
     let lost = |e: String| Incoming::Lost(format!("{}: {e}", t.addr));
-    let mut sock = TcpStream::connect(&t.addr)
-        .await
-        .map_err(|e| lost(format!("cannot connect ({e})")))?;
-    let resume = last.map_or_else(String::new, |id| format!("Last-Event-ID: {id}\r\n"));
-    let req = format!(
-        "GET /events HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nAccept: text/event-stream\r\n{resume}\r\n",
-        t.addr, t.token
-    );
-    sock.write_all(req.as_bytes())
-        .await
-        .map_err(|e| lost(e.to_string()))?;
-    let mut reader = BufReader::new(sock);
-    let (status, headers) = head(&mut reader)
+    let mut headers = vec![
+        ("authorization", format!("Bearer {}", t.token)),
+        ("accept", "text/event-stream".to_string()),
+    ];
+    if let Some(id) = last {
+        headers.push(("last-event-id", id.to_string()));
+    }
+    let url = format!("http://{}/events", t.addr);
+    let resp = send(http::Method::GET, &url, &headers, Bytes::new(), WAITS)
         .await
         .map_err(|e| lost(format!("{e:#}")))?;
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-    let mut body = Body {
-        reader,
-        chunked,
-        left: 0,
-    };
+    let status = resp.status().as_u16();
     match status {
-        200 => Ok(body),
+        200 => Ok(resp.into_body()),
         401 => Err(Incoming::Refused(
             "the share refused the token: give the whole URL the host printed".into(),
         )),
         _ => {
-            let why = body.text().await;
+            let why = text_of(resp.into_body()).await;
             Err(lost(format!("HTTP {status}: {why}")))
         }
     }
@@ -250,9 +180,9 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
             if buf.len() > MAX_EVENT {
                 break format!("an event over {} MB", MAX_EVENT >> 20);
             }
-            match body.more().await {
-                Ok(b) if b.is_empty() => break "the host closed the stream".to_string(),
-                Ok(b) => buf.extend(b),
+            match next_data(&mut body).await {
+                Ok(None) => break "the host closed the stream".to_string(),
+                Ok(Some(b)) => buf.extend_from_slice(&b),
                 Err(e) => break format!("{e:#}"),
             }
         };
@@ -277,27 +207,14 @@ pub async fn send_key(
     let body =
         serde_json::json!({"key": key.to_string(), "viewer": viewer, "tab": tab}).to_string();
     let go = async {
-        let mut sock = TcpStream::connect(&t.addr).await?;
-        let req = format!(
-            "POST /keys HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            t.addr,
-            t.token,
-            body.len()
-        );
-        sock.write_all(req.as_bytes()).await?;
-        let mut reader = BufReader::new(sock);
-        let (status, headers) = head(&mut reader).await?;
-        let chunked = headers
-            .iter()
-            .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-        let text = Body {
-            reader,
-            chunked,
-            left: 0,
-        }
-        .text()
-        .await;
-        anyhow::Ok((status, text))
+        let headers = [
+            ("authorization", format!("Bearer {}", t.token)),
+            ("content-type", "application/json".to_string()),
+        ];
+        let url = format!("http://{}/keys", t.addr);
+        let resp = send(http::Method::POST, &url, &headers, Bytes::from(body), WAITS).await?;
+        let status = resp.status().as_u16();
+        anyhow::Ok((status, text_of(resp.into_body()).await))
     };
     match tokio::time::timeout(Duration::from_secs(15), go).await {
         Ok(Ok((status, text))) => {

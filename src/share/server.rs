@@ -15,9 +15,7 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::sync::{Semaphore, broadcast, oneshot};
-use tokio::task::JoinSet;
+use tokio::sync::{broadcast, oneshot};
 
 use super::{Event, Hub, ViewerKey};
 
@@ -45,57 +43,31 @@ const KEY_BODY: usize = 4096;
 
 type Body = BoxBody<Bytes, Infallible>;
 
-/// Accepts connections (the viewers' cap and some room for requests besides) and serves each.
+/// Accepts connections (the viewers' cap and some room for requests besides) and serves each
+/// over HTTP/1.1 (`crate::serve`).
 pub(super) async fn serve(listener: tokio::net::TcpListener, hub: Arc<Hub>) {
-    let mut tasks = JoinSet::new();
-    let permits = Arc::new(Semaphore::new(hub.cap + 16));
-    loop {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-        };
-        let accepted = tokio::select! {
-            a = listener.accept() => a,
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-        };
-        let (socket, peer) = match accepted {
-            Ok(pair) => pair,
-            Err(e) => {
-                tracing::warn!("share: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        // A viewer whose host vanished (a half-open connection) is found within half a minute.
-        let keepalive = socket2::TcpKeepalive::new()
-            .with_time(Duration::from_secs(10))
-            .with_interval(Duration::from_secs(5))
-            .with_retries(3);
-        let sock = socket2::SockRef::from(&socket);
-        let _ = sock.set_tcp_keepalive(&keepalive);
-        // What the kernel holds for a viewer that does not read stays small: past it, the viewer
-        // falls behind the broadcast (and gets a full frame when it reads again).
-        let _ = sock.set_send_buffer_size(SEND_BUFFER);
-        let hub = hub.clone();
-        tasks.spawn(async move {
-            let _held = permit;
+    let serve = crate::http::Serve::new("share", hub.cap + 16, HEADER_TIMEOUT);
+    serve
+        .run(listener, |socket, peer| {
+            // A viewer whose host vanished (a half-open connection) is found within half a
+            // minute.
+            let keepalive = socket2::TcpKeepalive::new()
+                .with_time(Duration::from_secs(10))
+                .with_interval(Duration::from_secs(5))
+                .with_retries(3);
+            let sock = socket2::SockRef::from(socket);
+            let _ = sock.set_tcp_keepalive(&keepalive);
+            // What the kernel holds for a viewer that does not read stays small: past it, the
+            // viewer falls behind the broadcast (and gets a full frame when it reads again).
+            let _ = sock.set_send_buffer_size(SEND_BUFFER);
+            let hub = hub.clone();
             let service = service_fn(move |req| {
                 let hub = hub.clone();
                 async move { Ok::<_, Infallible>(answer(hub, peer, req).await) }
             });
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(socket), service);
-            if let Err(e) = conn.await {
-                tracing::debug!("share: a connection from {peer} ended: {e}");
-            }
-        });
-    }
+            (service, ())
+        })
+        .await
 }
 
 fn full(body: impl Into<Bytes>) -> Body {

@@ -77,11 +77,11 @@ impl crate::labs::Series for EchoLab {
     const QUANTITIES: &'static [&'static str] = &["round_trip"];
 
     fn frame_series<'a>(_s: &'a EchoSnapshot, h: &'a History) -> Option<FrameSeries<'a>> {
-        Some(FrameSeries {
-            series: vec![(series_id(), "tcp".to_string(), h.as_slice())],
-            gauge: &[],
-            upto: h.last().map(|p| p.second.saturating_sub(1)),
-        })
+        Some(FrameSeries::of(vec![(
+            series_id(),
+            "tcp".to_string(),
+            h.as_slice(),
+        )]))
     }
 
     fn history_of_frames(

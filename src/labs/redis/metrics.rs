@@ -20,8 +20,8 @@ impl crate::labs::Series for super::RedisLab {
         _snap: &'a RedisSnapshot,
         history: &'a super::History,
     ) -> Option<crate::labs::series::FrameSeries<'a>> {
-        Some(crate::labs::series::FrameSeries {
-            series: history
+        Some(crate::labs::series::FrameSeries::of(
+            history
                 .iter()
                 .map(|(method, points)| {
                     (
@@ -31,13 +31,7 @@ impl crate::labs::Series for super::RedisLab {
                     )
                 })
                 .collect(),
-            gauge: &[],
-            upto: history
-                .iter()
-                .filter_map(|(_, s)| s.last())
-                .next_back()
-                .map(|p| p.second.saturating_sub(1)),
-        })
+        ))
     }
 
     fn history_of_frames(

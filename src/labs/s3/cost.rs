@@ -11,35 +11,21 @@ use crate::labs::s3::snapshot::S3Snapshot;
 use crate::services::s3::Class;
 use crate::units::{format_bytes, ms};
 
-/// A request price of an S3 section: per 1,000 requests of a usage type.
-const fn per_1000(
+/// A price of an S3 section: `scale` units of the file's per unit of the price list's (1,000
+/// for a price per 1,000 requests, 1 per GB), read from a product of this usage type.
+const fn price(
     key: &'static str,
     unit: &'static str,
     usage: &'static [&'static str],
     attrs: &'static [(&'static str, &'static str)],
+    scale: f64,
 ) -> Price {
     Price {
         key,
         unit,
         usage,
         attrs,
-        scale: 1000.0,
-    }
-}
-
-/// A price per GB (or GB-month) of a usage type.
-const fn per_gb(
-    key: &'static str,
-    unit: &'static str,
-    usage: &'static [&'static str],
-    attrs: &'static [(&'static str, &'static str)],
-) -> Price {
-    Price {
-        key,
-        unit,
-        usage,
-        attrs,
-        scale: 1.0,
+        scale,
     }
 }
 
@@ -55,23 +41,26 @@ pub const PRICES: &[Section] = &[
         table: "s3.standard",
         offer: "AmazonS3",
         prices: &[
-            per_1000(
+            price(
                 "put_per_1000",
                 "per 1,000 PUTs",
                 &["Requests-Tier1"],
                 &[("group", "S3-API-Tier1")],
+                1000.0,
             ),
-            per_1000(
+            price(
                 "get_per_1000",
                 "per 1,000 GETs",
                 &["Requests-Tier2"],
                 &[("group", "S3-API-Tier2")],
+                1000.0,
             ),
-            per_gb(
+            price(
                 "storage_gb_month",
                 "per GB-month",
                 &["TimedStorage-ByteHrs"],
                 &[("volumeType", "Standard")],
+                1.0,
             ),
         ],
         sizes: &[],
@@ -82,35 +71,40 @@ pub const PRICES: &[Section] = &[
         table: "s3.express",
         offer: "AmazonS3",
         prices: &[
-            per_1000(
+            price(
                 "put_per_1000",
                 "per 1,000 PUTs",
                 &["Requests-XZ-Tier1"],
                 &[],
+                1000.0,
             ),
-            per_1000(
+            price(
                 "get_per_1000",
                 "per 1,000 GETs",
                 &["Requests-XZ-Tier2"],
                 &[],
+                1000.0,
             ),
-            per_gb(
+            price(
                 "storage_gb_month",
                 "per GB-month",
                 &["TimedStorage-XZ-ByteHrs"],
                 &[],
+                1.0,
             ),
-            per_gb(
+            price(
                 "upload_per_gb",
                 "per GB uploaded",
                 &["Upload-XZ", "Upload-XZ-Bytes"],
                 &[],
+                1.0,
             ),
-            per_gb(
+            price(
                 "retrieval_per_gb",
                 "per GB retrieved",
                 &["Retrieval-XZ", "Retrieval-XZ-Bytes"],
                 &[],
+                1.0,
             ),
         ],
         // The per-GB charges apply to the part of each request above this many bytes.

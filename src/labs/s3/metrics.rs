@@ -30,8 +30,8 @@ impl crate::labs::Series for super::S3Lab {
         _snap: &'a S3Snapshot,
         history: &'a super::History,
     ) -> Option<crate::labs::series::FrameSeries<'a>> {
-        Some(crate::labs::series::FrameSeries {
-            series: history
+        Some(crate::labs::series::FrameSeries::of(
+            history
                 .iter()
                 .map(|(class, op, points)| {
                     (
@@ -41,13 +41,7 @@ impl crate::labs::Series for super::S3Lab {
                     )
                 })
                 .collect(),
-            gauge: &[],
-            upto: history
-                .iter()
-                .filter_map(|(_, _, s)| s.last())
-                .next_back()
-                .map(|p| p.second.saturating_sub(1)),
-        })
+        ))
     }
 
     fn history_of_frames(

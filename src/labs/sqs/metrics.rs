@@ -24,18 +24,12 @@ impl crate::labs::Series for super::SqsLab {
         if history.len() != snap.consumers.len() {
             return None;
         }
-        Some(crate::labs::series::FrameSeries {
-            series: history
+        Some(crate::labs::series::FrameSeries::of(
+            history
                 .iter()
                 .map(|(name, points)| (series_id(name), name.clone(), points.as_slice()))
                 .collect(),
-            gauge: &[],
-            upto: history
-                .iter()
-                .filter_map(|(_, s)| s.last())
-                .next_back()
-                .map(|p| p.second.saturating_sub(1)),
-        })
+        ))
     }
 
     fn history_of_frames(

@@ -21,10 +21,8 @@ use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use parking_lot::Mutex;
 use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 
 use super::Run;
 pub use crate::metrics::exposition::Format;
@@ -147,49 +145,21 @@ impl Drop for Metrics {
     }
 }
 
-/// Accepts connections (at most [`MAX_CONNECTIONS`] at once) and serves each over HTTP/1.1.
+/// Accepts connections (at most [`MAX_CONNECTIONS`] at once, each open at most
+/// [`CONNECTION_LIFETIME`]) and serves each over HTTP/1.1 (`crate::serve`); a scraper that
+/// half-closes after its request still gets the answer.
 async fn serve(listener: tokio::net::TcpListener, source: Arc<Source>) {
-    // Connections live in this set, so stopping the server (aborting this task) drops them all.
-    let mut tasks = JoinSet::new();
-    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-        };
-        let accepted = tokio::select! {
-            a = listener.accept() => a,
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-        };
-        let (socket, peer) = match accepted {
-            Ok(pair) => pair,
-            Err(e) => {
-                tracing::warn!("metrics: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let source = source.clone();
-        tasks.spawn(async move {
-            let _held = permit;
-            let service = service_fn(move |req| answer(source.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .keep_alive(true)
-                // A scraper that half-closes after its request still gets the answer.
-                .half_close(true)
-                .serve_connection(TokioIo::new(socket), service);
-            match tokio::time::timeout(CONNECTION_LIFETIME, conn).await {
-                Ok(Err(e)) => tracing::debug!("metrics: connection from {peer} ended: {e}"),
-                Err(_) => tracing::debug!("metrics: connection from {peer} open too long"),
-                Ok(Ok(())) => {}
-            }
-        });
-    }
+    let serve = crate::http::Serve {
+        half_close: true,
+        lifetime: Some(CONNECTION_LIFETIME),
+        ..crate::http::Serve::new("metrics", MAX_CONNECTIONS, HEADER_TIMEOUT)
+    };
+    serve
+        .run(listener, |_socket, _peer| {
+            let source = source.clone();
+            (service_fn(move |req| answer(source.clone(), req)), ())
+        })
+        .await
 }
 
 fn plain(status: StatusCode, text: &str) -> Response<Full<Bytes>> {
