@@ -324,4 +324,21 @@ mod tests {
         // The count is a figure, never judged against the noise.
         assert!(c.rows.iter().all(|r| r.figures[0].verdict == Verdict::None));
     }
+
+    /// Every lab's series are titled by its lab (`Report::COMPARED`) and come in the registry's
+    /// order: SQS's after Redis's, under its own title, not "Other series".
+    #[test]
+    fn sqs_series_are_titled_by_their_lab() {
+        let series = [
+            ("sqs.long-poll.send_to_receive", 10, 20_000),
+            ("redis.offset.lag", 10, 2_000),
+        ];
+        let (a, b) = (input(&series), input(&series));
+        let c = compare(&[a.clone(), b.clone()], false).unwrap();
+        let labs: Vec<&str> = c[0].rows.iter().map(|r| r.lab()).collect();
+        assert_eq!(labs, ["redis", "sqs"]);
+        let text = render::document(&[a, b], &c, false);
+        assert!(text.contains("SQS: send -> receive"), "{text}");
+        assert!(!text.contains("Other series"), "{text}");
+    }
 }
