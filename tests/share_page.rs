@@ -245,3 +245,41 @@ fn with_control_a_click_on_plus_adds_a_poller_the_host_then_shows() {
             .is_empty()
     );
 }
+
+/// A frame whose every string holds markup and script (an `onerror=`, a `</script>`, quotes
+/// that close an attribute) is drawn as text: nothing runs, no element of its is made, and the
+/// page is served with its one script allowed by its hash, never `'unsafe-inline'`.
+#[test]
+fn markup_in_a_frame_is_drawn_as_text_and_runs_nothing() {
+    let mut host = Host::start(&[
+        "run",
+        "tour",
+        "--duration",
+        "30s",
+        "--quiet",
+        "--format",
+        "json",
+        "--share",
+    ]);
+    let steps = drive("hostile", &url(&host), |_| {});
+    let _ = host.child.kill();
+    let _ = host.child.wait();
+    let seen = step(&steps, "hostile");
+    let csp = seen["csp"].as_str().unwrap();
+    assert!(csp.contains("script-src 'sha256-"), "{csp}");
+    assert!(!csp.contains("script-src 'unsafe-inline'"), "{csp}");
+    assert!(seen["strings"].as_u64().unwrap() > 100, "{seen}");
+    assert_eq!(seen["pwned"], 0, "a payload ran: {seen}");
+    assert_eq!(seen["injected"], 0, "a payload made an element: {seen}");
+    assert_eq!(seen["scripts"], 1, "{seen}");
+    // The panes are drawn, the payloads in their titles as text.
+    assert!(seen["panes"].as_u64().unwrap() >= 8, "{seen}");
+    let titles = seen["titles"].to_string();
+    assert!(titles.contains("onerror"), "{titles}");
+    assert!(titles.contains("</script>"), "{titles}");
+    assert_eq!(
+        step(&steps, "done")["errors"],
+        serde_json::json!([]),
+        "{steps:?}"
+    );
+}

@@ -219,9 +219,15 @@ fn a_plan_lists_the_queues_and_a_killed_runs_queues_are_found_and_deleted() {
         assert!(policy.contains(action), "{action}:\n{policy}");
     }
 
-    // A look-alike: named like latlab's, without its tag.
+    // Look-alikes: named like latlab's, one even as a run's queue, without its tag.
     rt.block_on(c.create_queue().queue_name("latlab-decoy").send())
         .unwrap();
+    rt.block_on(
+        c.create_queue()
+            .queue_name("latlab-0a1b2c3d-long-poll")
+            .send(),
+    )
+    .unwrap();
     let mut run = Kill(
         with_credentials(&mut latlab())
             .args(["run", &scenario, "--duration", "5m", "--quiet", "--yes"])
@@ -267,13 +273,19 @@ fn a_plan_lists_the_queues_and_a_killed_runs_queues_are_found_and_deleted() {
         text.contains("latlab-decoy") && text.contains("not latlab's, left alone"),
         "{text}"
     );
-    assert_eq!(rt.block_on(queues(&c)).len(), 5, "listing deletes nothing");
+    assert!(
+        text.contains("queue latlab-0a1b2c3d-long-poll is named like latlab's but has no"),
+        "{text}"
+    );
+    assert_eq!(rt.block_on(queues(&c)).len(), 6, "listing deletes nothing");
     let (ok, text, err) = on(&url, &["cleanup", "--yes"]);
     assert!(ok, "{text}{err}");
     let left = rt.block_on(queues(&c));
+    let mut left: Vec<&str> = left.iter().map(|(n, _)| n.as_str()).collect();
+    left.sort();
     assert_eq!(
-        left.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-        ["latlab-decoy"],
+        left,
+        ["latlab-0a1b2c3d-long-poll", "latlab-decoy"],
         "{text}"
     );
     // Idempotent: nothing more to find.

@@ -215,13 +215,19 @@ pub async fn download(
         } else {
             folder.trim_end_matches('/').to_string()
         };
+        // Written under `into` only: a folder named `..` (or `.`) would reach out of it.
+        if name == "." || name == ".." || name.contains('\\') {
+            anyhow::bail!(
+                "{url}: the folder {name:?} is not a recording's (a host's folder is HOST-RUNID)"
+            );
+        }
         let dir = into.join(&name);
         // S3 has no empty folders: a recording without series (a host that only produces)
         // still has its hlog directory.
         std::fs::create_dir_all(dir.join("hlog"))
             .with_context(|| format!("cannot make {}", dir.display()))?;
         let from = format!("{}{folder}", url.prefix);
-        for (key, _) in keys.iter().filter(|(k, _)| k.starts_with(&from)) {
+        for (key, size) in keys.iter().filter(|(k, _)| k.starts_with(&from)) {
             let rel = &key[from.len()..];
             // A nested recording's files belong to it, not to this one.
             if folder.is_empty()
@@ -249,14 +255,27 @@ pub async fn download(
                 .send()
                 .await
                 .map_err(|e| anyhow::anyhow!("GetObject {key}: {}", error_line(&e)))?;
-            let bytes = object
-                .body
-                .collect()
+            // Written as it arrives, never held whole, and no longer than the listing said.
+            let mut body = object.body;
+            let mut file = std::fs::File::create(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let mut written = 0u64;
+            while let Some(chunk) = body
+                .try_next()
                 .await
                 .with_context(|| format!("reading {key}"))?
-                .into_bytes();
-            std::fs::write(&path, &bytes)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            {
+                written += chunk.len() as u64;
+                if written > *size {
+                    drop(file);
+                    let _ = std::fs::remove_file(&path);
+                    anyhow::bail!(
+                        "{url}: {key} sends more than the {size} bytes its listing says; nothing more of it is read"
+                    );
+                }
+                std::io::Write::write_all(&mut file, &chunk)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
         }
         dirs.push(dir);
     }

@@ -15,6 +15,10 @@ use super::frame::{Ended, Received};
 /// The largest event taken (a full frame of a large run is a few MB).
 const MAX_EVENT: usize = 32 << 20;
 
+/// How long a stream may bring nothing (not even the host's keep-alive comment, every 15 s)
+/// before it is taken as lost and opened again.
+const SILENCE: Duration = Duration::from_secs(45);
+
 /// How long after a dropped stream it connects again.
 const RETRY: Duration = Duration::from_secs(2);
 
@@ -136,21 +140,11 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
                 continue;
             }
         };
-        let mut buf: Vec<u8> = Vec::new();
+        let mut events = EventStream::default();
         let why = loop {
             // Every whole event in what has come.
-            while let Some(end) = buf.windows(2).position(|w| w == b"\n\n") {
-                let block: Vec<u8> = buf.drain(..end + 2).collect();
-                let block = String::from_utf8_lossy(&block);
-                let (mut name, mut data) = ("", String::new());
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("event: ") {
-                        name = v;
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        data.push_str(v);
-                    }
-                }
-                let incoming = match name {
+            while let Some((name, data)) = events.next_event() {
+                let incoming = match name.as_str() {
                     "frame" => match serde_json::from_str::<Received>(&data) {
                         Ok(f) if f.format == super::FORMAT => {
                             last = Some(f.id);
@@ -177,13 +171,19 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
                     return;
                 }
             }
-            if buf.len() > MAX_EVENT {
-                break format!("an event over {} MB", MAX_EVENT >> 20);
-            }
-            match next_data(&mut body).await {
-                Ok(None) => break "the host closed the stream".to_string(),
-                Ok(Some(b)) => buf.extend_from_slice(&b),
-                Err(e) => break format!("{e:#}"),
+            // A host sends a frame each tick and a comment when idle: silence past this is a
+            // stream that is not coming.
+            match tokio::time::timeout(SILENCE, next_data(&mut body)).await {
+                Err(_) => {
+                    break format!("nothing came for {} s", SILENCE.as_secs());
+                }
+                Ok(Ok(None)) => break "the host closed the stream".to_string(),
+                Ok(Ok(Some(b))) => {
+                    if let Err(e) = events.push(&b) {
+                        break e;
+                    }
+                }
+                Ok(Err(e)) => break format!("{e:#}"),
             }
         };
         if tx
@@ -194,6 +194,65 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
             return;
         }
         tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// A server-sent event stream read as it arrives: its bytes, cut into events (`event:` and
+/// `data:` lines, ended by a blank line). An event may be at most [`MAX_EVENT`] bytes; each
+/// byte is looked at once however it is cut, so a host that never ends an event costs time in
+/// proportion to what it sends.
+#[derive(Default)]
+pub struct EventStream {
+    buf: Vec<u8>,
+    /// How far `buf` has been searched for an event's end.
+    scanned: usize,
+}
+
+impl EventStream {
+    /// Takes what came; an error once an event passes [`MAX_EVENT`].
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() > MAX_EVENT && self.end().is_none() {
+            self.buf = Vec::new();
+            self.scanned = 0;
+            return Err(format!("an event over {} MB", MAX_EVENT >> 20));
+        }
+        Ok(())
+    }
+
+    /// Where the first event ends (after its blank line), searching only what is new.
+    fn end(&mut self) -> Option<usize> {
+        let from = self.scanned.saturating_sub(1);
+        match self.buf[from..].windows(2).position(|w| w == b"\n\n") {
+            Some(i) => Some(from + i + 2),
+            None => {
+                self.scanned = self.buf.len();
+                None
+            }
+        }
+    }
+
+    /// The next whole event, (its name, its data lines joined); None until one has come.
+    /// Comments and events without a name are kept out of the way with the empty name.
+    pub fn next_event(&mut self) -> Option<(String, String)> {
+        let end = self.end()?;
+        let block: Vec<u8> = self.buf.drain(..end).collect();
+        self.scanned = 0;
+        let block = String::from_utf8_lossy(&block);
+        let (mut name, mut data) = (String::new(), String::new());
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("event: ") {
+                name = v.to_string();
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                data.push_str(v);
+            }
+        }
+        Some((name, data))
+    }
+
+    /// The bytes held, of events not yet whole.
+    pub fn held(&self) -> usize {
+        self.buf.len()
     }
 }
 
@@ -232,6 +291,44 @@ pub async fn send_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_are_cut_however_they_arrive_and_an_endless_one_is_refused() {
+        let text = b"event: frame\ndata: {\"a\":1}\n\n: keep-alive\n\nevent: end\ndata: {}\n\n";
+        for cut in 1..text.len() {
+            let mut s = EventStream::default();
+            let mut got = Vec::new();
+            for piece in text.chunks(cut) {
+                s.push(piece).unwrap();
+                while let Some(e) = s.next_event() {
+                    got.push(e);
+                }
+            }
+            assert_eq!(
+                got,
+                [
+                    ("frame".to_string(), "{\"a\":1}".to_string()),
+                    (String::new(), String::new()),
+                    ("end".to_string(), "{}".to_string())
+                ],
+                "cut every {cut} bytes"
+            );
+            assert_eq!(s.held(), 0);
+        }
+        // An event that never ends: refused at the bound, with what was held let go.
+        let mut s = EventStream::default();
+        let chunk = vec![b'x'; 1 << 20];
+        let mut refused = None;
+        for _ in 0..40 {
+            if let Err(e) = s.push(&chunk) {
+                refused = Some(e);
+                break;
+            }
+            assert!(s.next_event().is_none());
+        }
+        assert_eq!(refused.as_deref(), Some("an event over 32 MB"));
+        assert_eq!(s.held(), 0);
+    }
 
     #[test]
     fn a_share_url_gives_its_address_and_token() {

@@ -187,6 +187,8 @@ struct Hub {
     keys: mpsc::Sender<ViewerKey>,
     /// The page, with its colours.
     page: String,
+    /// The page's Content-Security-Policy: its one script allowed by its hash, nothing inline.
+    csp: String,
 }
 
 impl Hub {
@@ -251,6 +253,7 @@ impl Share {
             last: Mutex::new(Last::default()),
             recent: Mutex::new(VecDeque::with_capacity(RESUMABLE)),
             keys: keys_tx,
+            csp: server::csp(&page),
             page,
         });
         let task = tokio::spawn(server::serve(listener, hub.clone()));

@@ -170,6 +170,24 @@ async fn answer(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Resp
     }
 }
 
+/// The page's Content-Security-Policy: its one `<script>` allowed by its SHA-256, so markup a
+/// frame might carry into the page (an `onerror=`, a `<script>`) runs nothing, and no inline
+/// event handler is allowed; no source but the page's own stream (`connect-src 'self'`); styles
+/// inline only (the page colours each text by a `style` attribute; CSS runs no script), images
+/// as data only, and the page never framed, its forms going nowhere.
+pub fn csp(page: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let script = page
+        .split_once("<script>")
+        .and_then(|(_, rest)| rest.split_once("</script>"))
+        .map_or("", |(s, _)| s);
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script));
+    format!(
+        "default-src 'none'; connect-src 'self'; script-src 'sha256-{hash}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+}
+
 fn page(hub: &Hub) -> Response<Body> {
     let mut r = Response::new(full(hub.page.clone()));
     let h = r.headers_mut();
@@ -178,13 +196,11 @@ fn page(hub: &Hub) -> Response<Body> {
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    // Nothing but the page itself and its own stream: no font, script or image from elsewhere.
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; connect-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
-        ),
-    );
+    // Nothing but the page itself and its own stream: no font, script or image from elsewhere,
+    // and no script but the page's own (by its hash).
+    if let Ok(csp) = HeaderValue::from_str(&hub.csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
     h.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
@@ -453,6 +469,39 @@ async fn keys(hub: Arc<Hub>, peer: SocketAddr, req: Request<Incoming>) -> Respon
 
 #[cfg(test)]
 mod tests {
+    /// The page's one script is allowed by its hash and nothing else inline: no event handler
+    /// attribute in its markup, no second script.
+    #[test]
+    fn the_page_runs_its_own_script_only() {
+        use base64::Engine;
+        use sha2::Digest;
+        let csp = super::csp(super::PAGE);
+        assert!(!csp.contains("script-src 'unsafe"), "{csp}");
+        let (_, rest) = super::PAGE.split_once("<script>").unwrap();
+        let (script, after) = rest.split_once("</script>").unwrap();
+        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script));
+        assert!(
+            csp.contains(&format!("script-src 'sha256-{hash}'")),
+            "{csp}"
+        );
+        assert!(!after.contains("<script"), "a second script");
+        let markup = super::PAGE.replace(script, "");
+        let handler = regex_free_handler(&markup);
+        assert!(handler.is_none(), "an inline handler: {handler:?}");
+    }
+
+    /// An `on...=` attribute in markup, if there is one.
+    fn regex_free_handler(markup: &str) -> Option<String> {
+        markup.match_indices(" on").find_map(|(at, _)| {
+            let rest = &markup[at + 3..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect();
+            (!name.is_empty() && rest[name.len()..].starts_with('=')).then(|| format!("on{name}="))
+        })
+    }
+
     /// The page's budget: 150 KB with every theme's colours, so it loads at once over a slow
     /// link and is read in one look.
     #[test]

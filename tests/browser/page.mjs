@@ -5,6 +5,8 @@
 //                               then (after printing {"step":"kill-host"}) the lost connection
 //   node page.mjs control URL   a click on + and the poller it adds
 //   node page.mjs shot URL FILE a screenshot of the page (for the README)
+//   node page.mjs hostile URL   the page (from the real host, with its CSP) fed a frame whose
+//                               every string holds markup and script: drawn as text, nothing run
 import { chromium } from 'playwright-core';
 
 const [mode, url, file] = process.argv.slice(2);
@@ -103,6 +105,53 @@ if (mode === 'view') {
   await page.click('#controls button[data-fault="' + fault + '"]');
   await page.waitForFunction((f) => window.latlab.frame.snapshot.faults.events.some((e) => e.kind === f), fault, { timeout: 15000 });
   say({ step: 'fault', fault, status: await page.evaluate(() => document.getElementById('status').textContent) });
+} else if (mode === 'hostile') {
+  // A real frame first, then the same frame with every string a payload, served as the stream.
+  const first = await open(url, 1400, 1000);
+  const real = await first.evaluate(() => window.latlab.frame);
+  const head = await first.evaluate(async () => {
+    const r = await fetch(location.href);
+    return { csp: r.headers.get('content-security-policy') };
+  });
+  await first.close();
+  const PAYLOADS = [
+    '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">',
+    '</script><script>window.__pwned=(window.__pwned||0)+1</script>',
+    '"\'><svg onload="window.__pwned=(window.__pwned||0)+1">',
+    "x)\"><img src=x onerror=window.__pwned=1>",
+  ];
+  // Structure stays (a frame must still read as one); every other string gets a payload.
+  const KEEP = new Set(['type', 'format']);
+  let n = 0;
+  const poison = (v, key) => {
+    if (typeof v === 'string') return KEEP.has(key) ? v : v + PAYLOADS[n++ % PAYLOADS.length];
+    if (Array.isArray(v)) return v.map((x) => poison(x, key));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, poison(x, k)]));
+    return v;
+  };
+  const hostile = poison(real, '');
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const violations = [];
+  page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) violations.push(m.text()); });
+  page.on('dialog', (d) => { errors.push('a dialog: ' + d.message()); d.dismiss(); });
+  await page.route('**/events*', (route) => route.fulfill({
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+    body: 'event: frame\ndata: ' + JSON.stringify(hostile) + '\n\n',
+  }));
+  await page.goto(url);
+  await page.waitForFunction(() => window.latlab && window.latlab.shown, null, { timeout: 15000 });
+  await page.waitForTimeout(1000);
+  const seen = await page.evaluate(() => ({
+    pwned: window.__pwned || 0,
+    // Elements the page never makes itself: any is markup of a frame's, parsed.
+    injected: document.querySelectorAll('main img, main svg[onload], main script, header img, #tabs img, #help img, #controls img').length,
+    scripts: document.querySelectorAll('script').length,
+    titles: [...document.querySelectorAll('.pane > h2')].map((h) => h.textContent),
+    panes: document.querySelectorAll('.pane').length,
+    header: document.getElementById('header').textContent,
+  }));
+  say({ step: 'hostile', csp: head.csp, strings: n, violations: violations.length, ...seen });
 } else if (mode === 'shot') {
   const page = await open(url, 1400, 940);
   await page.waitForTimeout(1500);

@@ -95,6 +95,30 @@ impl crate::labs::Cleanup for super::SqsLab {
         item: &Leftover,
     ) -> Result<(), String> {
         let sqs = client(cx).ok_or("no SQS client")?;
+        // Its tag read again just before: a queue that no longer names this run (re-created
+        // untagged under the same name since it was listed) is not latlab's to delete.
+        let tagged = match sqs.list_queue_tags().queue_url(&item.handle).send().await {
+            Ok(t) => t
+                .tags
+                .unwrap_or_default()
+                .get(crate::plan::TAG_RUN_ID)
+                .is_some_and(|id| *id == item.run_id),
+            Err(e) => {
+                let code = aws_sdk_sqs::error::ProvideErrorMetadata::code(&e).unwrap_or_default();
+                if code.contains("NonExistentQueue") || code == "QueueDoesNotExist" {
+                    return Ok(());
+                }
+                return Err(error_line(&e));
+            }
+        };
+        if !tagged {
+            return Err(format!(
+                "refusing to delete {}: its {} tag no longer names run {}",
+                item.name,
+                crate::plan::TAG_RUN_ID,
+                item.run_id
+            ));
+        }
         match sqs.delete_queue().queue_url(&item.handle).send().await {
             Ok(_) => Ok(()),
             Err(e) => {
