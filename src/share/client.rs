@@ -15,9 +15,10 @@ use super::frame::{Ended, Received};
 /// The largest event taken (a full frame of a large run is a few MB).
 const MAX_EVENT: usize = 32 << 20;
 
-/// How long a stream may bring nothing (not even the host's keep-alive comment, every 15 s)
-/// before it is taken as lost and opened again.
-const SILENCE: Duration = Duration::from_secs(45);
+/// How long a stream may bring no whole event (not even the host's keep-alive comment, every
+/// 15 s) before it is taken as lost and opened again: a host that never ends an event, or sends
+/// nothing, is dropped.
+pub const SILENCE: Duration = Duration::from_secs(45);
 
 /// How long after a dropped stream it connects again.
 const RETRY: Duration = Duration::from_secs(2);
@@ -28,6 +29,9 @@ pub struct Target {
     /// `HOST:PORT`.
     pub addr: String,
     pub token: String,
+    /// How long the stream may go without a whole event (a frame, or the host's keep-alive
+    /// comment every 15 s) before it is taken as lost: [`SILENCE`].
+    pub silence: Duration,
 }
 
 impl Target {
@@ -63,6 +67,7 @@ impl Target {
         Ok(Target {
             addr: addr.to_string(),
             token: token.to_string(),
+            silence: SILENCE,
         })
     }
 }
@@ -141,9 +146,11 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
             }
         };
         let mut events = EventStream::default();
+        let mut deadline = tokio::time::Instant::now() + t.silence;
         let why = loop {
             // Every whole event in what has come.
             while let Some((name, data)) = events.next_event() {
+                deadline = tokio::time::Instant::now() + t.silence;
                 let incoming = match name.as_str() {
                     "frame" => match serde_json::from_str::<Received>(&data) {
                         Ok(f) if f.format == super::FORMAT => {
@@ -173,9 +180,9 @@ pub async fn follow(t: Target, tx: mpsc::Sender<Incoming>) {
             }
             // A host sends a frame each tick and a comment when idle: silence past this is a
             // stream that is not coming.
-            match tokio::time::timeout(SILENCE, next_data(&mut body)).await {
+            match tokio::time::timeout_at(deadline, next_data(&mut body)).await {
                 Err(_) => {
-                    break format!("nothing came for {} s", SILENCE.as_secs());
+                    break format!("no whole event came for {} s", t.silence.as_secs());
                 }
                 Ok(Ok(None)) => break "the host closed the stream".to_string(),
                 Ok(Ok(Some(b))) => {

@@ -30,9 +30,9 @@ pub struct AttachOptions {
     pub fps: u32,
 }
 
-/// What this screen knows of the host's run.
+/// What this screen knows of the host's run, from the frames it took.
 #[derive(Default)]
-struct Attached {
+pub struct Attached {
     snapshot: Option<crate::run::snapshot::Snapshot>,
     sparks: Sparks,
     upto: BTreeMap<String, u64>,
@@ -42,7 +42,8 @@ struct Attached {
 }
 
 impl Attached {
-    fn take(&mut self, f: crate::share::frame::Received) {
+    /// Takes a frame: its snapshot, and its points into the sparklines kept.
+    pub fn take(&mut self, f: crate::share::frame::Received) {
         if f.kind == "full" {
             self.sparks = Sparks::default();
             self.viewer = f.viewer.or(self.viewer);
@@ -57,7 +58,8 @@ impl Attached {
         self.run = f.run;
     }
 
-    fn view(&self, window: u64) -> Option<View> {
+    /// What the screen draws, with `window` seconds of sparklines (None before a frame).
+    pub fn view(&self, window: u64) -> Option<View> {
         let snap = self.snapshot.clone()?;
         Some(View::of_sparks(
             snap,

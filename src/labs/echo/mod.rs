@@ -39,9 +39,29 @@ struct Counts {
     clock: Instant,
     interval: Duration,
     payload: Arc<AtomicU64>,
-    rtt: Arc<Mutex<Series>>,
-    sent: Arc<AtomicU64>,
-    errors: Arc<AtomicU64>,
+    tally: Arc<Mutex<Tally>>,
+}
+
+/// Every round trip that has ended, counted with its outcome under one lock, so that a
+/// snapshot or a reset taken while a round is in flight never sees it sent and not yet
+/// answered: `sent` is always `rtt`'s count plus `errors`.
+#[derive(Default)]
+struct Tally {
+    rtt: Series,
+    sent: u64,
+    errors: u64,
+}
+
+impl Tally {
+    fn answered(&mut self, us: u64, second: u64) {
+        self.sent += 1;
+        self.rtt.record(us, second);
+    }
+
+    fn failed(&mut self) {
+        self.sent += 1;
+        self.errors += 1;
+    }
 }
 
 /// Its section of a scenario file, `[echo]`, as written.
@@ -165,13 +185,12 @@ async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken
             socket = tokio::net::TcpStream::connect(addr).await.ok();
         }
         let Some(s) = socket.as_mut() else {
-            c.errors.fetch_add(1, Ordering::Relaxed);
+            c.tally.lock().failed();
             continue;
         };
         let body = vec![b'e'; c.payload.load(Ordering::Relaxed) as usize];
         let mut back = vec![0u8; body.len()];
         let at = Instant::now();
-        c.sent.fetch_add(1, Ordering::Relaxed);
         let round = async {
             s.write_all(&body).await?;
             s.read_exact(&mut back).await.map(|_| ())
@@ -179,10 +198,10 @@ async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken
         match round.await {
             Ok(()) if back == body => {
                 let us = at.elapsed().as_micros() as u64;
-                c.rtt.lock().record(us, c.clock.elapsed().as_secs());
+                c.tally.lock().answered(us, c.clock.elapsed().as_secs());
             }
             _ => {
-                c.errors.fetch_add(1, Ordering::Relaxed);
+                c.tally.lock().failed();
                 socket = None;
             }
         }
@@ -198,9 +217,7 @@ impl crate::labs::Probe for EchoLab {
             clock: ctx.start,
             interval: s.interval,
             payload: Arc::new(AtomicU64::new(s.payload)),
-            rtt: Arc::new(Mutex::new(Series::new())),
-            sent: Arc::default(),
-            errors: Arc::default(),
+            tally: Arc::default(),
         };
         let tasks = vec![
             tokio::spawn(serve(listener, cancel.clone())),
@@ -214,31 +231,30 @@ impl crate::labs::Probe for EchoLab {
     }
 
     fn reset(&self) {
-        self.counts.rtt.lock().reset();
-        self.counts.sent.store(0, Ordering::Relaxed);
-        self.counts.errors.store(0, Ordering::Relaxed);
+        *self.counts.tally.lock() = Tally::default();
     }
 
     fn snapshot(&self, _complete: bool) -> EchoSnapshot {
         let c = &self.counts;
+        let t = c.tally.lock();
         EchoSnapshot {
             payload: c.payload.load(Ordering::Relaxed),
-            sent: c.sent.load(Ordering::Relaxed),
-            errors: c.errors.load(Ordering::Relaxed),
-            rtt: c.rtt.lock().summary(),
+            sent: t.sent,
+            errors: t.errors,
+            rtt: t.rtt.summary(),
         }
     }
 
     fn history(&self, window: usize) -> History {
         let now = self.counts.clock.elapsed().as_secs();
-        self.counts.rtt.lock().points(now, window)
+        self.counts.tally.lock().rtt.points(now, window)
     }
 
     fn histograms(&self) -> Vec<Histogrammed> {
         vec![Histogrammed {
             id: report::series_id(),
             labels: Vec::new(),
-            histogram: self.counts.rtt.lock().histogram().clone(),
+            histogram: self.counts.tally.lock().rtt.histogram().clone(),
         }]
     }
 

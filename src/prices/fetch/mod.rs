@@ -11,7 +11,7 @@
 //! (`labs/X/cost.rs`); each filter is said when nothing matches it.
 
 mod http;
-mod offer;
+pub mod offer;
 mod write;
 
 use std::collections::BTreeMap;
@@ -40,20 +40,52 @@ pub fn offers() -> Vec<&'static str> {
 async fn offer_url(base: &str, offer: &str, region: &str) -> anyhow::Result<String> {
     let index_url = format!("{base}/offers/v1.0/aws/{offer}/current/region_index.json");
     let index = http::get_json(&index_url).await?;
+    url_in_index(&index, &index_url, base, offer, region)
+}
+
+/// A region's offer file's URL, as an offer's region index gives it: a path on `base`, or a URL
+/// on `base`'s own host (an index that points elsewhere is refused, not followed).
+pub fn url_in_index(
+    index: &serde_json::Value,
+    index_url: &str,
+    base: &str,
+    offer: &str,
+    region: &str,
+) -> anyhow::Result<String> {
     let regions = index["regions"]
         .as_object()
         .with_context(|| format!("{index_url}: no regions in it"))?;
-    match regions
+    let path = match regions
         .get(region)
         .and_then(|r| r["currentVersionUrl"].as_str())
     {
-        Some(path) if path.starts_with("http") => Ok(path.to_string()),
-        Some(path) => Ok(format!("{base}{path}")),
-        None => bail!(
-            "unknown region '{region}': {offer}'s price list has {}",
-            regions.keys().cloned().collect::<Vec<_>>().join(", ")
-        ),
+        Some(path) => path,
+        None => {
+            let mut names: Vec<&str> = regions.keys().map(String::as_str).take(40).collect();
+            if regions.len() > names.len() {
+                names.push("...");
+            }
+            bail!(
+                "unknown region '{region}': {offer}'s price list has {}",
+                names.join(", ")
+            )
+        }
+    };
+    let origin = |u: &str| -> Option<String> {
+        let uri: ::http::Uri = u.parse().ok()?;
+        Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?))
+    };
+    let url = if path.starts_with('/') && !path.starts_with("//") {
+        format!("{base}{path}")
+    } else if path.starts_with("http://") || path.starts_with("https://") {
+        path.to_string()
+    } else {
+        bail!("{index_url}: {region}'s offer file is at {path:?}, not a path or a URL");
+    };
+    if origin(&url).is_none() || origin(&url) != origin(base) || url.contains("/../") {
+        bail!("{index_url}: {region}'s offer file is at {url}, off {base}: not followed");
     }
+    Ok(url)
 }
 
 /// One region's price file, fetched: its text (checked to parse as a price file).
@@ -175,4 +207,52 @@ pub async fn fetch(
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index's offer file is followed on its own host only: a path on it, or a URL on it.
+    #[test]
+    fn an_index_that_points_off_its_host_is_not_followed() {
+        let base = "https://pricing.us-east-1.amazonaws.com";
+        let at = |url: &str| {
+            let index = serde_json::json!({"regions": {"us-east-1": {"currentVersionUrl": url}}});
+            url_in_index(&index, "idx", base, "AmazonS3", "us-east-1")
+        };
+        assert_eq!(
+            at("/offers/v1.0/aws/AmazonS3/1/us-east-1/index.json").unwrap(),
+            format!("{base}/offers/v1.0/aws/AmazonS3/1/us-east-1/index.json")
+        );
+        assert!(at(&format!("{base}/x.json")).is_ok());
+        for bad in [
+            "https://evil.example/x.json",
+            "//evil.example/x.json",
+            "http://pricing.us-east-1.amazonaws.com/x.json",
+            "file:///etc/passwd",
+            "/a/../../etc",
+            "x.json",
+        ] {
+            let e = at(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("not followed") || e.contains("not a path"),
+                "{bad}: {e}"
+            );
+        }
+        // A region the index lacks names a bounded list of those it has.
+        let many: serde_json::Map<String, serde_json::Value> = (0..500)
+            .map(|i| (format!("r-{i}"), serde_json::json!({})))
+            .collect();
+        let e = url_in_index(
+            &serde_json::json!({"regions": many}),
+            "idx",
+            base,
+            "AmazonS3",
+            "x",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.len() < 600 && e.ends_with("..."), "{e}");
+    }
 }

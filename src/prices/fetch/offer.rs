@@ -70,7 +70,7 @@ pub(super) struct Dimension {
 
 /// What one offer file gave: its head, the SKUs latlab prices and their first-tier USD prices.
 #[derive(Default)]
-pub(super) struct Offer {
+pub struct Offer {
     pub(super) offer_code: String,
     pub(super) version: String,
     pub(super) publication_date: String,
@@ -201,7 +201,7 @@ map_seed!(OnDemand, "the offer's on-demand terms", |o, map| {
 });
 
 /// Parses one offer file as it is read.
-fn parse_offer(reader: impl std::io::Read, offer: &'static str) -> anyhow::Result<Offer> {
+pub fn parse_offer(reader: impl std::io::Read, offer: &'static str) -> anyhow::Result<Offer> {
     let mut o = Offer {
         offer,
         ..Offer::default()
