@@ -74,8 +74,11 @@ async fn a_fixed_fan_out_delay_is_measured_as_itself() {
         let p50 = c.arrival_to_receive.p50_us as f64 / 1000.0;
         match c.kind {
             ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
+                // The injected delay, plus the push's own time on a timer and the scheduler:
+                // within 1 ms of it on an otherwise idle machine (this test's bound before),
+                // 51.6 ms seen with both cores busy with other work. Never under it (below).
                 assert!(
-                    (49.0..=51.0).contains(&p50),
+                    (49.0..=55.0).contains(&p50),
                     "{}: p50 {p50} ms, injected 50 ms",
                     c.name
                 );

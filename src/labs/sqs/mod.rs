@@ -297,13 +297,23 @@ impl Probes {
         Some(c.name.clone())
     }
 
-    /// Stops the producer, lets the consumers read what is left for up to `drain`, then stops
-    /// them.
+    /// Stops the producer and waits for its sends in flight (a message is sent when its send
+    /// is answered: one answered after the drain began would stay unread), lets the consumers
+    /// read what is left for up to `drain`, then stops them.
     pub async fn stop(&self, drain: Duration) {
         self.cancel.cancel();
         let task = self.producer_task.lock().take();
         if let Some(t) = task {
             let _ = t.await;
+        }
+        let senders: Vec<_> = self
+            .feeds
+            .lock()
+            .iter_mut()
+            .filter_map(|f| f.sender.take())
+            .collect();
+        for s in senders {
+            let _ = s.await;
         }
         let deadline = Instant::now() + drain;
         while Instant::now() < deadline {

@@ -54,6 +54,8 @@ impl Producing {
 pub struct Feed {
     pub consumer: Arc<ConsumerState>,
     pub tx: mpsc::Sender<Handed>,
+    /// The sender: once cancelled, it ends when its sends in flight have been answered.
+    pub sender: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Starts a sender for `consumer`'s queue; the pacer feeds it through the returned feed.
@@ -62,14 +64,15 @@ pub fn feed(p: &Producing, consumer: &Arc<ConsumerState>, cancel: &CancellationT
     let p = p.clone();
     let c = consumer.clone();
     let cancel = cancel.clone();
-    if consumer.fifo() {
-        tokio::spawn(fifo_sender(p, c, rx, cancel));
+    let sender = if consumer.fifo() {
+        tokio::spawn(fifo_sender(p, c, rx, cancel))
     } else {
-        tokio::spawn(standard_sender(p, c, rx, cancel));
-    }
+        tokio::spawn(standard_sender(p, c, rx, cancel))
+    };
     Feed {
         consumer: consumer.clone(),
         tx,
+        sender: Some(sender),
     }
 }
 
