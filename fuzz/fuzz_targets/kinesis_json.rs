@@ -6,8 +6,8 @@
 use std::sync::{Arc, OnceLock};
 
 use arbitrary::Arbitrary;
-use latlab::emulator::kinesis::json::Req;
 use latlab::emulator::kinesis::Kinesis;
+use latlab::emulator::kinesis::json::Req;
 use latlab::emulator::limits::KinesisLimits;
 use latlab::emulator::profile::KinesisProfile;
 use latlab::services::kinesis::{Op, TARGET_PREFIX};

@@ -26,8 +26,7 @@ fuzz_target!(|input: Input| {
         &[("x-amz-create-session-mode", &mode)],
         b"",
     );
-    let valid = ["", "ReadWrite", "ReadOnly"]
-        .contains(&String::from_utf8_lossy(&mode).trim());
+    let valid = ["", "ReadWrite", "ReadOnly"].contains(&String::from_utf8_lossy(&mode).trim());
     assert_eq!(
         r.status,
         if valid { 200 } else { 400 },
