@@ -11,7 +11,7 @@
 //! labs write theirs.
 
 mod local;
-mod ops;
+pub(crate) mod ops;
 mod probe;
 
 use std::path::PathBuf;

@@ -450,4 +450,58 @@ mod tests {
         ];
         assert_eq!(check(&readers, "").status, Status::Fail);
     }
+
+    /// The permissions line, made of this lab's probes and another's.
+    #[test]
+    fn each_denied_action_is_named_with_the_policy_line_that_allows_it() {
+        let scenario = crate::scenario::Scenario::resolve("tour").unwrap();
+        let plan = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(crate::run::plan::offline(&scenario, &Default::default()))
+            .unwrap();
+        let need = crate::labs::check::Need::new("x", true);
+        let p = |op: &'static str, action: &str, code: &str| Probe {
+            op,
+            need,
+            outcome: crate::labs::check::Outcome::Answered(code.into()),
+            action: Some(action.into()),
+        };
+        let k = vec![
+            p("GetRecords", "kinesis:GetRecords", "AccessDeniedException"),
+            p(
+                "ListShards",
+                "kinesis:ListShards",
+                "ResourceNotFoundException",
+            ),
+        ];
+        let s = vec![p("PutObject", "s3:PutObject", "AccessDenied")];
+        let both = [(LabKind::Kinesis, k.clone()), (LabKind::S3, s)];
+        let c = crate::doctor::ops::denied_check(&both, &plan).expect("a check");
+        assert_eq!(c.status, Status::Fail);
+        let policy = crate::plan::iam::policy_text(&plan);
+        let line = policy
+            .lines()
+            .position(|l| l.contains("\"kinesis:GetRecords\""))
+            .unwrap()
+            + 1;
+        assert!(
+            c.found.starts_with(&format!(
+                "2 actions denied: kinesis:GetRecords (allowed by Latlab2 (line {line} of `latlab iam-policy tour`): \"kinesis:GetRecords\" on \"arn:aws:kinesis:*:*:stream/latlab-tour-latlab-*\")"
+            )),
+            "{}\n{policy}",
+            c.found
+        );
+        assert!(c.found.contains("s3:PutObject (allowed by "), "{}", c.found);
+        assert!(c.fix.unwrap().contains("latlab iam-policy tour"));
+        assert_eq!(
+            c.labs,
+            vec![Part::Lab(LabKind::Kinesis), Part::Lab(LabKind::S3)]
+        );
+        // Nothing denied: no line.
+        assert!(
+            crate::doctor::ops::denied_check(&[(LabKind::Kinesis, k[1..].to_vec())], &plan)
+                .is_none()
+        );
+    }
 }

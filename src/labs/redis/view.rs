@@ -242,6 +242,16 @@ mod tests {
     use crate::tui::fixture::{lab_view, screen};
     use crate::tui::theme::Theme;
 
+    /// Its model without a redis-server to run colours only what a theme has, as every lab's
+    /// fixture does (`tui::render`'s test).
+    #[test]
+    fn its_model_without_redis_server_is_coloured_by_theme_items() {
+        crate::tui::render::tests::assert_every_item_is_a_theme_item(&super::model(
+            &crate::labs::redis::snapshot::RedisSnapshot::unavailable("no redis-server"),
+            &[],
+        ));
+    }
+
     /// Its tab's pane carries the configuration's cost at list price on its edge (worked by hand
     /// in `cost.rs`).
     #[test]
