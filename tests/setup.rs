@@ -103,6 +103,52 @@ fn version_names_the_commit_it_was_built_from() {
     );
 }
 
+/// A panic names the build it came from (version and commit, as `--version` does), where it
+/// panicked and why, how to get a backtrace, and that it is a bug to report; with
+/// RUST_BACKTRACE=1 there is a backtrace, which in a debug build names latlab's functions (the
+/// release profile strips symbols, and its hint says to use a debug build for names).
+#[test]
+fn a_panic_names_the_commit_and_how_to_get_a_backtrace() {
+    let home = tempfile::tempdir().unwrap();
+    let version = ok(latlab(home.path()).arg("--version"));
+    let version = version.trim().trim_start_matches("latlab ").to_string();
+    let run = |backtrace: &str| {
+        let o = latlab(home.path())
+            .arg("--version")
+            .env("LATLAB_PANIC_FOR_TEST", "1")
+            .env("RUST_BACKTRACE", backtrace)
+            .output()
+            .expect("latlab runs");
+        assert_eq!(o.status.code(), Some(101), "a panic exits 101: {o:?}");
+        stderr(&o)
+    };
+    let plain = run("0");
+    assert!(
+        plain.starts_with(&format!(
+            "latlab {version} panicked in thread 'main' at src/cli/panic.rs:"
+        )),
+        "{plain}"
+    );
+    assert!(plain.contains("latlab panicked on purpose"), "{plain}");
+    assert!(
+        plain.contains("run the same command again with RUST_BACKTRACE=1"),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("This is a bug in latlab. Please report it"),
+        "{plain}"
+    );
+    let traced = run("1");
+    assert!(traced.contains("backtrace:"), "{traced}");
+    if cfg!(debug_assertions) {
+        assert!(
+            traced.contains("latlab::cli::main"),
+            "a debug build's backtrace names latlab's functions:\n{traced}"
+        );
+    }
+    assert!(!traced.contains("For a backtrace, run"), "{traced}");
+}
+
 /// What bash offers after `latlab WORDS... <TAB>`, from the script `latlab completions bash`
 /// writes, run by bash itself.
 fn bash_offers(script: &Path, words: &[&str]) -> Vec<String> {

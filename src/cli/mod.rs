@@ -15,6 +15,7 @@ mod emulate;
 mod headless;
 mod install;
 mod listing;
+pub mod panic;
 mod replay;
 mod scenarios;
 mod target;
@@ -296,6 +297,8 @@ pub struct EmulateArgs {
 /// Parses the command line, reads the config file, runs the command and turns any error into
 /// one line on stderr.
 pub fn main() -> ExitCode {
+    panic::install();
+    panic::on_request();
     let matches = <Cli as clap::CommandFactory>::command().get_matches();
     let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
         Ok(cli) => cli,
