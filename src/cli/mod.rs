@@ -15,7 +15,7 @@ mod emulate;
 mod headless;
 mod install;
 mod listing;
-pub mod panic;
+mod panic;
 mod replay;
 mod scenarios;
 mod target;

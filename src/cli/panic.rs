@@ -7,7 +7,7 @@ use std::io::Write as _;
 
 /// The variable that makes latlab panic on purpose at start, so its panic report can be checked
 /// as a user would see it (tests/setup.rs). Nothing else reads it.
-pub const PANIC_ENV: &str = "LATLAB_PANIC_FOR_TEST";
+pub(super) const PANIC_ENV: &str = "LATLAB_PANIC_FOR_TEST";
 
 /// How to get a backtrace that names functions. The release profile strips symbols (the binary
 /// is a third smaller), so a release backtrace holds only addresses; a debug build of the same
@@ -22,7 +22,7 @@ const BACKTRACE_HINT: &str = if cfg!(debug_assertions) {
 
 /// Replaces the default panic report with latlab's. The live lab's hook, set later, restores the
 /// terminal first and then calls this one.
-pub fn install() {
+pub(super) fn install() {
     std::panic::set_hook(Box::new(|info| {
         let message = info
             .payload()
@@ -60,7 +60,7 @@ pub fn install() {
 }
 
 /// Panics when [`PANIC_ENV`] is set, after [`install`]: the report a user would see.
-pub fn on_request() {
+pub(super) fn on_request() {
     if std::env::var_os(PANIC_ENV).is_some() {
         panic!("{PANIC_ENV} is set: latlab panicked on purpose to show its panic report");
     }
