@@ -45,6 +45,27 @@ pub fn emulator_credentials() -> Credentials {
     )
 }
 
+/// The HTTP client every SDK client latlab builds is given: the SDK's own hyper client, as its
+/// `default-https-client` feature would make it (proxy settings from `HTTPS_PROXY`, `NO_PROXY`
+/// and the rest, as the latest behaviour version reads them), with rustls on ring rather than on
+/// aws-lc, whose C build was a large part of a cold build (docs/build-times.md). One per service
+/// client, as the SDK's default is, so clients never share a connection pool (HTTP/2 would
+/// otherwise multiplex two fan-out consumers on one connection).
+pub fn https_client() -> aws_smithy_runtime_api::client::http::SharedHttpClient {
+    use aws_smithy_http_client::{Builder, ConnectorBuilder, proxy::ProxyConfig, tls};
+    Builder::new().build_with_connector_fn(|settings, components| {
+        let mut connector = ConnectorBuilder::default().tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ));
+        connector.set_connector_settings(settings.cloned());
+        if let Some(components) = components {
+            connector.set_sleep_impl(components.sleep_impl());
+        }
+        connector.set_proxy_config(Some(ProxyConfig::from_env()));
+        connector.build()
+    })
+}
+
 /// A Kinesis client for an emulator endpoint with the given retry settings (tests and benches).
 pub fn emulator_kinesis_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_kinesis::Client {
     let config = aws_sdk_kinesis::Config::builder()
@@ -53,6 +74,7 @@ pub fn emulator_kinesis_client(endpoint_url: &str, retry: RetryConfig) -> aws_sd
         .credentials_provider(emulator_credentials())
         .endpoint_url(endpoint_url)
         .retry_config(retry)
+        .http_client(https_client())
         .build();
     aws_sdk_kinesis::Client::from_conf(config)
 }
@@ -67,6 +89,7 @@ pub fn emulator_s3_client(endpoint_url: &str, retry: RetryConfig) -> aws_sdk_s3:
         .endpoint_url(endpoint_url)
         .force_path_style(true)
         .retry_config(retry)
+        .http_client(https_client())
         .build();
     aws_sdk_s3::Client::from_conf(config)
 }
@@ -247,6 +270,7 @@ impl Clients {
                     ),
                 )
                 .endpoint_url(url)
+                .http_client(https_client())
                 .build(),
             Target::Aws {
                 endpoint_url,
@@ -255,7 +279,8 @@ impl Clients {
                 if let Some(url) = endpoint_url {
                     check_endpoint_url(url)?;
                 }
-                let mut loader = aws_config::defaults(BehaviorVersion::latest());
+                let mut loader =
+                    aws_config::defaults(BehaviorVersion::latest()).http_client(https_client());
                 if let Some(r) = region {
                     loader = loader.region(Region::new(r.clone()));
                 }
@@ -358,6 +383,7 @@ impl Clients {
         };
         let config = aws_sdk_s3::config::Builder::from(&self.config)
             .force_path_style(path_style)
+            .http_client(https_client())
             .retry_config(retry.config())
             .retry_partition(quota.partition.clone())
             .interceptor(observer)
@@ -368,8 +394,9 @@ impl Clients {
     /// What a lab needs to build a client of its own service as [`Clients::kinesis`] and
     /// [`Clients::s3`] build theirs: the loaded configuration, the retry partition of `quota`,
     /// and the interceptor that records the client's attempts in `stats`
-    /// (`aws_sdk_X::config::Builder::from(config)`, then `.retry_config(retry.config())`,
-    /// `.retry_partition(partition)` and `.interceptor(observer)`).
+    /// (`aws_sdk_X::config::Builder::from(config)`, then `.http_client(aws::https_client())`,
+    /// `.retry_config(retry.config())`, `.retry_partition(partition)` and
+    /// `.interceptor(observer)`).
     pub fn parts(
         &self,
         retry: &RetrySettings,
@@ -397,6 +424,7 @@ impl Clients {
     ) -> aws_sdk_kinesis::Client {
         let observer = Observer::new(stats, quota, retry, self.clock);
         let config = aws_sdk_kinesis::config::Builder::from(&self.config)
+            .http_client(https_client())
             .retry_config(retry.config())
             .retry_partition(quota.partition.clone())
             .interceptor(observer)

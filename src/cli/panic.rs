@@ -21,7 +21,9 @@ const BACKTRACE_HINT: &str = if cfg!(debug_assertions) {
 };
 
 /// Replaces the default panic report with latlab's. The live lab's hook, set later, restores the
-/// terminal first and then calls this one.
+/// terminal first and then calls this one. A release build is compiled with `panic = "abort"`
+/// (Cargo.toml says why): there the report ends the process with 101, the code an unwinding
+/// build exits with, rather than let the abort that follows dump core.
 pub(super) fn install() {
     std::panic::set_hook(Box::new(|info| {
         let message = info
@@ -56,6 +58,10 @@ pub(super) fn install() {
             "This is a bug in latlab. Please report it with the command you ran and this whole \
              message."
         );
+        drop(err);
+        if cfg!(panic = "abort") {
+            std::process::exit(101);
+        }
     }));
 }
 

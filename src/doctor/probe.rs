@@ -114,7 +114,8 @@ async fn credentials_and_region(
     target: &TargetOptions,
     out: &mut Checks,
 ) -> Option<(String, String)> {
-    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest());
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(crate::aws::https_client());
     if let Some(r) = &target.region {
         loader = loader.region(aws_config::Region::new(r.clone()));
     }

@@ -47,7 +47,7 @@ pub async fn send(
             for cert in rustls_native_certs::load_native_certs().certs {
                 let _ = roots.add(cert);
             }
-            let provider = tokio_rustls::rustls::crypto::aws_lc_rs::default_provider();
+            let provider = tokio_rustls::rustls::crypto::ring::default_provider();
             let config = tokio_rustls::rustls::ClientConfig::builder_with_provider(
                 std::sync::Arc::new(provider),
             )

@@ -378,6 +378,7 @@ pub fn sqs_client(url: &str) -> aws_sdk_sqs::Client {
         .credentials_provider(latlab::aws::emulator_credentials())
         .endpoint_url(url)
         .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
+        .http_client(latlab::aws::https_client())
         .build();
     aws_sdk_sqs::Client::from_conf(config)
 }

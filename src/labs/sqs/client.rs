@@ -17,6 +17,7 @@ pub fn client(
     let quota = QuotaPartition::new(name);
     let (config, partition, observer) = clients.parts(retry, &quota, stats);
     let config = aws_sdk_sqs::config::Builder::from(config)
+        .http_client(crate::aws::https_client())
         .retry_config(retry.config())
         .retry_partition(partition)
         .interceptor(observer)
