@@ -122,8 +122,9 @@ fn host_ip(i: usize) -> String {
     format!("{SUBNET}.{}", 10 + i)
 }
 
-/// python3 tests/python/fleet.py ARGS inside `ns`: its standard output.
-fn fleet_py(ns: &str, args: &[&str]) -> String {
+/// python3 tests/python/fleet.py ARGS inside `ns`: its standard output, or what it said when it
+/// failed.
+fn try_fleet_py(ns: &str, args: &[&str]) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/fleet.py");
     let out = Command::new("ip")
         .args(["netns", "exec", ns, "python3"])
@@ -131,14 +132,21 @@ fn fleet_py(ns: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "fleet.py {}: {}{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "fleet.py {}: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// python3 tests/python/fleet.py ARGS inside `ns`: its standard output.
+fn fleet_py(ns: &str, args: &[&str]) -> String {
+    try_fleet_py(ns, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Prometheus's answer to `expr` (a vector), asked inside the endpoint's namespace.
@@ -245,6 +253,20 @@ fn hosts_split_by_role_add_up_through_s3_and_prometheus() {
         .spawn()
         .expect("prometheus starts");
     net.children.push(prometheus);
+    // Prometheus answers once its storage is open and its listener up: a few seconds on a loaded
+    // machine (scripts/test runs test binaries side by side).
+    let start = Instant::now();
+    while let Err(e) = try_fleet_py(
+        &net.endpoint(),
+        &["query", "http://127.0.0.1:9090", "vector(1)"],
+    ) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus did not answer within 60 s: {e}; it said: {}",
+            read(&work.join("prometheus.err"))
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
 
     // A host of the fleet: `latlab run demo` in its namespace, its recording kept locally too.
     let run = |net: &Net, i: usize, role: &str, duration: &str| -> Child {
