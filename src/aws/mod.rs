@@ -49,8 +49,8 @@ pub fn emulator_credentials() -> Credentials {
 /// `default-https-client` feature would make it (proxy settings from `HTTPS_PROXY`, `NO_PROXY`
 /// and the rest, as the latest behaviour version reads them), with rustls on ring rather than on
 /// aws-lc, whose C build was a large part of a cold build (docs/build-times.md). One per service
-/// client, as the SDK's default is, so clients never share a connection pool (HTTP/2 would
-/// otherwise multiplex two fan-out consumers on one connection).
+/// client, so two clients never share a connection pool and one consumer's calls never queue
+/// behind another's connection.
 pub fn https_client() -> aws_smithy_runtime_api::client::http::SharedHttpClient {
     use aws_smithy_http_client::{Builder, ConnectorBuilder, proxy::ProxyConfig, tls};
     Builder::new().build_with_connector_fn(|settings, components| {
