@@ -8,10 +8,19 @@ use std::time::{Duration, Instant};
 
 struct Session(String);
 
+/// tmux on the session's own server (a socket named after the session): tests that run side by
+/// side never share a server, so one test's last session closing cannot take down the server
+/// another is starting a session on.
+fn tmux(name: &str) -> Command {
+    let mut c = Command::new("tmux");
+    c.args(["-L", name]);
+    c
+}
+
 impl Session {
     /// `cmd` in a new detached 140x44 tmux session named `name`, in colour.
     fn start(name: String, cmd: &str) -> Session {
-        let ok = Command::new("tmux")
+        let ok = tmux(&name)
             .args([
                 "new-session",
                 "-d",
@@ -34,14 +43,12 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
+        let _ = tmux(&self.0).arg("kill-server").status();
     }
 }
 
 fn capture(s: &Session) -> String {
-    let out = Command::new("tmux")
+    let out = tmux(&s.0)
         .args(["capture-pane", "-p", "-t", &s.0])
         .output()
         .unwrap();
@@ -64,7 +71,7 @@ fn wait_for(s: &Session, what: &str, timeout: Duration) -> String {
 
 fn keys(s: &Session, k: &str) {
     assert!(
-        Command::new("tmux")
+        tmux(&s.0)
             .args(["send-keys", "-t", &s.0, k])
             .status()
             .unwrap()
