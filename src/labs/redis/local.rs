@@ -369,22 +369,38 @@ async fn wait_ping(port: u16, timeout: Duration) -> anyhow::Result<()> {
     }
 }
 
-/// Waits until a replica reports `master_link_status:up`.
+/// Waits until a replica reports `master_link_status:up`. A replica busy with its first sync may
+/// not answer within the client's response timeout, or refuse a connection: both are retried
+/// until `timeout`, and the error then names the last thing that went wrong.
 pub async fn wait_link_up(replica_url: &str, timeout: Duration) -> anyhow::Result<()> {
     let client = redis::Client::open(replica_url)?;
-    let mut con = client.get_multiplexed_async_connection().await?;
     let deadline = Instant::now() + timeout;
+    let mut con = None;
     loop {
-        let info: String = redis::cmd("INFO")
-            .arg("replication")
-            .query_async(&mut con)
-            .await?;
-        if info.contains("master_link_status:up") {
-            return Ok(());
-        }
+        let last = match con.as_mut() {
+            None => match client.get_multiplexed_async_connection().await {
+                Ok(c) => {
+                    con = Some(c);
+                    continue;
+                }
+                Err(e) => format!("cannot connect to the replica: {e}"),
+            },
+            Some(c) => match redis::cmd("INFO")
+                .arg("replication")
+                .query_async::<String>(c)
+                .await
+            {
+                Ok(info) if info.contains("master_link_status:up") => return Ok(()),
+                Ok(_) => "its master_link_status is not up".to_string(),
+                Err(e) => {
+                    con = None;
+                    format!("INFO replication: {e}")
+                }
+            },
+        };
         if Instant::now() > deadline {
             bail!(
-                "the replica's link to the primary did not come up within {}s",
+                "the replica's link to the primary did not come up within {}s ({last})",
                 timeout.as_secs()
             );
         }
