@@ -6,29 +6,25 @@
 
 pub mod aws;
 pub mod cli;
-pub mod clock;
 pub mod compare;
 pub mod config;
 pub mod cost;
 pub mod doctor;
-pub mod emulator;
-pub mod faults;
 pub mod fleet;
-pub mod http;
 pub mod labs;
-pub mod listen;
 pub mod metrics;
 pub mod plan;
 pub mod prices;
-pub mod provenance;
 pub mod record;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod section;
-pub mod services;
-pub mod shaping;
 pub mod share;
 pub mod tui;
-pub mod units;
 pub mod view;
+
+// The emulator and the primitives below it are crates of their own (crates/emulator,
+// crates/core), re-exported at the paths they have always had.
+pub use latlab_core::{clock, faults, http, listen, provenance, services, shaping, units};
+pub use latlab_emulator as emulator;

@@ -75,6 +75,6 @@ fn man_files_and_environment() -> String {
         }
     }
     s.push_str(".TP\n\\fBNO_COLOR\\fR\nSelects the mono theme when no theme is set.\n");
-    s.push_str(".TP\n\\fBLATLAB_LOG\\fR\nWhat the log file records, as a tracing filter (default: info), e.g. \\fBlatlab=debug\\fR.\n");
+    s.push_str(".TP\n\\fBLATLAB_LOG\\fR\nWhat the log file records: levels by target (default: info), e.g. \\fBlatlab=debug,hyper=warn\\fR.\n");
     s
 }

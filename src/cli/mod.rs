@@ -15,6 +15,7 @@ mod emulate;
 mod headless;
 mod install;
 mod listing;
+mod log;
 mod panic;
 mod replay;
 mod scenarios;
@@ -25,6 +26,7 @@ pub use target::{EmulatorArgs, OutputArgs, RoleArgs, ShareArgs, TargetArgs};
 
 use headless::{run_headless, shutdown_signal};
 pub use listing::{profile_listing, profile_markdown, profiles_listing};
+use log::{default_log_path, init_log};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -476,26 +478,6 @@ fn load_scenario(
         (Some(name), None) => Scenario::resolve_in(name, dirs),
         (None, None) => Scenario::resolve("demo"),
     }
-}
-
-/// Where the live lab logs without `--log`.
-fn default_log_path() -> PathBuf {
-    std::env::temp_dir().join("latlab.log")
-}
-
-/// Logs go to a file: the terminal belongs to the screen.
-fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
-    let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
-    let file = crate::run::process::open_log(&path)
-        .with_context(|| format!("cannot open log file {}", path.display()))?;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LATLAB_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .with_writer(std::sync::Mutex::new(file))
-        .try_init();
-    Ok(path)
 }
 
 fn tui(args: TuiArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result<ExitCode> {

@@ -1,0 +1,447 @@
+//! The emulator's fault injector: the Kinesis and S3 kinds of [`latlab_core::faults`], set at start
+//! (`--fault`, a scenario's `[[faults]]`) or added while it runs (the TUI's menu).
+//!
+//! A fault that fires on a schedule arms itself: the next matching request (or `count` of them)
+//! gets it. A rate is drawn on every matching request. Each hit is a [`latlab_core::faults::FaultEvent`]
+//! naming what it hit; the event's recovery is the next correct answer to the same operation (on
+//! the same shard, for the same consumer, where those were named), so a reset PutRecord recovers
+//! when the SDK's retry is answered, a cut event stream when the consumer subscribes again.
+
+mod cut;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+pub use cut::{ConnReset, Faulty};
+
+use super::s3::Class;
+use latlab_core::faults::{FaultLog, FaultSpec, Kind, Service, Trigger};
+
+/// What a hit request gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    ResetBefore,
+    ResetAfter,
+    InternalError,
+    Unavailable,
+    Stall(Duration),
+    BodyReset,
+    FirstByteStall(Duration),
+}
+
+/// What [`Injector::on_request`] decided for one request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hit {
+    /// Added before the request is served (a latency spike).
+    pub delay: Duration,
+    /// The fault it got, and the event's id.
+    pub action: Option<(Action, u64)>,
+}
+
+/// What a fault can be matched against: one request, or one event stream's frame.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    pub service: Option<Service>,
+    pub operation: String,
+    /// Kinesis: the shard's index and id, where the request names one.
+    pub shard: Option<(u32, String)>,
+    /// Kinesis: the fan-out consumer's name (SubscribeToShard).
+    pub consumer: Option<String>,
+    /// S3: the bucket's class.
+    pub class: Option<Class>,
+}
+
+impl Target {
+    fn describe(&self) -> String {
+        let mut out = self.operation.clone();
+        if let Some(c) = &self.consumer {
+            out.push_str(&format!(" of consumer {c}"));
+        }
+        if let Some((_, id)) = &self.shard {
+            out.push_str(&format!(" on {id}"));
+        }
+        if let Some(c) = self.class {
+            out.push_str(&format!(" ({})", c.storage_class()));
+        }
+        out
+    }
+}
+
+struct Armed {
+    spec: FaultSpec,
+    /// Hits left to hand out (per-request kinds and stream faults).
+    pending: AtomicU32,
+    /// A spike's end.
+    until: Mutex<Option<Instant>>,
+}
+
+impl Armed {
+    fn matches(&self, t: &Target) -> bool {
+        let s = &self.spec;
+        if t.service != Some(s.kind.service()) {
+            return false;
+        }
+        if let Some(op) = &s.operation
+            && *op != t.operation
+        {
+            return false;
+        }
+        // Only a request or answer that carries an object's body has one to cut.
+        if s.kind == Kind::S3BodyReset
+            && !latlab_core::services::s3::Op::parse(&t.operation)
+                .is_some_and(|op| op.carries_object_body())
+        {
+            return false;
+        }
+        // A receive stall holds back ReceiveMessage answers only.
+        if s.kind == Kind::SqsReceiveStall && t.operation != "ReceiveMessage" {
+            return false;
+        }
+        if let Some(want) = &s.shard {
+            match &t.shard {
+                Some((index, id)) if *want == index.to_string() || want == id => {}
+                _ => return false,
+            }
+        }
+        if let Some(want) = &s.consumer
+            && t.consumer.as_deref() != Some(want.as_str())
+        {
+            return false;
+        }
+        if let Some(want) = &s.class {
+            let class = match want.as_str() {
+                "express" => Class::ExpressOneZone,
+                _ => Class::Standard,
+            };
+            if t.class != Some(class) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn action(&self) -> Option<Action> {
+        Some(match self.spec.kind {
+            Kind::KinesisResetBefore | Kind::SqsReset => Action::ResetBefore,
+            Kind::KinesisResetAfter => Action::ResetAfter,
+            Kind::KinesisInternalFailure | Kind::S3InternalError | Kind::SqsInternalError => {
+                Action::InternalError
+            }
+            Kind::KinesisServiceUnavailable | Kind::S3SlowDown => Action::Unavailable,
+            Kind::KinesisStall | Kind::SqsReceiveStall => Action::Stall(self.spec.duration),
+            Kind::S3BodyReset => Action::BodyReset,
+            Kind::S3FirstByteStall => Action::FirstByteStall(self.spec.duration),
+            _ => return None,
+        })
+    }
+}
+
+/// A fault waiting for its target's next correct answer.
+struct Awaiting {
+    id: u64,
+    target: Target,
+    /// Answers before this do not count (a spike's end).
+    after: Instant,
+}
+
+/// Faults awaiting recovery at most; the oldest are dropped past it (they stay unrecovered).
+const MAX_AWAITING: usize = 1_000;
+
+/// The faults set on a running emulator.
+pub struct Injector {
+    armed: Mutex<Vec<Arc<Armed>>>,
+    any: AtomicBool,
+    awaiting: Mutex<Vec<Awaiting>>,
+    pub log: Arc<FaultLog>,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Expires every iterator (the Kinesis emulator's hook).
+    expire_iterators: Box<dyn Fn() + Send + Sync>,
+}
+
+impl Drop for Injector {
+    fn drop(&mut self) {
+        for t in self.tasks.lock().drain(..) {
+            t.abort();
+        }
+    }
+}
+
+impl Injector {
+    pub fn new(log: Arc<FaultLog>, expire_iterators: Box<dyn Fn() + Send + Sync>) -> Injector {
+        Injector {
+            armed: Mutex::new(Vec::new()),
+            any: AtomicBool::new(false),
+            awaiting: Mutex::new(Vec::new()),
+            log,
+            tasks: Mutex::new(Vec::new()),
+            expire_iterators,
+        }
+    }
+
+    /// Sets a fault: one that fires now fires at once; one on a schedule starts its clock (the
+    /// emulator's runtime must be current).
+    pub fn add(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
+        if spec.kind.service() == Service::Redis {
+            anyhow::bail!(
+                "{} is injected on the Redis lab's servers, not by the emulator",
+                spec.kind
+            );
+        }
+        let armed = Arc::new(Armed {
+            pending: AtomicU32::new(0),
+            until: Mutex::new(None),
+            spec,
+        });
+        {
+            let mut all = self.armed.lock();
+            // Faults injected once (the menu's) leave when spent, so the list stays as long as
+            // what is set and still pending.
+            let now = Instant::now();
+            all.retain(|a| {
+                a.spec.trigger != Trigger::Now
+                    || a.pending.load(Ordering::Relaxed) > 0
+                    || a.until.lock().is_some_and(|end| end > now)
+            });
+            all.push(armed.clone());
+        }
+        self.any.store(true, Ordering::Relaxed);
+        match armed.spec.trigger {
+            Trigger::Now => self.fire(&armed),
+            Trigger::Rate(_) => {}
+            Trigger::Every { period, first } => {
+                let this = Arc::downgrade(self);
+                let task = tokio::spawn(async move {
+                    tokio::time::sleep(first).await;
+                    loop {
+                        let Some(injector) = this.upgrade() else {
+                            return;
+                        };
+                        injector.fire(&armed);
+                        drop(injector);
+                        tokio::time::sleep(period).await;
+                    }
+                });
+                self.tasks.lock().push(task);
+            }
+        }
+        Ok(())
+    }
+
+    /// One firing of a scheduled (or immediate) fault.
+    fn fire(&self, armed: &Arc<Armed>) {
+        let spec = &armed.spec;
+        match spec.kind {
+            Kind::KinesisSpike => {
+                let end = Instant::now() + spec.duration;
+                *armed.until.lock() = Some(end);
+                let what = format!(
+                    "every {} request +{} for {}",
+                    spec.operation.as_deref().unwrap_or("Kinesis"),
+                    latlab_core::units::format_duration(spec.delay),
+                    latlab_core::units::format_duration(spec.duration)
+                );
+                let id = self.log.fired(spec.kind, what);
+                self.await_recovery(
+                    id,
+                    Target {
+                        service: Some(Service::Kinesis),
+                        operation: spec.operation.clone().unwrap_or_default(),
+                        ..Target::default()
+                    },
+                    end,
+                );
+            }
+            Kind::KinesisExpireIterators => {
+                (self.expire_iterators)();
+                let id = self
+                    .log
+                    .fired(spec.kind, "every shard iterator handed out so far".into());
+                self.await_recovery(
+                    id,
+                    Target {
+                        service: Some(Service::Kinesis),
+                        operation: "GetRecords".into(),
+                        ..Target::default()
+                    },
+                    Instant::now(),
+                );
+            }
+            // Armed anew, not added to what is left: a firing that found no request to hit
+            // does not pile up behind the next.
+            Kind::KinesisStreamCut | Kind::KinesisStreamEnd => {
+                armed.pending.store(1, Ordering::Relaxed);
+            }
+            _ => {
+                armed.pending.store(spec.count, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn await_recovery(&self, id: u64, target: Target, after: Instant) {
+        let mut awaiting = self.awaiting.lock();
+        if awaiting.len() >= MAX_AWAITING {
+            awaiting.remove(0);
+        }
+        awaiting.push(Awaiting { id, target, after });
+    }
+
+    /// Takes one armed hit, or draws the rate, for a fault that matches.
+    fn take(&self, armed: &Armed) -> bool {
+        match armed.spec.trigger {
+            Trigger::Rate(r) => rand::random::<f64>() < r,
+            _ => armed
+                .pending
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok(),
+        }
+    }
+
+    /// Whether any fault is set: with none, requests are not looked at.
+    pub fn active(&self) -> bool {
+        self.any.load(Ordering::Relaxed)
+    }
+
+    /// Decides what one request gets: a spike's delay, and at most one fault.
+    pub fn on_request(&self, t: &Target) -> Hit {
+        let mut hit = Hit::default();
+        if !self.any.load(Ordering::Relaxed) {
+            return hit;
+        }
+        let armed: Vec<Arc<Armed>> = self.armed.lock().clone();
+        let now = Instant::now();
+        for a in armed.iter().filter(|a| a.matches(t)) {
+            if a.spec.kind == Kind::KinesisSpike {
+                if a.until.lock().is_some_and(|end| now < end) {
+                    hit.delay += a.spec.delay;
+                }
+                continue;
+            }
+            let Some(action) = a.action() else {
+                continue;
+            };
+            if hit.action.is_none() && self.take(a) {
+                let id = self.log.fired(a.spec.kind, t.describe());
+                if !matches!(action, Action::Stall(_) | Action::FirstByteStall(_)) {
+                    // Recovery is the operation answered again, on the same shard and consumer
+                    // (the emulator cannot tell two pollers of one shard apart). A stall
+                    // recovers when the held answer goes out.
+                    let mut recovery = t.clone();
+                    recovery.class = None;
+                    self.await_recovery(id, recovery, now);
+                }
+                hit.action = Some((action, id));
+            }
+        }
+        hit
+    }
+
+    /// Whether the next frame of an event stream is cut (true) or ends it early (false).
+    pub fn on_frame(&self, t: &Target) -> Option<Kind> {
+        if !self.any.load(Ordering::Relaxed) {
+            return None;
+        }
+        let armed: Vec<Arc<Armed>> = self.armed.lock().clone();
+        for a in armed.iter().filter(|a| {
+            matches!(a.spec.kind, Kind::KinesisStreamCut | Kind::KinesisStreamEnd) && a.matches(t)
+        }) {
+            if self.take(a) {
+                let id = self
+                    .log
+                    .fired(a.spec.kind, format!("{} event stream", t.describe()));
+                self.await_recovery(id, t.clone(), Instant::now());
+                return Some(a.spec.kind);
+            }
+        }
+        None
+    }
+
+    /// A request was answered correctly: the faults waiting for it have recovered.
+    pub fn on_success(&self, t: &Target) {
+        if !self.any.load(Ordering::Relaxed) {
+            return;
+        }
+        let now = Instant::now();
+        let mut awaiting = self.awaiting.lock();
+        awaiting.retain(|a| {
+            let w = &a.target;
+            let hit = now >= a.after
+                && w.service == t.service
+                && (w.operation.is_empty() || w.operation == t.operation)
+                && (w.shard.is_none() || w.shard == t.shard)
+                && (w.consumer.is_none() || w.consumer == t.consumer);
+            if hit {
+                self.log.recovered(a.id);
+            }
+            !hit
+        });
+    }
+
+    /// The faults set, as they read.
+    pub fn describe(&self) -> Vec<String> {
+        self.armed
+            .lock()
+            .iter()
+            .filter(|a| a.spec.trigger != Trigger::Now)
+            .map(|a| a.spec.describe())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(op: &str) -> Target {
+        Target {
+            service: Some(Service::Kinesis),
+            operation: op.into(),
+            ..Target::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn faults_injected_once_leave_when_spent() {
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        for _ in 0..100 {
+            injector
+                .add(FaultSpec::now(Kind::KinesisInternalFailure))
+                .unwrap();
+            let hit = injector.on_request(&target("PutRecord"));
+            assert_eq!(hit.action.map(|(a, _)| a), Some(Action::InternalError));
+            assert_eq!(injector.on_request(&target("PutRecord")).action, None);
+        }
+        assert!(injector.armed.lock().len() <= 1);
+        assert_eq!(
+            injector.log.counts()[&Kind::KinesisInternalFailure].fired,
+            100
+        );
+        // A success of the same operation is each one's recovery.
+        injector.on_success(&target("PutRecord"));
+        assert_eq!(
+            injector.log.counts()[&Kind::KinesisInternalFailure].recovered,
+            100
+        );
+    }
+
+    #[tokio::test]
+    async fn a_fault_hits_only_what_it_names() {
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        let mut spec =
+            FaultSpec::parse("kinesis.stall:operation=GetRecords,shard=1,every=1h").unwrap();
+        spec.trigger = Trigger::Now;
+        injector.add(spec).unwrap();
+        let mut other_shard = target("GetRecords");
+        other_shard.shard = Some((0, "shardId-000000000000".into()));
+        assert_eq!(injector.on_request(&other_shard).action, None);
+        assert_eq!(injector.on_request(&target("PutRecord")).action, None);
+        let mut shard = target("GetRecords");
+        shard.shard = Some((1, "shardId-000000000001".into()));
+        assert_eq!(
+            injector.on_request(&shard).action.map(|(a, _)| a),
+            Some(Action::Stall(Duration::from_secs(3)))
+        );
+    }
+}
