@@ -153,16 +153,15 @@ async fn serve(listener: tokio::net::TcpListener, cancel: CancellationToken) {
                 Err(_) => return,
             },
         };
-        let cancel = cancel.clone();
+        // A connection is served until its client closes it, not until the run's cancel: the
+        // client finishes a round in flight when the run stops (it looks at the cancel between
+        // rounds), and a server that dropped the connection first made that round an error.
         tokio::spawn(async move {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
-                let n = tokio::select! {
-                    _ = cancel.cancelled() => return,
-                    n = socket.read(&mut buf) => match n {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => n,
-                    },
+                let n = match socket.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
                 };
                 if socket.write_all(&buf[..n]).await.is_err() {
                     return;
