@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Where the live lab logs without `--log`.
 pub(super) fn default_log_path() -> PathBuf {
@@ -14,8 +17,6 @@ pub(super) fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf
     let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
     let file = crate::run::process::open_log(&path)
         .with_context(|| format!("cannot open log file {}", path.display()))?;
-    use tracing_subscriber::layer::SubscriberExt as _;
-    use tracing_subscriber::util::SubscriberInitExt as _;
     let (filter, unreadable) = log_filter(std::env::var("LATLAB_LOG").ok().as_deref());
     let _ = tracing_subscriber::fmt()
         .with_ansi(false)
@@ -31,8 +32,7 @@ pub(super) fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf
 
 /// What the log records: `LATLAB_LOG` as levels by target (`info`, `latlab=debug,hyper=warn`), or
 /// `info` when it is unset; a value that is not such a list is named in the log, at `info`.
-fn log_filter(text: Option<&str>) -> (tracing_subscriber::filter::Targets, Option<String>) {
-    use tracing_subscriber::filter::{LevelFilter, Targets};
+fn log_filter(text: Option<&str>) -> (Targets, Option<String>) {
     let info = Targets::new().with_default(LevelFilter::INFO);
     match text.map(str::trim).filter(|t| !t.is_empty()) {
         None => (info, None),

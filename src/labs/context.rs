@@ -154,7 +154,7 @@ impl RunContext {
         self.start.elapsed().as_secs()
     }
 
-    /// One line of what happened, to the run's log (`--log FILE`, `RUST_LOG`).
+    /// One line of what happened, to the run's log (`--log FILE`, at the levels of `LATLAB_LOG`).
     pub fn log(&self, line: impl Into<String>) {
         tracing::info!("{}", line.into());
     }
