@@ -114,6 +114,56 @@ fn the_crates_below_latlab_depend_only_downward() {
     );
 }
 
+/// Doc tests are off in every crate (`doctest = false`: none had an example, and rustdoc spent
+/// most of a minute of each CI run finding that out). An example written in a doc comment would
+/// then never run; this names it, so the crate's doc tests are turned back on with it.
+#[test]
+fn no_doc_example_is_written_while_doc_tests_are_off() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for (manifest, src) in [
+        ("Cargo.toml", "src"),
+        ("crates/core/Cargo.toml", "crates/core/src"),
+        ("crates/emulator/Cargo.toml", "crates/emulator/src"),
+    ] {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let value: toml::Value = toml::from_str(&text).unwrap();
+        let off = value
+            .get("lib")
+            .and_then(|l| l.get("doctest"))
+            .and_then(toml::Value::as_bool)
+            == Some(false);
+        if !off {
+            continue;
+        }
+        for file in rust_files(&root.join(src)) {
+            let body = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in body.lines().enumerate() {
+                let t = line.trim_start();
+                let doc = t.starts_with("///") || t.starts_with("//!");
+                let example = doc && (t.contains("```") || t.contains("~~~"));
+                let included =
+                    t.starts_with("#") && t.contains("doc") && t.contains("include_str!");
+                if example || included {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        file.strip_prefix(root).unwrap().display(),
+                        i + 1,
+                        t
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "doc examples in a crate whose doc tests are off (`doctest = false` in its Cargo.toml's \
+         [lib]): they would never run. Remove `doctest = false` from that crate and add \
+         `cargo test --doc` back to scripts/run-tests' work, or move the example into a test:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The labs also run against real AWS, where no emulator exists: what they, the screen, the
 /// reports, the cost and the faults share with the emulator is the services' vocabulary
 /// (`src/services/`), which the emulator imports too, never the other way round.
