@@ -121,12 +121,8 @@ fn the_crates_below_latlab_depend_only_downward() {
 fn no_doc_example_is_written_while_doc_tests_are_off() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    for (manifest, src) in [
-        ("Cargo.toml", "src"),
-        ("crates/core/Cargo.toml", "crates/core/src"),
-        ("crates/emulator/Cargo.toml", "crates/emulator/src"),
-    ] {
-        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+    for src in roots() {
+        let text = std::fs::read_to_string(src.parent().unwrap().join("Cargo.toml")).unwrap();
         let value: toml::Value = toml::from_str(&text).unwrap();
         let off = value
             .get("lib")
@@ -136,7 +132,7 @@ fn no_doc_example_is_written_while_doc_tests_are_off() {
         if !off {
             continue;
         }
-        for file in rust_files(&root.join(src)) {
+        for file in rust_files(&src) {
             let body = std::fs::read_to_string(&file).unwrap();
             for (i, line) in body.lines().enumerate() {
                 let t = line.trim_start();
