@@ -108,6 +108,59 @@ fn bad_scenarios_and_flags_are_named() {
     assert!(err.contains("shape the embedded emulator"), "{err}");
 }
 
+/// `--duration 300000000000y` overflowed the clock into a panic (exit 101): every duration and
+/// size a user gives has a stated maximum and a one-line error past it.
+#[test]
+fn a_duration_past_a_year_is_refused_in_one_line_not_a_panic() {
+    let (ok, _, err) = output(latlab().args(["run", "demo", "--duration", "300000000000y"]));
+    assert!(!ok);
+    assert!(
+        !err.contains("panicked") && !err.contains("overflow"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "'300000000000y' is longer than the longest duration latlab takes, 8760h (365 days)"
+        ),
+        "{err}"
+    );
+    let (ok, _, err) = output(latlab().args([
+        "run",
+        "demo",
+        "--fault",
+        "kinesis.stall:every=300000000000y,for=1s",
+    ]));
+    assert!(!ok);
+    assert!(err.contains("longer than the longest duration"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long.toml");
+    std::fs::write(
+        &long,
+        "name = \"x\"\ndescription = \"d\"\nduration = \"300000000000y\"\n[kinesis]\n\
+         [[kinesis.consumers]]\nkind = \"efo\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = output(latlab().args(["run", long.to_str().unwrap()]));
+    assert!(!ok);
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("longer than the longest duration"), "{err}");
+    let big = dir.path().join("big.toml");
+    std::fs::write(
+        &big,
+        "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[kinesis]\n\
+         [kinesis.producer]\nrate = 5\npayload = \"9000000GB\"\n[[kinesis.consumers]]\nkind = \"efo\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = output(latlab().args(["run", big.to_str().unwrap()]));
+    assert!(!ok);
+    assert!(err.contains("line 7"), "{err}");
+    assert!(
+        err.contains("larger than the largest size latlab takes, 1 TiB"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 #[test]
 fn a_run_writes_json_that_follows_the_schema() {
     let dir = tempfile::tempdir().unwrap();
@@ -180,6 +233,42 @@ fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
         "{stdout}"
     );
     assert!(stdout.contains("Kinesis: arrival -> receive"));
+}
+
+/// A terminal's Ctrl-C goes to the whole foreground process group: latlab's own redis-server
+/// children must outlive it until latlab has deleted its keys (`could not delete latlab's keys
+/// ... broken pipe` before).
+#[test]
+fn ctrl_c_in_a_terminal_on_a_redis_run_cleans_up_without_an_error() {
+    common::require_redis_server();
+    use std::os::unix::process::CommandExt;
+    let child = latlab()
+        .args(["run", "redis-demo", "--duration", "2m", "--quiet"])
+        // Its own group, as a shell's job: the signal below reaches every process in it.
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Kill(child);
+    std::thread::sleep(Duration::from_secs(8));
+    let group = format!("-{}", guard.0.id());
+    assert!(
+        Command::new("kill")
+            .args(["-INT", "--", &group])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
+        .wait_with_output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("could not delete"), "{stderr}");
+    assert!(!stdout.contains("could not delete"), "{stdout}");
+    assert!(stdout.contains("(stopped early; 2m requested)"), "{stdout}");
 }
 
 /// `latlab emulate` on an ephemeral port, as the "other endpoint".

@@ -171,22 +171,39 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             }
         }
         if let Some(pb) = &progress {
-            pb.set_message("stopping: the producer has stopped, consumers are draining");
+            pb.set_message(format!("{} (Ctrl-C again: stop now)", lab.stopping()));
         }
         metrics.stop().await;
         let lab = std::sync::Arc::into_inner(lab).context("the lab was still shared at its end")?;
         // The recording's last second is taken once the consumers have drained.
         let mut last_tick: anyhow::Result<()> = Ok(());
-        let (snap, problems) = lab
-            .finish_with(&mut |l| {
-                if let Some(r) = recorder.as_mut() {
-                    last_tick = r.tick(l);
+        let hurry = lab.hurry();
+        let mut last = |l: &Run| {
+            if let Some(r) = recorder.as_mut() {
+                last_tick = r.tick(l);
+            }
+            if let Some(h) = host.as_mut() {
+                h.tick(&mut screen, l);
+            }
+        };
+        // Ctrl-C while it stops cuts the drain short: what was not drained counts as unread.
+        let again = shutdown_signal();
+        tokio::pin!(again);
+        let (snap, problems) = {
+            let finishing = lab.finish_with(&mut last);
+            tokio::pin!(finishing);
+            loop {
+                tokio::select! {
+                    done = &mut finishing => break done,
+                    _ = &mut again, if !hurry.is_cancelled() => {
+                        hurry.cancel();
+                        if let Some(pb) = &progress {
+                            pb.set_message("stopping now: what was not drained counts as unread; cleaning up");
+                        }
+                    }
                 }
-                if let Some(h) = host.as_mut() {
-                    h.tick(&mut screen, l);
-                }
-            })
-            .await;
+            }
+        };
         if let Some(h) = host {
             h.end(if stopped_early {
                 "the run ended: stopped early"

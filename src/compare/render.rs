@@ -65,9 +65,9 @@ pub fn document(inputs: &[Input], comparisons: &[Comparison], md: bool) -> Strin
                 .clone()
                 .unwrap_or_else(|| "(a report does not say)".into()),
             input.path.display().to_string(),
-            input.ran.map_or("?".into(), |(s, _)| {
-                crate::units::format_duration(std::time::Duration::from_secs_f64(s.round()))
-            }),
+            input
+                .ran
+                .map_or("?".into(), |(s, _)| crate::units::format_secs(s)),
         ]);
     }
     out.push_str(&if md { t.markdown() } else { t.text() });

@@ -8,6 +8,33 @@ use std::time::{Duration, Instant};
 use crate::aws::Clients;
 use crate::faults::FaultLog;
 
+/// Told when the user asks a stopping run to stop at once (a second `q` or Ctrl-C): a lab's stop
+/// ends its drain there, and what it had not drained is counted unread, as a drain that ran out
+/// of time counts it.
+pub type Hurry = tokio_util::sync::CancellationToken;
+
+/// Waits for a probe's task to end, at most `limit` or until `hurry`; a task not done by then is
+/// aborted (its figures so far stand).
+pub async fn join_within(task: tokio::task::JoinHandle<()>, limit: Duration, hurry: &Hurry) {
+    let abort = task.abort_handle();
+    tokio::select! {
+        _ = tokio::time::timeout(limit, task) => {}
+        _ = hurry.cancelled() => abort.abort(),
+    }
+}
+
+/// Waits until `settled` holds, `limit` has passed or `hurry` is told, looking every 50 ms: a
+/// lab's drain.
+pub async fn drain_until(limit: Duration, hurry: &Hurry, settled: impl Fn() -> bool) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline && !settled() && !hurry.is_cancelled() {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+            _ = hurry.cancelled() => {}
+        }
+    }
+}
+
 /// Where a lab runs: the embedded emulator unless an endpoint (or real AWS) is named.
 #[derive(Clone, Debug, Default)]
 pub struct TargetOptions {
@@ -112,6 +139,8 @@ pub struct RunContext {
     pub target: TargetOptions,
     /// The embedded emulator the run measures, if it measures one.
     pub emulated: Option<Arc<dyn Emulated>>,
+    /// Told when the user asks the stopping run to stop at once (`Run::hurry`).
+    pub hurry: Hurry,
 }
 
 impl RunContext {
@@ -131,6 +160,7 @@ impl RunContext {
             fault_log,
             target,
             emulated,
+            hurry: Hurry::new(),
         })
     }
 

@@ -242,8 +242,13 @@ pub trait Probe: Lab {
         None
     }
 
-    /// Stops its probes and lets them drain.
-    fn stop(&self) -> impl Future<Output = ()> + Send;
+    /// What it waits for while it stops, for the screen's stopping line: "the producer has
+    /// stopped; consumers are draining".
+    const STOPPING: &'static str = "its probes finish";
+
+    /// Stops its probes and lets them drain; `hurry` told (a second `q` or Ctrl-C) ends the
+    /// drain at once, and what was not drained counts as unread.
+    fn stop(&self, hurry: &super::context::Hurry) -> impl Future<Output = ()> + Send;
 
     /// Removes what it created; returns what could not be removed.
     fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send;

@@ -5,17 +5,19 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// Latency percentiles in microseconds.
+/// Latency percentiles in microseconds; each `null` when the series holds no samples (a latency
+/// of zero would read as a measurement). Reports written before that said 0 there: read back,
+/// either is a summary of no samples.
 #[derive(Serialize, Deserialize)]
 pub struct Summary {
     pub count: u64,
-    pub min_us: u64,
-    pub p50_us: u64,
-    pub p90_us: u64,
-    pub p99_us: u64,
-    pub p999_us: u64,
-    pub max_us: u64,
-    pub mean_us: f64,
+    pub min_us: Option<u64>,
+    pub p50_us: Option<u64>,
+    pub p90_us: Option<u64>,
+    pub p99_us: Option<u64>,
+    pub p999_us: Option<u64>,
+    pub max_us: Option<u64>,
+    pub mean_us: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -58,15 +60,16 @@ pub struct OpCounts {
 }
 
 pub fn summary(s: &crate::metrics::Summary) -> Summary {
+    let some = |us: u64| (s.count > 0).then_some(us);
     Summary {
         count: s.count,
-        min_us: s.min_us,
-        p50_us: s.p50_us,
-        p90_us: s.p90_us,
-        p99_us: s.p99_us,
-        p999_us: s.p999_us,
-        max_us: s.max_us,
-        mean_us: s.mean_us,
+        min_us: some(s.min_us),
+        p50_us: some(s.p50_us),
+        p90_us: some(s.p90_us),
+        p99_us: some(s.p99_us),
+        p999_us: some(s.p999_us),
+        max_us: some(s.max_us),
+        mean_us: (s.count > 0).then_some(s.mean_us),
     }
 }
 
@@ -105,13 +108,13 @@ impl Summary {
     pub fn into_summary(self) -> crate::metrics::Summary {
         crate::metrics::Summary {
             count: self.count,
-            min_us: self.min_us,
-            p50_us: self.p50_us,
-            p90_us: self.p90_us,
-            p99_us: self.p99_us,
-            p999_us: self.p999_us,
-            max_us: self.max_us,
-            mean_us: self.mean_us,
+            min_us: self.min_us.unwrap_or(0),
+            p50_us: self.p50_us.unwrap_or(0),
+            p90_us: self.p90_us.unwrap_or(0),
+            p99_us: self.p99_us.unwrap_or(0),
+            p999_us: self.p999_us.unwrap_or(0),
+            max_us: self.max_us.unwrap_or(0),
+            mean_us: self.mean_us.unwrap_or(0.0),
         }
     }
 }

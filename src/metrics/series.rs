@@ -29,9 +29,23 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// One of its figures (`us`, one of its own fields) in milliseconds for a table, or `-`
+    /// when it holds no samples: a series that measured nothing has no latency, not 0.0 ms.
+    pub fn ms(&self, us: u64) -> String {
+        if self.count == 0 {
+            "-".into()
+        } else {
+            crate::units::ms(us)
+        }
+    }
+
     /// A made-up summary for the labs' fixed samples (`Lab::sample`): the percentiles between
     /// `p50_ms` and `max_ms`, in milliseconds. Never a measurement.
     pub fn sample(p50_ms: f64, p99_ms: f64, max_ms: f64, count: u64) -> Summary {
+        // No samples, no figures: as a measured series of none.
+        if count == 0 {
+            return Summary::default();
+        }
         let us = |ms: f64| (ms * 1000.0) as u64;
         Summary {
             count,

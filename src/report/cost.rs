@@ -112,19 +112,12 @@ pub fn write(r: &Report, out: &mut String, md: bool) {
             "$/M messages",
         ])
         .labels(2);
-        let ms = |s: &crate::metrics::Summary, us: u64| {
-            if s.count == 0 {
-                "-".to_string()
-            } else {
-                crate::units::ms(us)
-            }
-        };
         for m in &across {
             t.row(vec![
                 m.lab.to_string(),
                 m.consumer.clone(),
-                ms(&m.send_to_receive, m.send_to_receive.p50_us),
-                ms(&m.send_to_receive, m.send_to_receive.p99_us),
+                m.send_to_receive.ms(m.send_to_receive.p50_us),
+                m.send_to_receive.ms(m.send_to_receive.p99_us),
                 cost::usd_or_dash(m.usd_per_million),
             ]);
         }

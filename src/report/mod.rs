@@ -157,9 +157,7 @@ impl Report {
                 self.scenario.name, self.scenario.description
             ));
         }
-        let d = |secs: f64| {
-            crate::units::format_duration(std::time::Duration::from_secs_f64(secs.round()))
-        };
+        let d = |secs: f64| crate::units::format_secs(secs);
         let producing = s.labs().iter().any(|l| l.measures_from_start());
         let ran = if producing {
             format!(
@@ -350,7 +348,7 @@ impl Report {
             out.push_str(&format!(
                 "{head},{lab},{},{metric},{},,,\n",
                 field(&subject),
-                num(value)
+                value.map_or(String::new(), num)
             ));
         }
         for c in &self.cells {

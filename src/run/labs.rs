@@ -196,9 +196,16 @@ macro_rules! per_lab {
             }
 
             /// Stops its probes and lets them drain.
-            pub(super) async fn stop(&self) {
+            pub(super) async fn stop(&self, hurry: &crate::labs::context::Hurry) {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::stop(l.as_ref()).await,)*
+                    $(Running::$kind(l) => crate::labs::Probe::stop(l.as_ref(), hurry).await,)*
+                }
+            }
+
+            /// What it waits for while it stops: "Kinesis: the producer has stopped; ...".
+            pub(super) fn stopping(&self) -> String {
+                match self {
+                    $(Running::$kind(_) => format!("{}: {}", LabKind::$kind.name(), <$module::$ty as crate::labs::Probe>::STOPPING),)*
                 }
             }
 

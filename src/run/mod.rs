@@ -466,13 +466,30 @@ impl Run {
 
     /// [`Run::finish`], with `last` seeing the lab once its probes have stopped and drained,
     /// before anything is cleaned up (a recording's last second).
+    /// What a second `q` or Ctrl-C tells while the run stops: each lab's drain ends at once
+    /// (what it had not drained counts as unread).
+    pub fn hurry(&self) -> crate::labs::context::Hurry {
+        self.ctx.hurry.clone()
+    }
+
+    /// What the run waits for while it stops, lab by lab: `stopping: Kinesis: the producer has
+    /// stopped; consumers are draining · S3: the PUTs and GETs in flight finish`.
+    pub fn stopping(&self) -> String {
+        let labs: Vec<String> = self.labs.iter().map(Running::stopping).collect();
+        if labs.is_empty() {
+            "stopping".into()
+        } else {
+            format!("stopping: {}", labs.join(" · "))
+        }
+    }
+
     pub async fn finish_with(
         mut self,
         last: &mut (dyn FnMut(&Run) + Send),
     ) -> (Snapshot, Vec<String>) {
         self.process.sample_now();
         for lab in &self.labs {
-            lab.stop().await;
+            lab.stop(&self.ctx.hurry).await;
         }
         last(&self);
         let snap = self.snapshot(true);

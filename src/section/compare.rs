@@ -137,6 +137,10 @@ impl<'a> Comparer<'a> {
     /// percentile between two calibrated ones of the same row is calibrated too: the fitted
     /// shape pins it.
     pub fn percentiles(&mut self, prefix: &str, ours: &Summary, seed: &Percentiles) {
+        // A series with no samples has no percentile to set beside the seed's.
+        if ours.count == 0 {
+            return;
+        }
         let ms = |us: u64| us as f64 / 1000.0;
         let first = self.cells.len();
         self.add(

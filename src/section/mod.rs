@@ -93,35 +93,36 @@ pub fn section_heading(md: bool) -> impl Fn(&mut String, &str) {
     }
 }
 
-/// The CSV's long-form rows: lab, subject, metric, value.
+/// The CSV's long-form rows: lab, subject, metric, value (None: no value, an empty field).
 #[derive(Default)]
 pub struct CsvRows {
-    pub rows: Vec<(String, String, String, f64)>,
+    pub rows: Vec<(String, String, String, Option<f64>)>,
 }
 
 impl CsvRows {
     pub fn add(&mut self, lab: &str, subject: &str, metric: &str, value: f64) {
         self.rows
-            .push((lab.into(), subject.into(), metric.into(), value));
+            .push((lab.into(), subject.into(), metric.into(), Some(value)));
     }
 
-    /// A latency summary as rows: `SERIES_count`, `SERIES_p50_ms` ... `SERIES_mean_ms`.
+    /// A latency summary as rows: `SERIES_count`, `SERIES_p50_ms` ... `SERIES_mean_ms`; a
+    /// series with no samples has its count (0) and empty latencies, never a latency of zero.
     pub fn summary(&mut self, lab: &str, subject: &str, series: &str, s: &Summary) {
         self.add(lab, subject, &format!("{series}_count"), s.count as f64);
-        for (stat, us) in [
-            ("p50", s.p50_us),
-            ("p90", s.p90_us),
-            ("p99", s.p99_us),
-            ("p999", s.p999_us),
-            ("max", s.max_us),
+        for (stat, value) in [
+            ("p50", msf(s.p50_us)),
+            ("p90", msf(s.p90_us)),
+            ("p99", msf(s.p99_us)),
+            ("p999", msf(s.p999_us)),
+            ("max", msf(s.max_us)),
+            ("mean", s.mean_us / 1000.0),
         ] {
-            self.add(lab, subject, &format!("{series}_{stat}_ms"), msf(us));
+            self.rows.push((
+                lab.into(),
+                subject.into(),
+                format!("{series}_{stat}_ms"),
+                (s.count > 0).then_some(value),
+            ));
         }
-        self.add(
-            lab,
-            subject,
-            &format!("{series}_mean_ms"),
-            s.mean_us / 1000.0,
-        );
     }
 }

@@ -358,10 +358,13 @@ where
     tick_task.abort();
     let stopping = match &capped {
         Some(why) => format!("{why}; stopping and cleaning up"),
-        None => "stopping: the producer has stopped; consumers are draining".into(),
+        None => format!("{} (q again: stop now)", lab.stopping()),
     };
     terminal.draw(|f| draw_starting(f, app.theme(), &scenario, &stopping))?;
-    stop.store(true, Ordering::Relaxed);
+    // A second q, Esc, Ctrl-C or signal while it stops cuts the drain short.
+    spawn_signals(tx.clone());
+    let hurry = lab.hurry();
+    let theme = app.theme().clone();
     metrics.stop().await;
     // A viewer's key being applied finishes first: the run is then the screen's alone again.
     if let Some(h) = host.as_mut() {
@@ -372,22 +375,49 @@ where
     let lab = match lab {
         Ok(l) => l,
         Err(e) => {
+            stop.store(true, Ordering::Relaxed);
             tokio::time::sleep(Duration::from_millis(500)).await;
             return Err(e);
         }
     };
     // The recording's last second is taken once the consumers have drained.
     let mut last_tick: anyhow::Result<()> = Ok(());
-    let (snap, problems) = lab
-        .finish_with(&mut |l| {
-            if let Some(r) = recorder.as_mut() {
-                last_tick = r.tick(l);
+    let mut last = |l: &Run| {
+        if let Some(r) = recorder.as_mut() {
+            last_tick = r.tick(l);
+        }
+        if let Some(h) = host.as_mut() {
+            h.tick(&mut app, l);
+        }
+    };
+    let (snap, problems) = {
+        let finishing = lab.finish_with(&mut last);
+        tokio::pin!(finishing);
+        loop {
+            tokio::select! {
+                done = &mut finishing => break done,
+                ev = rx.recv(), if !hurry.is_cancelled() => {
+                    let now = match ev {
+                        Some(Event::Input(TermEvent::Key(k))) => is_quit(&k),
+                        Some(Event::Signal(_)) | None => true,
+                        Some(_) => false,
+                    };
+                    if now {
+                        hurry.cancel();
+                        terminal.draw(|f| {
+                            draw_starting(
+                                f,
+                                &theme,
+                                &scenario,
+                                "stopping now: what was not drained counts as unread; cleaning up",
+                            )
+                        })?;
+                    }
+                }
             }
-            if let Some(h) = host.as_mut() {
-                h.tick(&mut app, l);
-            }
-        })
-        .await;
+        }
+    };
+    stop.store(true, Ordering::Relaxed);
     if let Some(h) = host {
         h.end("the run ended: the host quit").await;
     }

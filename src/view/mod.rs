@@ -239,15 +239,11 @@ pub struct HeaderPart {
 /// p50, p99 and max for the overview's brief table (dashes before the first sample).
 pub fn brief_latency(s: &Summary) -> Vec<Text> {
     let txt = |v: String| Text::new(v, Style::plain("text"));
-    if s.count == 0 {
-        vec![txt("-".into()), txt("-".into()), txt("-".into())]
-    } else {
-        vec![
-            txt(crate::units::ms(s.p50_us)),
-            txt(crate::units::ms(s.p99_us)),
-            txt(crate::units::ms(s.max_us)),
-        ]
-    }
+    vec![
+        txt(s.ms(s.p50_us)),
+        txt(s.ms(s.p99_us)),
+        txt(s.ms(s.max_us)),
+    ]
 }
 
 /// The counts column of the overview's brief table: warm when something is wrong.

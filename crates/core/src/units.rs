@@ -6,10 +6,26 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, de};
 
-/// Parses a duration such as `500ms`, `30s`, `5m`, `1h30m` or `24h`.
+/// The longest duration any flag or file takes: 365 days. Past it a run's deadline or a fault's
+/// schedule would overflow the clock (and no run of latlab's is meant to last longer); a field
+/// with a shorter limit of its own says so where it is checked.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// The largest size any flag or file takes: 1 TiB. A field with a smaller limit of its own (a
+/// record's payload, an object's size) says so where it is checked.
+pub const MAX_BYTES: u64 = 1 << 40;
+
+/// Parses a duration such as `500ms`, `30s`, `5m`, `1h30m` or `24h`, at most [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text.trim())
-        .map_err(|e| format!("'{text}' is not a duration ({e}); write e.g. 500ms, 30s, 5m or 24h"))
+    let d = humantime::parse_duration(text.trim()).map_err(|e| {
+        format!("'{text}' is not a duration ({e}); write e.g. 500ms, 30s, 5m or 24h")
+    })?;
+    if d > MAX_DURATION {
+        return Err(format!(
+            "'{text}' is longer than the longest duration latlab takes, 8760h (365 days)"
+        ));
+    }
+    Ok(d)
 }
 
 /// Formats a duration compactly and exactly, so it parses back to itself (limits files printed by
@@ -39,6 +55,12 @@ pub fn format_duration(d: Duration) -> String {
     out
 }
 
+/// Whole seconds read from a report or a recording, as `format_duration` writes them; a figure no
+/// duration can hold (negative, not a number, past the clock's range) as `?`.
+pub fn format_secs(secs: f64) -> String {
+    Duration::try_from_secs_f64(secs.round()).map_or_else(|_| "?".into(), format_duration)
+}
+
 fn trim_float(v: f64) -> String {
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
@@ -56,7 +78,8 @@ fn decimal(n: u64, unit: u64) -> String {
 }
 
 /// Parses a byte size: a plain number of bytes, or a number with one of the units
-/// B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+/// B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024); at most
+/// [`MAX_BYTES`].
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t
@@ -73,11 +96,18 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "kib" => 1024.0,
         "mib" => 1024.0 * 1024.0,
         "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tb" | "t" => 1e12,
+        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => return Err(bad()),
     };
     let bytes = value * mult;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+    if !bytes.is_finite() || bytes < 0.0 {
         return Err(bad());
+    }
+    if bytes.round() > MAX_BYTES as f64 {
+        return Err(format!(
+            "'{text}' is larger than the largest size latlab takes, 1 TiB"
+        ));
     }
     Ok(bytes.round() as u64)
 }
@@ -126,11 +156,15 @@ impl<'de> Deserialize<'de> for Bytes {
                 f.write_str("a size such as 1048576, \"100KB\" or \"1MiB\"")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Bytes, E> {
-                u64::try_from(v)
-                    .map(Bytes)
-                    .map_err(|_| E::custom("a size cannot be negative"))
+                let v = u64::try_from(v).map_err(|_| E::custom("a size cannot be negative"))?;
+                self.visit_u64(v)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Bytes, E> {
+                if v > MAX_BYTES {
+                    return Err(E::custom(format!(
+                        "{v} bytes is larger than the largest size latlab takes, 1 TiB"
+                    )));
+                }
                 Ok(Bytes(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
@@ -207,6 +241,40 @@ mod tests {
         assert_eq!(ratio(70.0, 68.3), "x1.02");
         assert_eq!(short_ms(1_234_000), "1,234 ms");
         assert_eq!(short_ms(12_340_000), "12.3 s");
+    }
+
+    /// The fuzz target's seeds (`fuzz/seeds/durations_sizes/`: 12 bytes of numbers, then the
+    /// text) are the values that once reached a panic: each is refused in one line.
+    #[test]
+    fn durations_and_sizes_past_the_maxima_are_refused() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fuzz/seeds/durations_sizes"
+        );
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            let text = std::str::from_utf8(&bytes[12..]).unwrap();
+            for e in [
+                parse_duration(text).unwrap_err(),
+                parse_bytes(text).unwrap_err(),
+            ] {
+                assert!(!e.contains('\n'), "{e}");
+                assert!(e.contains(text), "{e}");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 8, "{seen} seeds");
+        assert_eq!(
+            parse_duration("300000000000y").unwrap_err(),
+            "'300000000000y' is longer than the longest duration latlab takes, 8760h (365 days)"
+        );
+        assert_eq!(parse_duration("8760h"), Ok(MAX_DURATION));
+        assert_eq!(parse_bytes("1TiB"), Ok(MAX_BYTES));
+        assert_eq!(
+            parse_bytes("2TiB").unwrap_err(),
+            "'2TiB' is larger than the largest size latlab takes, 1 TiB"
+        );
     }
 
     #[test]

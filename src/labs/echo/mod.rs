@@ -265,7 +265,7 @@ impl crate::labs::Probe for EchoLab {
         Ok(format!("echo payload {next} B"))
     }
 
-    async fn stop(&self) {
+    async fn stop(&self, _hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();
         let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
         for t in tasks {

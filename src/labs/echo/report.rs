@@ -7,7 +7,7 @@ use super::{EchoLab, EchoSeed, EchoSnapshot, History};
 use crate::labs::series::{FrameSeries, Histogrammed, SeriesId, Watched};
 use crate::metrics::exposition::{Family, Type, Value};
 use crate::section::{CsvRows, Cx, section_heading};
-use crate::units::{ms, thousands};
+use crate::units::thousands;
 
 /// Its one series: the round trip.
 pub(super) fn series_id() -> SeriesId {
@@ -24,9 +24,9 @@ impl crate::labs::Report for EchoLab {
         out.push_str(&format!(
             "{} B payloads: p50 {}, p99 {}, max {} over {} round trips; {} failed\n",
             s.payload,
-            ms(r.p50_us),
-            ms(r.p99_us),
-            ms(r.max_us),
+            r.ms(r.p50_us),
+            r.ms(r.p99_us),
+            r.ms(r.max_us),
             thousands(r.count),
             thousands(s.errors)
         ));

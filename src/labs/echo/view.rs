@@ -3,7 +3,7 @@
 
 use super::{Command, EchoLab, EchoSnapshot, History};
 use crate::metrics::{Point, Summary};
-use crate::units::{ms, thousands};
+use crate::units::thousands;
 use crate::view::keys::{KeyFooter, LabKey};
 use crate::view::{
     Block, Colour, Column, LabView, Pane, Part, Series, Size, Spark, Style, Table, Text,
@@ -48,9 +48,9 @@ impl crate::labs::Screen for EchoLab {
             (0..5).map(|_| Text::new("-", TEXT)).collect()
         } else {
             vec![
-                Text::new(ms(r.p50_us), TEXT),
-                Text::new(ms(r.p99_us), TEXT),
-                Text::new(ms(r.max_us), TEXT),
+                Text::new(r.ms(r.p50_us), TEXT),
+                Text::new(r.ms(r.p99_us), TEXT),
+                Text::new(r.ms(r.max_us), TEXT),
                 Text::new(thousands(r.count), TEXT),
                 Text::new(
                     thousands(s.errors),

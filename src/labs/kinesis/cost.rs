@@ -8,7 +8,7 @@ use crate::cost::{GB, Item, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
-use crate::units::{format_bytes, ms};
+use crate::units::format_bytes;
 
 /// Its section of a price file, `[kinesis]` (provisioned capacity mode). The Price List
 /// products: the usage types and operations infracost's price queries use
@@ -80,9 +80,29 @@ pub fn payload_units(bytes: u64) -> u64 {
     bytes.div_ceil(PUT_PAYLOAD_UNIT).max(1)
 }
 
-/// A consumer counts while it runs; once the run is complete, every consumer that ran counts.
-fn counted(c: &ConsumerSnapshot, complete: bool) -> bool {
-    complete || c.stopped_at_secs.is_none()
+/// How far apart the run's end stops its consumers at most: it stops them all in one loop (a few
+/// microseconds apart, seen 15 µs); one stopped earlier than this before the last was removed live
+/// or could not run.
+const END_STOP_SECS: f64 = 0.25;
+
+/// Which consumers the cost counts: while the run goes on, those running; once it is complete,
+/// those that ran to its end. A consumer removed live (`E`, `-`) is not priced in either, as the
+/// pane showed it.
+fn counted(k: &KinesisSnapshot, complete: bool) -> Vec<&ConsumerSnapshot> {
+    // The run's end stopped every consumer still running: the last of those stops is the end
+    // (none when a consumer has no stop, as in a snapshot of the run's figures before its end).
+    let stops: Option<Vec<f64>> = k.consumers.iter().map(|c| c.stopped_at_secs).collect();
+    let end = stops
+        .filter(|_| complete)
+        .and_then(|s| s.into_iter().reduce(f64::max));
+    k.consumers
+        .iter()
+        .filter(|c| match (c.stopped_at_secs, end) {
+            (None, _) => true,
+            (Some(at), Some(end)) => at >= end - END_STOP_SECS,
+            (Some(_), None) => false,
+        })
+        .collect()
 }
 
 /// What the lab's charges are figured from: the stream's shards, the producer's asked rate and
@@ -98,25 +118,27 @@ pub struct Priced {
     pub lambda_efo: usize,
     /// Whether Lambda reads the stream at all (its own charges are not priced).
     pub lambda: bool,
+    /// Fan-out consumers that ran during the run and stopped before its end (removed live): not
+    /// priced, and said.
+    pub fan_out_stopped: usize,
 }
 
 impl Priced {
     pub fn of_snapshot(k: &KinesisSnapshot, complete: bool) -> Priced {
-        let running = |f: &dyn Fn(ConsumerKind) -> bool| {
-            k.consumers
-                .iter()
-                .filter(|c| f(c.kind) && counted(c, complete))
-                .count()
-        };
+        let counted = counted(k, complete);
+        let running =
+            |f: &dyn Fn(ConsumerKind) -> bool| counted.iter().filter(|c| f(c.kind)).count();
+        let fan_out = running(&|k| k.is_fan_out());
         Priced {
             shards: k.shards,
             rate: k.producer.asked_rate.max(0.0),
             payload: k.producer.payload_bytes,
-            fan_out: running(&|k| k.is_fan_out()),
+            fan_out,
             lambda_efo: running(&|k| k == ConsumerKind::LambdaEfo),
             lambda: running(&|k| {
                 matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)
             }) > 0,
+            fan_out_stopped: k.consumers.iter().filter(|c| c.kind.is_fan_out()).count() - fan_out,
         }
     }
 
@@ -140,6 +162,7 @@ impl Priced {
             lambda: kinds
                 .iter()
                 .any(|k| matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)),
+            fan_out_stopped: 0,
         }
     }
 }
@@ -225,6 +248,14 @@ pub fn priced(k: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
     ];
     if k.lambda {
         notes.push("Lambda's own charges (requests, duration) are not priced".into());
+    }
+    if k.fan_out_stopped > 0 {
+        notes.push(format!(
+            "the fan-out consumers changed during the run: {} of the {} that ran stopped before the end (removed, or the endpoint could not serve them) and {} not priced",
+            k.fan_out_stopped,
+            k.fan_out_stopped + fan_out,
+            if k.fan_out_stopped == 1 { "is" } else { "are" }
+        ));
     }
     (
         LabCost {
@@ -312,8 +343,8 @@ impl crate::labs::Cost for super::KinesisLab {
                 .map(|(u, c)| {
                     vec![
                         u.name.clone(),
-                        ms(c.arrival_to_receive.p50_us),
-                        ms(c.arrival_to_receive.p99_us),
+                        c.arrival_to_receive.ms(c.arrival_to_receive.p50_us),
+                        c.arrival_to_receive.ms(c.arrival_to_receive.p99_us),
                         usd_or_dash(u.per_million_records),
                         usd_or_dash(u.per_gb),
                     ]
@@ -411,7 +442,7 @@ mod tests {
     }
 
     #[test]
-    fn three_shards_large_records_and_a_stopped_consumer() {
+    fn three_shards_large_records_and_a_consumer_removed_live_is_not_priced() {
         // 3 shards, 100 records/s of 60,000 B (3 units: 51,200 < 60,000 <= 76,800), one fan-out
         // consumer running and one stopped (not counted while the run goes on):
         //   shard-hours        3 × 0.015                                   = 0.045
@@ -434,12 +465,35 @@ mod tests {
             cost.lab(LabKind::Kinesis.name()).unwrap().hourly(),
             0.366_635_378_952,
         );
-        // Once the run is complete, every consumer that ran counts: a second 0.045 + 0.2615149.
+        // Once the run is complete, the consumer removed at 12 s is still not priced (the
+        // quit summary priced it: `3 fan-out consumers` where the pane showed 2), and the
+        // report says the configuration changed.
         view.snapshot.complete = true;
+        let k = view.snapshot.kinesis.as_mut().unwrap();
+        k.consumers[0].stopped_at_secs = Some(30.000_004);
         let complete = view.snapshot.cost(&us_east_1());
+        let lab = complete.lab(LabKind::Kinesis.name()).unwrap();
+        close(lab.hourly(), 0.366_635_378_952);
+        assert!(
+            lab.notes.iter().any(|n| n
+                == "the fan-out consumers changed during the run: 1 of the 2 that ran stopped before the end (removed, or the endpoint could not serve them) and is not priced"),
+            "{:?}",
+            lab.notes
+        );
+        // Both ran to the end (the run stops them microseconds apart): both are priced, a
+        // second 0.045 + 0.2615149.
+        let k = view.snapshot.kinesis.as_mut().unwrap();
+        k.consumers[1].stopped_at_secs = Some(30.000_019);
+        let both = view.snapshot.cost(&us_east_1());
+        let lab = both.lab(LabKind::Kinesis.name()).unwrap();
         close(
-            complete.lab(LabKind::Kinesis.name()).unwrap().hourly(),
+            lab.hourly(),
             0.366_635_378_952 + 0.045 + 2.16e10 / GB * 0.013,
+        );
+        assert!(
+            !lab.notes
+                .iter()
+                .any(|n| n.contains("changed during the run"))
         );
     }
 

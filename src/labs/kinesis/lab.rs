@@ -218,28 +218,27 @@ impl Probe for KinesisLab {
         Some(self.ctx.shared.producing_for())
     }
 
-    /// Stops the producer, lets the consumers catch up for at most the scenario's drain time,
-    /// then stops them.
-    async fn stop(&self) {
+    const STOPPING: &'static str = "the producer has stopped; consumers are draining";
+
+    /// Stops the producer, lets the consumers catch up for at most the scenario's drain time (or
+    /// until the user hurries it), then stops them.
+    async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         for task in self.background.lock().drain(..) {
             task.abort();
         }
         let producer = self.producer.lock().take();
         if let Some((cancel, task)) = producer {
             cancel.cancel();
-            let _ = task.await;
+            crate::labs::context::join_within(task, Duration::from_secs(30), hurry).await;
         }
-        let deadline = Instant::now() + self.scenario.drain;
-        while Instant::now() < deadline && self.missing() > 0 {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        crate::labs::context::drain_until(self.scenario.drain, hurry, || self.missing() == 0).await;
         let consumers: Vec<Arc<ConsumerState>> = self.ctx.shared.consumers.read().clone();
         for c in &consumers {
             self.ctx.shared.stop_consumer(c);
         }
         let tasks: Vec<JoinHandle<()>> = self.tasks.lock().drain(..).collect();
         for t in tasks {
-            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+            crate::labs::context::join_within(t, Duration::from_secs(5), hurry).await;
         }
     }
 

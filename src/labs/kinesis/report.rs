@@ -10,7 +10,7 @@ use crate::metrics::Summary;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
-use crate::units::{ms, thousands};
+use crate::units::thousands;
 
 impl crate::labs::Report for super::KinesisLab {
     /// The producer's acknowledged records, and each consumer's accounting: received + lost +
@@ -66,11 +66,11 @@ impl crate::labs::Report for super::KinesisLab {
             (
                 "stream",
                 format!(
-                    "{}, {}; producer asked {} records/s, achieved {:.1}/s ({}), {} payloads",
+                    "{}, {}; producer asked {} records/s, {} ({}), {} payloads",
                     k.stream,
                     k.shards_text(),
                     crate::section::rate_text(p.asked_rate),
-                    p.achieved_rate,
+                    p.achieved_text(),
                     p.mode,
                     crate::units::format_bytes(p.payload_bytes)
                 ),
@@ -196,11 +196,11 @@ impl crate::labs::Report for super::KinesisLab {
             };
             t.row(vec![
                 name,
-                ms(a.p50_us),
-                ms(a.p90_us),
-                ms(a.p99_us),
-                ms(a.p999_us),
-                ms(a.max_us),
+                a.ms(a.p50_us),
+                a.ms(a.p90_us),
+                a.ms(a.p99_us),
+                a.ms(a.p999_us),
+                a.ms(a.max_us),
                 thousands(a.count),
             ]);
             push_seed(&mut t, &ids("arrival_to_receive", &c.name), 1);
@@ -215,10 +215,10 @@ impl crate::labs::Report for super::KinesisLab {
         let row = |name: String, x: &Summary| {
             vec![
                 name,
-                ms(x.p50_us),
-                ms(x.p90_us),
-                ms(x.p99_us),
-                ms(x.max_us),
+                x.ms(x.p50_us),
+                x.ms(x.p90_us),
+                x.ms(x.p99_us),
+                x.ms(x.max_us),
                 thousands(x.count),
             ]
         };
@@ -313,10 +313,10 @@ impl crate::labs::Report for super::KinesisLab {
         // A host without the producer has no producer figures to give.
         if p.elsewhere.is_none() {
             out.push_str(&format!(
-            "producer: {}; asked {} records/s, achieved {:.1}/s{}; {} records sent, {} acknowledged, {} re-sent by the SDK's retries, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
+            "producer: {}; asked {} records/s, {}{}; {} records sent, {} acknowledged, {} re-sent by the SDK's retries, {} re-sent once refused, {} never stored; {} throttled attempts, {} records refused in PutRecords answers\n",
             p.mode,
             rate_text(p.asked_rate),
-            p.achieved_rate,
+            p.achieved_text(),
             shortfall.map_or(String::new(), |s| format!(" ({})", s.describe(usize::MAX))),
             thousands(p.sent),
             thousands(p.acked),
@@ -400,8 +400,8 @@ impl crate::labs::Report for super::KinesisLab {
                     "{}: the SDK's client-side rate limiter (adaptive mode) held {} first attempts back before sending: p50 {}, max {}\n",
                     c.name,
                     thousands(held),
-                    crate::units::ms(w.p50_us),
-                    crate::units::ms(w.max_us)
+                    w.ms(w.p50_us),
+                    w.ms(w.max_us)
                 ));
             }
         }

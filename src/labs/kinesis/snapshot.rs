@@ -52,9 +52,9 @@ pub struct ConsumerSnapshot {
 pub struct ProducerSnapshot {
     /// Records per second asked for.
     pub asked_rate: f64,
-    /// Records per second acknowledged: over the producing time once the run is complete; while
-    /// it runs, over the last whole seconds (at most 10) since the producer's first put or the
-    /// asked rate's last change.
+    /// Records per second acknowledged: over the producing time (since the first put or the last
+    /// reset) once the run is complete; while it runs, over the last whole seconds (at most 10)
+    /// since the producer's first put, the last reset or the asked rate's last change.
     pub achieved_rate: f64,
     /// The seconds `achieved_rate` was measured over (0: not a whole second yet).
     pub achieved_over_secs: f64,
@@ -121,6 +121,16 @@ impl Shortfall {
 const RATE_TOLERANCE: f64 = 0.05;
 
 impl ProducerSnapshot {
+    /// `achieved 4.9/s`, or what stands in its place before a whole second was measured: a
+    /// report taken that early has no rate to give, and 0.0/s would read as a producer that
+    /// stored nothing.
+    pub fn achieved_text(&self) -> String {
+        if self.rate_resolution().is_none() && self.unsupported.is_none() {
+            return "achieved not measured yet (no whole second since the producer's first put, the last reset or the last rate change)".into();
+        }
+        format!("achieved {:.1}/s", self.achieved_rate)
+    }
+
     /// The finest difference the achieved rate can show: one record over the time it was
     /// measured over (a paced producer's record can fall either side of a second's edge).
     /// None before a whole second was measured.
@@ -331,13 +341,11 @@ pub fn producer(shared: &Shared, spec: &ProducerSpec, complete: bool) -> Produce
         }
     } else {
         // Whole seconds only, from the first that began after the producer's first put (or
-        // the asked rate's last change) to the last one that ended, at most ten: a partial
-        // first second would make every start look short.
+        // the last reset, or the asked rate's last change) to the last one that ended, at most
+        // ten: a partial first second would make every start look short.
         let from = shared
-            .producing
-            .lock()
-            .0
-            .map(|first_put| first_put.max(*shared.rate_set_at.lock()));
+            .producing_since()
+            .map(|since| since.max(*shared.rate_set_at.lock()));
         let now = shared.second();
         match from.map(|d| d.as_secs_f64().ceil() as u64) {
             Some(first) if now > first => {
@@ -531,6 +539,45 @@ mod tests {
         *shared.rate_set_at.lock() = ms(8_300);
         let p = producer(&shared, &spec(), false);
         assert_eq!((p.achieved_rate, p.achieved_over_secs), (10.0, 2.0));
+        assert_eq!(p.shortfall(), None);
+    }
+
+    #[test]
+    fn a_reset_does_not_invent_a_producer_shortfall() {
+        // The demo: 5/s from 2.4 s; `r` pressed at 13 s; the producer kept its pace.
+        let shared = lab(
+            ms(13_000),
+            ms(2_400),
+            &[0, 0, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5],
+        );
+        shared.reset();
+        let reset_at = *shared.reset_at.lock();
+        assert!(reset_at >= ms(13_000), "{reset_at:?}");
+        assert_eq!(shared.producer.acked.load(Ordering::Relaxed), 0);
+        // One second on (14.5 s): nothing whole measured since the reset, nothing claimed; the
+        // seconds before the reset no longer count as seconds that acknowledged nothing.
+        *shared.reset_at.lock() = ms(13_000);
+        let p = producer(&shared, &spec(), false);
+        assert_eq!(p.shortfall(), None, "{p:?}");
+        // Ten seconds after the reset, the producer's pace since the reset.
+        let later = lab(ms(23_500), ms(2_400), &[0; 13]);
+        *later.reset_at.lock() = ms(13_000);
+        {
+            let mut series = later.producer.put_latency.lock();
+            for second in 13..23 {
+                for _ in 0..5 {
+                    series.record(70_000, second);
+                }
+            }
+        }
+        later.producer.acked.store(50, Ordering::Relaxed);
+        let p = producer(&later, &spec(), false);
+        assert_eq!((p.achieved_rate, p.achieved_over_secs), (5.0, 10.0));
+        assert_eq!(p.shortfall(), None);
+        // The finished run's rate counts from the reset: 50 records over 10 s.
+        later.producing.lock().1 = Some(ms(23_000));
+        let p = producer(&later, &spec(), true);
+        assert_eq!((p.achieved_rate, p.achieved_over_secs), (5.0, 10.0));
         assert_eq!(p.shortfall(), None);
     }
 

@@ -283,6 +283,9 @@ pub struct Shared {
     pub producing: Mutex<(Option<Duration>, Option<Duration>)>,
     /// When the asked rate last changed live, since `start` (zero: never).
     pub rate_set_at: Mutex<Duration>,
+    /// When the figures were last reset (`r`), since `start` (zero: never): the producing
+    /// period the achieved rate is measured over starts again there.
+    pub reset_at: Mutex<Duration>,
     /// The process's CPU seconds when the producer started and stopped.
     pub producing_cpu: Mutex<(Option<f64>, Option<f64>)>,
 }
@@ -301,6 +304,7 @@ impl Shared {
             reset_count: AtomicU64::new(0),
             producing: Mutex::new((None, None)),
             rate_set_at: Mutex::new(Duration::ZERO),
+            reset_at: Mutex::new(Duration::ZERO),
             producing_cpu: Mutex::new((None, None)),
         })
     }
@@ -321,13 +325,20 @@ impl Shared {
         }
     }
 
-    /// How long the producer has run (or ran).
+    /// When the producing period the figures cover began: the producer's first put, or the
+    /// last reset after it. None before the first put.
+    pub fn producing_since(&self) -> Option<Duration> {
+        let first_put = self.producing.lock().0?;
+        Some(first_put.max(*self.reset_at.lock()))
+    }
+
+    /// How long the producer has run (or ran) since the figures began (`producing_since`).
     pub fn producing_for(&self) -> Duration {
-        match *self.producing.lock() {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            (Some(a), None) => self.elapsed().saturating_sub(a),
-            _ => Duration::ZERO,
-        }
+        let Some(since) = self.producing_since() else {
+            return Duration::ZERO;
+        };
+        let end = self.producing.lock().1.unwrap_or_else(|| self.elapsed());
+        end.saturating_sub(since)
     }
 
     pub fn second(&self) -> u64 {
@@ -503,6 +514,12 @@ impl Shared {
             a.store(0, Ordering::Relaxed);
         }
         self.producer_sdk.reset();
+        // The producing period starts again here: the acknowledgements counted from now on are
+        // measured over the time from now on, never over the time before the reset.
+        *self.reset_at.lock() = self.elapsed();
+        if let (Some(_), None) = *self.producing.lock() {
+            self.producing_cpu.lock().0 = Some(crate::metrics::cpu::process_seconds());
+        }
         let consumers = self.consumers.read().clone();
         for c in &consumers {
             c.metrics.lock().reset();

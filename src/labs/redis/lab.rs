@@ -231,7 +231,9 @@ impl Probe for RedisLab {
         self.set_fault(spec)
     }
 
-    async fn stop(&self) {
+    const STOPPING: &'static str = "the tries in flight finish";
+
+    async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();
         {
             let mut status = self.shared.status.lock();
@@ -241,7 +243,7 @@ impl Probe for RedisLab {
         }
         let tasks: Vec<_> = self.tasks.lock().drain(..).collect();
         for t in tasks {
-            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
+            crate::labs::context::join_within(t, Duration::from_secs(10), hurry).await;
         }
     }
 

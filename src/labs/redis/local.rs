@@ -197,6 +197,13 @@ fn spawn(
     if let Some(p) = replica_of {
         cmd.args(["--replicaof", "127.0.0.1", &p.to_string()]);
     }
+    // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches
+    // latlab alone, which still needs the servers to delete its keys before it ends.
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
     #[cfg(target_os = "linux")]
     unsafe {
         use std::os::unix::process::CommandExt;

@@ -6,7 +6,7 @@ use crate::labs::redis::snapshot::RedisSnapshot;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
-use crate::units::{ms, ms_f, thousands};
+use crate::units::{ms_f, thousands};
 
 impl crate::labs::Report for super::RedisLab {
     /// Each method's tries and errors.
@@ -95,7 +95,7 @@ impl crate::labs::Report for super::RedisLab {
                         if x.lag.count == 0 {
                             format!("{} errors", x.errors)
                         } else {
-                            format!("{} ({})", mean(x.lag.mean_us), ms(x.lag.p50_us))
+                            format!("{} ({})", mean(x.lag.mean_us), x.lag.ms(x.lag.p50_us))
                         }
                     })
                 };
@@ -166,11 +166,11 @@ impl crate::labs::Report for super::RedisLab {
                 let l = &m.lag;
                 let mut row = vec![
                     m.method.label().to_string(),
-                    ms(l.p50_us),
-                    ms(l.p90_us),
-                    ms(l.p99_us),
-                    ms(l.p999_us),
-                    ms(l.max_us),
+                    l.ms(l.p50_us),
+                    l.ms(l.p90_us),
+                    l.ms(l.p99_us),
+                    l.ms(l.p999_us),
+                    l.ms(l.max_us),
                     mean(l.mean_us),
                     thousands(m.tries),
                     thousands(m.errors),

@@ -92,11 +92,11 @@ fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> P
         Some(m) if m.tries > 0 || m.errors > 0 => {
             let l = &m.lag;
             let mut cells = vec![
-                txt(ms(l.p50_us)),
-                txt(ms(l.p90_us)),
-                txt(ms(l.p99_us)),
-                txt(ms(l.p999_us)),
-                txt(ms(l.max_us)),
+                txt(l.ms(l.p50_us)),
+                txt(l.ms(l.p90_us)),
+                txt(l.ms(l.p99_us)),
+                txt(l.ms(l.p999_us)),
+                txt(l.ms(l.max_us)),
                 txt(ms(l.mean_us as u64)),
                 txt(thousands(m.tries)),
                 Text::new(

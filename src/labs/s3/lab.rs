@@ -146,11 +146,13 @@ impl Probe for S3Lab {
         })
     }
 
-    async fn stop(&self) {
+    const STOPPING: &'static str = "the PUTs and GETs in flight finish";
+
+    async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();
         let task = self.live.lock().take();
         if let Some(t) = task {
-            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
+            crate::labs::context::join_within(t, Duration::from_secs(10), hurry).await;
         }
     }
 

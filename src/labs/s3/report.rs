@@ -6,7 +6,7 @@ use crate::labs::s3::snapshot::S3Snapshot;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, ratio_text, section_heading};
-use crate::units::{ms, thousands};
+use crate::units::thousands;
 
 /// This run's matrix beside an S3 seed's.
 fn compare_matrix(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Comparer) {
@@ -162,11 +162,11 @@ impl crate::labs::Report for super::S3Lab {
                 o.class.storage_class().to_string(),
                 o.op.clone(),
                 thousands(o.requests),
-                ms(o.first_byte.p50_us),
-                ms(o.first_byte.p99_us),
-                ms(o.total.p50_us),
-                ms(o.total.p99_us),
-                ms(o.total.max_us),
+                o.first_byte.ms(o.first_byte.p50_us),
+                o.first_byte.ms(o.first_byte.p99_us),
+                o.total.ms(o.total.p50_us),
+                o.total.ms(o.total.p99_us),
+                o.total.ms(o.total.max_us),
                 format!("{:.1}", o.mb_per_sec),
                 thousands(o.slow_downs),
                 thousands(o.errors),

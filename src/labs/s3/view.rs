@@ -5,7 +5,7 @@ use super::snapshot::S3Snapshot;
 use crate::metrics::Point;
 use crate::services::Service;
 use crate::services::s3::Class;
-use crate::units::{format_bytes, ms, thousands};
+use crate::units::{format_bytes, thousands};
 use crate::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
     brief_latency, brief_note,
@@ -135,11 +135,11 @@ fn pane(
                 Some(o) => vec![
                     name,
                     txt(thousands(o.requests)),
-                    txt(ms(o.first_byte.p50_us)),
-                    txt(ms(o.first_byte.p99_us)),
-                    txt(ms(o.total.p50_us)),
-                    txt(ms(o.total.p99_us)),
-                    txt(ms(o.total.max_us)),
+                    txt(o.first_byte.ms(o.first_byte.p50_us)),
+                    txt(o.first_byte.ms(o.first_byte.p99_us)),
+                    txt(o.total.ms(o.total.p50_us)),
+                    txt(o.total.ms(o.total.p99_us)),
+                    txt(o.total.ms(o.total.max_us)),
                     txt(format!("{:.1}", o.mb_per_sec)),
                     Text::new(
                         thousands(o.slow_downs),

@@ -8,7 +8,6 @@ use crate::cost::prices::{Price, Section};
 use crate::cost::{LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::sqs::snapshot::{ConsumerFigures, SqsSnapshot};
-use crate::units::ms;
 
 /// The price keys, per million requests.
 pub const STANDARD: &str = "sqs.standard_requests_per_million";
@@ -252,8 +251,8 @@ impl crate::labs::Cost for super::SqsLab {
                 .map(|(name, _, per, usd_m, c)| {
                     vec![
                         name.clone(),
-                        ms(c.latency.p50_us),
-                        ms(c.latency.p99_us),
+                        c.latency.ms(c.latency.p50_us),
+                        c.latency.ms(c.latency.p99_us),
                         per.map_or("-".into(), |r| format!("{r:.2}")),
                         usd_or_dash(*usd_m),
                     ]

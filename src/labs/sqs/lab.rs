@@ -189,8 +189,10 @@ impl Probe for SqsLab {
             .collect()
     }
 
-    async fn stop(&self) {
-        self.probes.stop(DRAIN).await
+    const STOPPING: &'static str = "the producer has stopped; consumers are draining the queues";
+
+    async fn stop(&self, hurry: &crate::labs::context::Hurry) {
+        self.probes.stop(DRAIN, hurry).await
     }
 
     async fn cleanup(&self) -> Vec<String> {

@@ -300,7 +300,7 @@ impl Probes {
     /// Stops the producer and waits for its sends in flight (a message is sent when its send
     /// is answered: one answered after the drain began would stay unread), lets the consumers
     /// read what is left for up to `drain`, then stops them.
-    pub async fn stop(&self, drain: Duration) {
+    pub async fn stop(&self, drain: Duration, hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();
         let task = self.producer_task.lock().take();
         if let Some(t) = task {
@@ -315,17 +315,12 @@ impl Probes {
         for s in senders {
             let _ = s.await;
         }
-        let deadline = Instant::now() + drain;
-        while Instant::now() < deadline {
-            let settled = self
-                .figures()
+        crate::labs::context::drain_until(drain, hurry, || {
+            self.figures()
                 .iter()
-                .all(|f| f.counts.unread == 0 && f.counts.in_flight == 0);
-            if settled {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+                .all(|f| f.counts.unread == 0 && f.counts.in_flight == 0)
+        })
+        .await;
         for c in self.consumers.lock().iter() {
             c.cancel.cancel();
         }

@@ -7,7 +7,7 @@ use super::config::SqsSeed;
 use super::snapshot::SqsSnapshot;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, section_heading};
-use crate::units::{ms, thousands};
+use crate::units::thousands;
 
 impl crate::labs::Report for super::SqsLab {
     /// The producer's acknowledged messages, and each consumer's accounting: received + lost +
@@ -102,13 +102,7 @@ impl crate::labs::Report for super::SqsLab {
         ])
         .labels(2);
         for c in &s.consumers {
-            let lat = |us: u64| {
-                if c.latency.count == 0 {
-                    "-".to_string()
-                } else {
-                    ms(us)
-                }
-            };
+            let lat = |us: u64| c.latency.ms(us);
             t.row(vec![
                 format!("{}{}", c.name, if c.stopped { " (left)" } else { "" }),
                 c.kind.describe(),
@@ -204,8 +198,8 @@ impl crate::labs::Report for super::SqsLab {
             },
             thousands(p.acknowledged),
             thousands(p.calls),
-            ms(p.send_latency.p50_us),
-            ms(p.send_latency.p99_us),
+            p.send_latency.ms(p.send_latency.p50_us),
+            p.send_latency.ms(p.send_latency.p99_us),
             thousands(p.sdk.counters.throttles),
             thousands(p.failed),
             thousands(p.behind),

@@ -212,8 +212,8 @@ fn info(s: &SqsSnapshot) -> Vec<Line> {
                 "producer {}/s to each queue, sent {}, send p50 {} p99 {}, throttled {}",
                 s.rate,
                 thousands(p.acknowledged),
-                ms(p.send_latency.p50_us),
-                ms(p.send_latency.p99_us),
+                p.send_latency.ms(p.send_latency.p50_us),
+                p.send_latency.ms(p.send_latency.p99_us),
                 thousands(p.sdk.counters.throttles)
             ),
             TEXT,

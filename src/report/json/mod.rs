@@ -366,4 +366,63 @@ mod tests {
             assert!(!validator.is_valid(&extra), "{path} takes no other field");
         }
     }
+
+    /// A consumer that received nothing (`--lacking SubscribeToShard`) has no latency: `-` in
+    /// text, empty fields in CSV, `null` in JSON (which the schema takes, and reads back as the
+    /// same report); never 0.0 ms.
+    #[test]
+    fn a_series_with_no_samples_prints_no_latency_in_any_format() {
+        let mut view = crate::tui::fixture::full_tour_view();
+        let kinesis = view.snapshot.kinesis.as_mut().unwrap();
+        let name = kinesis.consumers[0].name.clone();
+        kinesis.consumers[0].arrival_to_receive = crate::metrics::Summary::default();
+        kinesis.consumers[0].send_to_receive = crate::metrics::Summary::default();
+        let scenario = Scenario::resolve("tour").unwrap();
+        let report = Report::new(&scenario, view.snapshot, Ending::Completed, Vec::new());
+
+        let text = report.render(Format::Text);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("a row for {name}:\n{text}"));
+        let cells: Vec<&str> = row[name.len()..].split_whitespace().collect();
+        assert_eq!(cells, ["-", "-", "-", "-", "-", "0"], "{row}");
+        assert!(!text.contains(&format!("send -> receive, {name}  0.0 ms")));
+
+        let csv = report.render(Format::Csv);
+        for stat in ["p50", "p90", "p99", "p999", "max", "mean"] {
+            let metric = format!(",{name},arrival_to_receive_{stat}_ms,");
+            let line = csv
+                .lines()
+                .find(|l| l.contains(&metric))
+                .unwrap_or_else(|| panic!("{metric} in\n{csv}"));
+            let value = line.split(&metric).nth(1).unwrap();
+            assert!(value.starts_with(','), "no value, not 0: {line}");
+        }
+        assert!(csv.contains(&format!(",{name},arrival_to_receive_count,0,")));
+
+        let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
+        let a = &json["snapshot"]["kinesis"]["consumers"][0]["arrival_to_receive"];
+        assert_eq!(a["count"], 0);
+        for stat in [
+            "min_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us",
+        ] {
+            assert!(a[stat].is_null(), "{stat}: {a}");
+        }
+        let validator = validator();
+        assert!(
+            validator.is_valid(&json),
+            "null latencies follow the schema"
+        );
+        // The schema holds a summary of no samples to nulls, and one with samples to figures.
+        let mut zero = json.clone();
+        zero["snapshot"]["kinesis"]["consumers"][0]["arrival_to_receive"]["p50_us"] = 0.into();
+        assert!(!validator.is_valid(&zero), "0 for no samples is refused");
+        let mut null = json.clone();
+        null["snapshot"]["kinesis"]["consumers"][1]["arrival_to_receive"]["p50_us"] =
+            serde_json::Value::Null;
+        assert!(!validator.is_valid(&null), "null beside samples is refused");
+        let back: Report = serde_json::from_value::<RunReport>(json).unwrap().into();
+        assert_eq!(back, report);
+    }
 }
