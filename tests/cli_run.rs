@@ -4,7 +4,7 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Kill, latlab};
 
@@ -269,6 +269,78 @@ fn ctrl_c_in_a_terminal_on_a_redis_run_cleans_up_without_an_error() {
     assert!(!stderr.contains("could not delete"), "{stderr}");
     assert!(!stdout.contains("could not delete"), "{stdout}");
     assert!(stdout.contains("(stopped early; 2m requested)"), "{stdout}");
+}
+
+/// A long drain (a slow consumer far behind, 2 minutes of drain allowed) is cut short by a
+/// second Ctrl-C: the run ends at once and what was not drained is counted unread, every record
+/// still accounted for (`q` waited 17 s with `consumers are draining`, a second `q` too).
+#[test]
+fn a_second_ctrl_c_ends_a_long_drain_at_once_and_counts_the_rest_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("backlog.toml");
+    std::fs::write(
+        &file,
+        "name = \"backlog\"\ndescription = \"a consumer far behind\"\nduration = \"10m\"\n\
+         latency_profile = \"zero\"\n[kinesis]\nstream = \"latlab-backlog\"\ndrain = \"2m\"\n\
+         [kinesis.producer]\nrate = 2000\npayload = \"128B\"\n\
+         [[kinesis.consumers]]\nkind = \"lambda-standard\"\nname = \"slow\"\nbatch_size = 10\n",
+    )
+    .unwrap();
+    let child = latlab()
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--format",
+            "json",
+            "--limit",
+            "consumer_activation=0s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Kill(child);
+    let int = |pid: u32| {
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid.to_string()])
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    std::thread::sleep(Duration::from_secs(6));
+    int(guard.0.id());
+    // Draining now: ten records a second against thousands behind.
+    std::thread::sleep(Duration::from_secs(2));
+    let second = Instant::now();
+    int(guard.0.id());
+    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
+        .wait_with_output()
+        .unwrap();
+    let ended_in = second.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Not the two minutes of drain: cleanup and the report only (a bound, not a timing goal).
+    assert!(ended_in < Duration::from_secs(60), "{ended_in:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let consumer = &report["snapshot"]["kinesis"]["consumers"][0];
+    let c = &consumer["counts"];
+    let n = |k: &str| c[k].as_u64().unwrap();
+    assert!(n("unread") > 1_000, "{c}");
+    assert_eq!(
+        n("received") + n("lost") + n("unread"),
+        n("acknowledged"),
+        "{c}"
+    );
+    let acked = report["snapshot"]["kinesis"]["producer"]["acked"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(n("acknowledged"), acked);
 }
 
 /// `latlab emulate` on an ephemeral port, as the "other endpoint".

@@ -20,6 +20,12 @@ fn tmux(name: &str) -> Command {
 impl Session {
     /// `cmd` in a new detached 140x44 tmux session named `name`, in colour.
     fn start(name: String, cmd: &str) -> Session {
+        Session::sized(name, cmd, 140, 44)
+    }
+
+    /// `cmd` in a new detached tmux session of `width` x `height`, in colour.
+    fn sized(name: String, cmd: &str, width: u16, height: u16) -> Session {
+        let (width, height) = (width.to_string(), height.to_string());
         let ok = tmux(&name)
             .args([
                 "new-session",
@@ -27,9 +33,9 @@ impl Session {
                 "-s",
                 &name,
                 "-x",
-                "140",
+                &width,
                 "-y",
-                "44",
+                &height,
                 cmd,
             ])
             .env_remove("NO_COLOR")
@@ -523,4 +529,175 @@ fn a_reading_host_in_the_terminal_uploads_its_recording_when_it_quits() {
         screen.contains("uploaded the recording to s3://runs/tui/tuihost-"),
         "{screen}"
     );
+}
+
+/// The heads of the Kinesis tab's consumer table, each whole (a column that does not fit goes
+/// whole; a clipped head such as `nread` or `rottled` is a defect).
+const KINESIS_HEADS: [&str; 17] = [
+    "consumer",
+    "p50",
+    "p90",
+    "p99",
+    "p99.9",
+    "max",
+    "acked",
+    "received",
+    "lost",
+    "unread",
+    "behind",
+    "dup",
+    "throttled",
+    "retries",
+    "escaped",
+    "quota",
+    "status",
+];
+
+/// The README's 60-second tour at 80x24, the smallest size latlab takes: after `+` twice every
+/// poller has its row, the throttle gauge says OVER, and the table's heads are whole, with p50,
+/// p99, throttled and escaped kept. Then `q` says what it waits for, and a second `q` ends it.
+#[test]
+fn the_readme_tour_at_80x24_shows_every_poller_and_the_throttling_columns() {
+    let name = format!("latlab-80x24-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd =
+        format!("{bin} tui demo --limit consumer_activation=0s; echo \"[exit $?]\"; sleep 120");
+    let s = Session::sized(name, &cmd, 80, 24);
+    wait_for(&s, "GetRecords pollers", Duration::from_secs(30));
+    keys(&s, "+");
+    wait_for(&s, "added poller get_records 2", Duration::from_secs(10));
+    keys(&s, "+");
+    wait_for(&s, "added poller get_records 3", Duration::from_secs(10));
+    let screen = wait_for(&s, "OVER", Duration::from_secs(30));
+    for poller in ["get_records ", "get_records 2 ", "get_records 3 "] {
+        assert!(
+            screen.lines().any(|l| l.starts_with(&format!("│{poller}"))),
+            "a row for {poller:?}:\n{screen}"
+        );
+    }
+    let heads: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.starts_with("│consumer"))
+        .collect();
+    assert_eq!(heads.len(), 4, "a table head in each pane:\n{screen}");
+    for head in heads {
+        let words: Vec<&str> = head.trim_matches('│').split_whitespace().collect();
+        for w in &words {
+            assert!(
+                KINESIS_HEADS.contains(w),
+                "{w:?} is a clipped head:\n{screen}"
+            );
+        }
+        for kept in ["p50", "p99", "throttled", "escaped"] {
+            assert!(words.contains(&kept), "{kept} kept: {head}");
+        }
+    }
+    // The gauge is whole in its title: its mark, a cell past it, and OVER.
+    assert!(
+        screen.lines().any(|l| l.starts_with("┌ GetRecords pollers")
+            && l.contains("│█")
+            && l.contains(" OVER ")),
+        "{screen}"
+    );
+
+    keys(&s, "q");
+    let screen = wait_for(&s, "[exit 0]", Duration::from_secs(30));
+    assert!(
+        screen.contains("Kinesis"),
+        "the summary after quitting:\n{screen}"
+    );
+}
+
+/// `q` on a run whose consumer is far behind waits for the drain and says so; a second `q` ends
+/// it at once, the records not drained counted unread in the summary (a second `q` waited too).
+#[test]
+fn a_second_q_cuts_a_long_drain_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("backlog.toml");
+    std::fs::write(
+        &file,
+        "name = \"backlog\"\ndescription = \"a consumer far behind\"\nduration = \"10m\"\n\
+         latency_profile = \"zero\"\n[kinesis]\nstream = \"latlab-backlog\"\ndrain = \"2m\"\n\
+         [kinesis.producer]\nrate = 2000\npayload = \"128B\"\n\
+         [[kinesis.consumers]]\nkind = \"lambda-standard\"\nname = \"slow\"\nbatch_size = 10\n",
+    )
+    .unwrap();
+    let name = format!("latlab-drain-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd = format!(
+        "{bin} tui {} --limit consumer_activation=0s; echo \"[exit $?]\"; sleep 120",
+        file.display()
+    );
+    let s = Session::sized(name, &cmd, 100, 30);
+    wait_for(&s, "slow", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_secs(4));
+    keys(&s, "q");
+    let screen = wait_for(&s, "q again: stop now", Duration::from_secs(10));
+    assert!(
+        screen.contains("Kinesis: the producer has stopped; consumers are draining"),
+        "{screen}"
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    let second = Instant::now();
+    keys(&s, "q");
+    wait_for(&s, "[exit 0]", Duration::from_secs(60));
+    assert!(second.elapsed() < Duration::from_secs(60));
+    // The whole summary, its scrolled-off lines too.
+    let out = tmux(&s.0)
+        .args(["capture-pane", "-p", "-S", "-3000", "-t", &s.0])
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    let row = screen
+        .lines()
+        .skip_while(|l| !(l.starts_with("consumer") && l.contains("acknowledged")))
+        .find(|l| l.starts_with("slow "))
+        .unwrap_or_else(|| panic!("the accounting row:\n{screen}"));
+    let n: Vec<u64> = row
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.replace(',', "").parse().unwrap_or(0))
+        .collect();
+    // acknowledged, received, lost, unread: the rest was counted unread, and it adds up.
+    assert!(n[3] > 1_000, "{row}");
+    assert_eq!(n[1] + n[2] + n[3], n[0], "{row}");
+}
+
+/// The tour's SQS tab at 80x24: a values row in each of its four panes (the fifo pane had none).
+#[test]
+fn the_tours_sqs_tab_at_80x24_has_a_values_row_in_every_pane() {
+    common::require_redis_server();
+    let name = format!("latlab-sqs80-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let cmd =
+        format!("{bin} tui tour --limit consumer_activation=0s; echo \"[exit $?]\"; sleep 120");
+    let s = Session::sized(name, &cmd, 80, 24);
+    wait_for(&s, "4 SQS", Duration::from_secs(40));
+    keys(&s, "4");
+    let screen = wait_for(&s, "SQS lambda", Duration::from_secs(10));
+    let lines: Vec<&str> = screen.lines().collect();
+    for pane in ["long-poll", "short-poll", "fifo", "lambda"] {
+        let top = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("┌ SQS {pane} ")))
+            .unwrap_or_else(|| panic!("the {pane} pane:\n{screen}"));
+        let inside: Vec<&str> = lines[top + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with('└'))
+            .copied()
+            .collect();
+        assert!(
+            inside.iter().any(|l| l.contains("sent")),
+            "{pane}: its head:\n{screen}"
+        );
+        assert!(
+            inside.iter().any(|l| l
+                .trim_matches('│')
+                .trim()
+                .starts_with(|c: char| c.is_ascii_digit())),
+            "{pane}: a values row:\n{screen}"
+        );
+    }
+    keys(&s, "q");
+    wait_for(&s, "[exit 0]", Duration::from_secs(60));
 }

@@ -53,22 +53,67 @@ fn constraint(size: view::Size, spark: u16) -> Constraint {
     }
 }
 
-/// The sparkline rows of each `Rows` block in `height`: what their fixed rows leave, shared
-/// evenly, 1 to 8 each (None: the model has no such block).
-fn spark_share(model: &view::LabView, height: u16) -> Option<u16> {
-    let fixed: Vec<u16> = model
+/// Rows of a block it gives up first when the screen is short: a pane's lines at the foot
+/// (`Lines` sized `Min(0)`: what matters for that consumer type, under its table).
+fn optional_rows(block: &view::Block) -> u16 {
+    match block {
+        view::Block::Pane(p) => p
+            .parts
+            .iter()
+            .map(|(size, part)| match (size, part) {
+                (view::Size::Min(0), view::Part::Lines(lines)) => lines.len() as u16,
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// How `Rows` blocks share `height`, block by block: the rows it is given beyond its fixed
+/// ones for its sparkline (what the fixed rows leave, shared evenly, 1 to 8 each; when that is
+/// less than a row each, a row to each of the first blocks it reaches), and the rows it gives up
+/// (its optional rows, from the last block up, until the rest fits). A table's rows come first:
+/// every consumer keeps its row, and the sparklines and the lines under the tables go before
+/// it. Empty: the model has no such block.
+fn rows_share(model: &view::LabView, height: u16) -> Vec<(u16, u16)> {
+    let other: u16 = model
         .blocks
         .iter()
-        .filter_map(|(size, _)| match size {
-            view::Size::Rows { fixed } => Some(*fixed),
+        .map(|(size, _)| match size {
+            view::Size::Length(n) => *n,
+            _ => 0,
+        })
+        .sum();
+    let blocks: Vec<(u16, u16)> = model
+        .blocks
+        .iter()
+        .filter_map(|(size, block)| match size {
+            view::Size::Rows { fixed } => Some((*fixed, optional_rows(block).min(*fixed))),
             _ => None,
         })
         .collect();
-    if fixed.is_empty() {
-        return None;
+    if blocks.is_empty() {
+        return Vec::new();
     }
-    let spare = height.saturating_sub(fixed.iter().sum());
-    Some((spare / fixed.len() as u16).clamp(1, 8))
+    let n = blocks.len() as u16;
+    let avail = height.saturating_sub(other);
+    let full: u16 = blocks.iter().map(|(fixed, _)| fixed).sum();
+    if full + n <= avail {
+        let each = ((avail - full) / n).clamp(1, 8);
+        return vec![(each, 0); blocks.len()];
+    }
+    if full <= avail {
+        let spare = avail - full;
+        return (0..n).map(|i| (u16::from(i < spare), 0)).collect();
+    }
+    let mut over = full - avail;
+    let mut share = vec![(0u16, 0u16); blocks.len()];
+    for (i, (_, optional)) in blocks.iter().enumerate().rev() {
+        let give = (*optional).min(over);
+        share[i].1 = give;
+        over -= give;
+    }
+    share
 }
 
 /// Draws `lab`'s model in `area`.
@@ -81,19 +126,35 @@ pub fn draw_lab(
     model: &view::LabView,
     area: Rect,
 ) {
-    let share = spark_share(model, area.height);
-    let spark = share.unwrap_or(0);
+    let share = rows_share(model, area.height);
+    let mut rows = share.iter();
+    // Each block's sparkline rows (a `Rows` block's share; none for another block).
+    let sparks: Vec<u16> = model
+        .blocks
+        .iter()
+        .map(|(size, _)| match size {
+            view::Size::Rows { .. } => rows.next().map_or(0, |(spark, _)| *spark),
+            _ => 0,
+        })
+        .collect();
+    let mut rows = share.iter();
     let mut constraints: Vec<Constraint> = model
         .blocks
         .iter()
-        .map(|(size, _)| constraint(*size, spark))
+        .map(|(size, _)| match size {
+            view::Size::Rows { fixed } => {
+                let (spark, given_up) = rows.next().copied().unwrap_or_default();
+                Constraint::Length(fixed - given_up + spark)
+            }
+            _ => constraint(*size, 0),
+        })
         .collect();
-    if share.is_some() {
+    if !share.is_empty() {
         // What the blocks leave stays empty below them.
         constraints.push(Constraint::Min(0));
     }
     let rects = Layout::vertical(constraints).split(area);
-    for ((_, block), rect) in model.blocks.iter().zip(rects.iter()) {
+    for (((_, block), rect), spark) in model.blocks.iter().zip(rects.iter()).zip(sparks) {
         match block {
             view::Block::Pane(p) => draw_pane(f, theme, app, view, p, spark, *rect),
             view::Block::Lines(lines) => f.render_widget(
@@ -146,11 +207,47 @@ fn draw_pane(
             view::Part::Spark(s) => draw_spark(f, theme, app, view, s, *rect),
             view::Part::Table(t) => draw_table(f, theme, t, *rect),
             view::Part::Lines(lines) => f.render_widget(
-                Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>()),
+                Paragraph::new(
+                    lines
+                        .iter()
+                        .map(|l| line(theme, &cut(l, rect.width)))
+                        .collect::<Vec<_>>(),
+                ),
                 *rect,
             ),
         }
     }
+}
+
+/// A line cut to `width` cells, ending in `…` where it was cut: a pane's border never cuts a
+/// word without saying so.
+fn cut(l: &view::Line, width: u16) -> view::Line {
+    let width = usize::from(width);
+    let total: usize = l.iter().map(|t| t.text.chars().count()).sum();
+    if total <= width || width == 0 {
+        return l.clone();
+    }
+    let mut left = width - 1;
+    let mut out = Vec::new();
+    for t in l {
+        if left == 0 {
+            break;
+        }
+        let n = t.text.chars().count();
+        if n <= left {
+            out.push(t.clone());
+            left -= n;
+        } else {
+            out.push(view::Text::new(
+                t.text.chars().take(left).collect::<String>(),
+                t.style,
+            ));
+            left = 0;
+        }
+    }
+    let style = l.last().map_or(view::Style::plain("text"), |t| t.style);
+    out.push(view::Text::new("…", style));
+    out
 }
 
 /// A sparkline over the app's window: each second keeps the highest value of its series, in

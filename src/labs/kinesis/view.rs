@@ -78,10 +78,22 @@ fn pane(
     members: &[usize],
 ) -> Pane {
     let item = kind_item(kind);
-    let mut title = vec![Text::new(format!(" {title} "), Style::strong("title"))];
-    if kind == ConsumerKind::Poller || kind == ConsumerKind::LambdaStandard {
-        title.push(read_rate_gauge(k));
-    }
+    let polls = kind == ConsumerKind::Poller || kind == ConsumerKind::LambdaStandard;
+    let mut full = vec![Text::new(format!(" {title} "), Style::strong("title"))];
+    // On a narrow screen the title's first words and a short gauge, so that OVER stays in view.
+    let narrow = polls.then(|| {
+        let short = title.split(':').next_back().unwrap_or(title).trim();
+        let short = short.split(" (").next().unwrap_or(short);
+        let line = vec![
+            Text::new(format!(" {short} "), Style::strong("title")),
+            read_rate_gauge(k, true),
+        ];
+        full.push(read_rate_gauge(k, false));
+        // Its borders' corners and a cell beside them.
+        let width = full.iter().map(|t| t.text.chars().count()).sum::<usize>() as u16 + 4;
+        (width, line)
+    });
+    let title = full;
     // Per second: the highest p99 among the pane's consumers.
     let spark = Spark {
         series: members
@@ -115,17 +127,17 @@ fn pane(
             .iter()
             .map(|&i| consumer_cells(&k.consumers[i], item))
             .collect(),
-        // The names narrow to 14 (so "get_records 2" stays whole) at rank 4.
+        // The names narrow to 14 (so "get_records 2" stays whole) at rank 7.
         shrink: Some(Shrink {
             column: 0,
             min: 14,
-            rank: 4,
+            rank: 7,
         }),
         fill_last: true,
     };
     Pane {
         title,
-        narrow: None,
+        narrow,
         bottom: None,
         parts: vec![
             (Size::Spark, Part::Spark(spark)),
@@ -139,16 +151,22 @@ fn pane(
     }
 }
 
-/// "shard reads 5.6/s of 5": the cause of throttling, on screen when it happens.
-fn read_rate_gauge(k: &KinesisSnapshot) -> Text {
+/// "GetRecords 5.6/s of 5 per shard": the cause of throttling, on screen when it happens; a bar
+/// whose mark is the limit, with a cell past the mark once the rate is over it. `short`: the
+/// words a narrow title has room for (`reads 5.6/s of 5`).
+fn read_rate_gauge(k: &KinesisSnapshot, short: bool) -> Text {
     let rate = k.get_records_calls_per_sec;
     let limit = k.get_records_limit_per_sec as f64;
     let over = rate > limit;
     let bar_len = 10usize;
-    let filled = ((rate / (limit * 2.0)) * bar_len as f64)
+    let mark = bar_len / 2;
+    let mut filled = ((rate / (limit * 2.0)) * bar_len as f64)
         .round()
         .clamp(0.0, bar_len as f64) as usize;
-    let mark = bar_len / 2;
+    if over {
+        // Over the limit by any amount: at least one cell past the mark.
+        filled = filled.max(mark + 2);
+    }
     let bar: String = (0..bar_len)
         .map(|i| {
             if i == mark {
@@ -160,12 +178,20 @@ fn read_rate_gauge(k: &KinesisSnapshot) -> Text {
             }
         })
         .collect();
-    Text::new(
+    let over_text = if over { " OVER" } else { "" };
+    let text = if short {
         format!(
-            " GetRecords {rate:.1}/s of {} per shard {bar}{} ",
-            k.get_records_limit_per_sec,
-            if over { " OVER" } else { "" }
-        ),
+            " reads {rate:.1}/s of {} {bar}{over_text} ",
+            k.get_records_limit_per_sec
+        )
+    } else {
+        format!(
+            " GetRecords {rate:.1}/s of {} per shard {bar}{over_text} ",
+            k.get_records_limit_per_sec
+        )
+    };
+    Text::new(
+        text,
         if over {
             Style::strong("gauge_over")
         } else {
@@ -175,26 +201,28 @@ fn read_rate_gauge(k: &KinesisSnapshot) -> Text {
 }
 
 /// The consumer table's columns. What fits, at one cell of spacing: status, the retry quota,
-/// p99.9, acked, behind and retries go first, then the names narrow, then p90 and received go.
-/// acked = received + lost + unread; behind is the service's MillisBehindLatest.
+/// p99.9, acked, behind and retries go first, then the names narrow, then p90, received, max,
+/// dup, unread and lost go, each whole; the name, p50, p99, throttled and escaped (what
+/// throttling is read by) always stay. acked = received + lost + unread; behind is the service's
+/// MillisBehindLatest.
 const CONSUMER_COLUMNS: [Column; 17] = [
     Column::left("consumer", 8, 0),
     Column::right("p50", 11, 0),
-    Column::right("p90", 11, 3),
+    Column::right("p90", 11, 6),
     Column::right("p99", 11, 0),
-    Column::right("p99.9", 11, 8),
-    Column::right("max", 11, 0),
-    Column::right("acked", 8, 7),
-    Column::right("received", 8, 2),
-    Column::right("lost", 5, 0),
-    Column::right("unread", 6, 0),
-    Column::right("behind", 9, 6),
-    Column::right("dup", 3, 0),
+    Column::right("p99.9", 11, 11),
+    Column::right("max", 11, 4),
+    Column::right("acked", 8, 10),
+    Column::right("received", 8, 5),
+    Column::right("lost", 5, 1),
+    Column::right("unread", 6, 2),
+    Column::right("behind", 9, 9),
+    Column::right("dup", 3, 3),
     Column::right("throttled", 9, 0),
-    Column::right("retries", 7, 5),
+    Column::right("retries", 7, 8),
     Column::right("escaped", 7, 0),
-    Column::right("quota", 6, 9),
-    Column::left("status", 13, 10),
+    Column::right("quota", 6, 12),
+    Column::left("status", 13, 13),
 ];
 
 /// A consumer's cells, one per column of the consumer table.
