@@ -239,6 +239,10 @@ impl Scenario {
 
     /// Parses and validates a scenario's text; errors name the line and field.
     pub fn parse(text: &str, origin: &str) -> anyhow::Result<Scenario> {
+        Scenario::parse_unlocated(text, origin).map_err(|e| locate(text, e))
+    }
+
+    fn parse_unlocated(text: &str, origin: &str) -> anyhow::Result<Scenario> {
         let file: File =
             toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(text, &e)))?;
         let duration = file.duration.0;
@@ -251,11 +255,98 @@ impl Scenario {
             .iter()
             .map(|(k, v)| format!("kinesis.{k}={v}"))
             .collect();
-        crate::emulator::limits::Limits::load(None, &emulator_limits)
-            .context("[emulator] limits")?;
+        crate::emulator::limits::Limits::load(None, &emulator_limits).map_err(|e| {
+            let e = format!("{e:#}");
+            anyhow::anyhow!(
+                "[emulator] limits: {}",
+                e.strip_prefix("--limit: ").unwrap_or(&e)
+            )
+        })?;
         crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
             .context("latency_profile")?;
         file.into_scenario(text, origin, emulator_limits)
+    }
+}
+
+/// An error about a field of the file, with the line the field is on in front when the message
+/// did not say it: the field is the path the message starts with (`kinesis.shards must ...`,
+/// `[sqs] rate = 0: ...`, `[[sqs.consumers]] 'fifo': ...`, `latency_profile: ...`), narrowed to a
+/// key the message names in backticks (`[emulator] limits: unknown field `bogus``), widened to
+/// the nearest key the file holds.
+fn locate(text: &str, e: anyhow::Error) -> anyhow::Error {
+    let message = format!("{e:#}");
+    if message.starts_with("line ") {
+        return e;
+    }
+    let key = |path: &str| crate::units::key_line(text, path);
+    let line = if let Some(rest) = message.strip_prefix("[[") {
+        // An array of tables' item, by the name it was given.
+        let (section, rest) = rest.split_once("]]").unwrap_or((rest, ""));
+        let number = rest
+            .trim()
+            .strip_prefix("number ")
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(n) = number.filter(|n| *n > 0) {
+            return match key(&format!("{section}[{}]", n - 1)) {
+                Some(line) => anyhow::anyhow!("line {line}, {message}"),
+                None => e,
+            };
+        }
+        rest.trim()
+            .strip_prefix('\'')
+            .and_then(|r| r.split_once('\''))
+            .and_then(|(name, _)| {
+                text.lines().position(|l| {
+                    let l = l.trim().replace(' ', "");
+                    l == format!("name=\"{name}\"") || l == format!("name='{name}'")
+                })
+            })
+            .map(|i| i + 1)
+            .or_else(|| key(section))
+    } else {
+        let (path, rest) = match message.strip_prefix('[') {
+            // `[section] key = ...` or `[section] key: ...`.
+            Some(rest) => {
+                let (section, rest) = rest.split_once(']').unwrap_or((rest, ""));
+                let word: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let path = if word.is_empty() {
+                    section.to_string()
+                } else {
+                    format!("{section}.{word}")
+                };
+                (path, rest)
+            }
+            None => {
+                let path: String = message
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "._[]".contains(*c))
+                    .collect();
+                (path, message.as_str())
+            }
+        };
+        // A key the message names in backticks, under the path: its own line.
+        let named = rest
+            .split('`')
+            .nth(1)
+            .and_then(|k| key(&format!("{path}.{k}")));
+        named.or_else(|| {
+            let mut path = path.as_str();
+            loop {
+                if let Some(line) = key(path) {
+                    return Some(line);
+                }
+                path = path.rsplit_once('.')?.0;
+            }
+        })
+    };
+    match line {
+        Some(line) => anyhow::anyhow!("line {line}, {message}"),
+        None => e,
     }
 }
 
@@ -335,6 +426,82 @@ mod tests {
     }
 
     const HEAD: &str = "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[kinesis]\nstream = \"s\"\n[kinesis.producer]\nrate = 5\npayload = \"128B\"\n";
+
+    /// Each of these named no line (headless.md promises the file, the line and the field), and
+    /// some said what is valid in Rust's words (`expected f64`, `as i128`) or wrongly (`between
+    /// 0 and 100000, got 0`).
+    #[test]
+    fn every_scenario_error_names_its_line_and_field_in_a_users_words() {
+        let efo = "[[kinesis.consumers]]\nkind = \"efo\"\n";
+        let with = |old: &str, new: &str| format!("{}{efo}", HEAD.replace(old, new));
+        let cases = [
+            (
+                with("stream = \"s\"\n", "stream = \"s\"\nshards = 0\n"),
+                "line 6, kinesis.shards must be between 1 and 500, got 0",
+            ),
+            (
+                with("rate = 5", "rate = 0"),
+                "line 7, kinesis.producer.rate must be more than 0 and at most 100,000 records per second, got 0",
+            ),
+            (
+                with("payload = \"128B\"", "payload = \"10MB\""),
+                "line 8, kinesis.producer.payload must be between 96 B",
+            ),
+            (
+                with("duration = \"10s\"", "duration = \"0s\""),
+                "line 3, duration must be longer than 0s",
+            ),
+            (
+                with(
+                    "duration = \"10s\"",
+                    "duration = \"10s\"\nlatency_profile = \"fast\"",
+                ),
+                "line 4, latency_profile: unknown latency profile 'fast': valid names are zero",
+            ),
+            (
+                with("rate = 5", "rate = \"fast\""),
+                "line 7, column 8: rate: \"fast\" is not a number",
+            ),
+            (
+                with("stream = \"s\"\n", "stream = \"s\"\nshards = 1.5\n"),
+                "line 6, column 10: shards: 1.5 is not a whole number of 0 or more",
+            ),
+            (
+                with(
+                    "stream = \"s\"\n",
+                    "stream = \"s\"\nshards = 99999999999999999999\n",
+                ),
+                "line 6, column 10: shards: 99999999999999999999 is not a whole number of 0 or more",
+            ),
+            (
+                with(
+                    "duration = \"10s\"\n",
+                    "duration = \"10s\"\n[emulator]\nlimits = { bogus = 3 }\n",
+                ),
+                "line 5, [emulator] limits: unknown field `bogus`",
+            ),
+        ];
+        for (text, said) in cases {
+            let e = err(&text);
+            assert!(e.starts_with(said), "{said}\n{e}");
+            for rust in ["f64", "u32", "i128", "between 0 and"] {
+                assert!(!e.contains(rust), "{e}");
+            }
+        }
+        // The SQS lab's forms: `[sqs] key = ...` and `[[sqs.consumers]] 'name': ...`.
+        let sqs = "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[sqs]\nrate = 0\n[[sqs.consumers]]\nkind = \"long-poll\"\nname = \"a\"\n";
+        assert!(
+            err(sqs).starts_with("line 5, [sqs] rate = 0"),
+            "{}",
+            err(sqs)
+        );
+        let sqs = "name = \"x\"\ndescription = \"d\"\nduration = \"10s\"\n[sqs]\n[[sqs.consumers]]\nkind = \"long-poll\"\nname = \"a\"\n[[sqs.consumers]]\nkind = \"short-poll\"\nname = \"b\"\nwait = \"2s\"\n";
+        assert!(
+            err(sqs).starts_with("line 10, [[sqs.consumers]] 'b': wait does not apply"),
+            "{}",
+            err(sqs)
+        );
+    }
 
     #[test]
     fn errors_name_the_line_and_field() {

@@ -242,7 +242,12 @@ impl Key {
         let text = || -> anyhow::Result<&str> {
             match value.as_str() {
                 Some(s) if !s.trim().is_empty() => Ok(s),
-                _ => bail!("must be a string in quotes, not {value}"),
+                Some(_) => bail!(
+                    "is empty; give it a value in quotes, e.g. {} = {}",
+                    self.name,
+                    self.example
+                ),
+                None => bail!("must be a string in quotes, not {value}"),
             }
         };
         Ok(match self.kind {

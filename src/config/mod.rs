@@ -345,6 +345,16 @@ mod tests {
         );
     }
 
+    /// `region = ""` was said to be "not a string in quotes".
+    #[test]
+    fn an_empty_value_is_said_to_be_empty() {
+        let e = parse("fps = 10\nregion = \"\"\n").unwrap_err();
+        assert_eq!(
+            e,
+            "line 2, key `region`: is empty; give it a value in quotes, e.g. region = \"eu-west-1\""
+        );
+    }
+
     #[test]
     fn errors_name_the_line_and_the_key() {
         let e = parse("theme = \"dark\"\n\nthemes = \"light\"\n").unwrap_err();

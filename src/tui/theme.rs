@@ -237,15 +237,16 @@ impl Theme {
         theme.name = file.name;
         theme.monochrome = file.monochrome;
         for (item, value) in &file.colors {
+            let line = crate::units::line_of(text, value.span().start);
             let Some(c) = theme.item_mut(item) else {
-                let line = crate::units::line_of(text, value.span().start);
                 let valid: Vec<String> = items().iter().map(|(n, _)| format!("`{n}`")).collect();
                 bail!(
                     "line {line}: unknown field `{item}`, expected one of {}",
                     valid.join(", ")
                 );
             };
-            *c = parse_color(value.get_ref()).with_context(|| format!("colors.{item}"))?;
+            *c = parse_color(value.get_ref())
+                .with_context(|| format!("line {line}, colors.{item}"))?;
         }
         Ok(theme)
     }
@@ -497,6 +498,14 @@ mod tests {
         std::fs::write(&p, "name = \"bad\"\n[colors]\nerror = \"blurple\"\n").unwrap();
         let e = format!("{:#}", Theme::resolve(p.to_str().unwrap()).unwrap_err());
         assert!(e.contains("colors.error: 'blurple' is not a colour"), "{e}");
+        // The line too (the colour's error named none).
+        assert!(e.contains("line 3, colors.error"), "{e}");
+        std::fs::write(&p, "name = \"bad\"\nmonochrome = \"yes\"\n").unwrap();
+        let e = format!("{:#}", Theme::resolve(p.to_str().unwrap()).unwrap_err());
+        assert!(
+            e.contains("line 2, column 14: monochrome: \"yes\" is not true or false"),
+            "{e}"
+        );
         let e = format!("{:#}", Theme::resolve("neon").unwrap_err());
         assert!(e.contains("valid names are dark, light, mono"), "{e}");
     }

@@ -307,15 +307,34 @@ pub fn one_line(text: &str) -> String {
         .join(" ")
 }
 
-/// A TOML error as `line L, column C: message`, for errors that name the file before it.
+/// A TOML error as `line L, column C: message`, for errors that name the file before it; serde's
+/// words for a value of the wrong type (`invalid type: string "fast", expected f64`) said in a
+/// user's (`"fast" is not a number`).
 pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = one_line(e.message());
+    let said = one_line(e.message());
+    let message = plain_type_error(&said);
+    // A value of the wrong type: the message names no field, so the key it belongs to is named.
+    let typed = message != said;
     match e.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!("line {line}, column {column}: {message}")
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            let column = before.len() - start + 1;
+            // The key the value belongs to, when the error points at a value: `rate: ...`.
+            let key = typed
+                .then(|| before[start..].split_once('='))
+                .flatten()
+                .map(|(k, _)| k.trim())
+                .filter(|k| {
+                    !k.is_empty()
+                        && k.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+                });
+            match key {
+                Some(key) => format!("line {line}, column {column}: {key}: {message}"),
+                None => format!("line {line}, column {column}: {message}"),
+            }
         }
         None => message,
     }
@@ -324,6 +343,42 @@ pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
 #[cfg(test)]
 mod toml_error_tests {
     #[test]
+    fn type_errors_are_said_in_a_users_words() {
+        let cases = [
+            ("rate = \"fast\"", "\"fast\" is not a number"),
+            ("shards = 1.5", "1.5 is not a whole number of 0 or more"),
+            (
+                "shards = 99999999999999999999",
+                "99999999999999999999 is not a whole number of 0 or more",
+            ),
+            ("shards = -1", "-1 is not a whole number of 0 or more"),
+        ];
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct T {
+            rate: Option<f64>,
+            shards: Option<u32>,
+        }
+        for (text, said) in cases {
+            let e = toml::from_str::<T>(text).unwrap_err();
+            let msg = super::toml_error(text, &e);
+            assert!(msg.ends_with(said), "{text}: {msg}");
+            assert!(!msg.contains("f64") && !msg.contains("u32") && !msg.contains("i128"));
+        }
+    }
+
+    #[test]
+    fn a_key_is_found_by_its_path() {
+        let text = "a = 1\n[k]\ns = 2\n[k.p]\nrate = 3\n[[k.c]]\nn = 1\n[[k.c]]\nn = 2\n";
+        assert_eq!(super::key_line(text, "a"), Some(1));
+        assert_eq!(super::key_line(text, "k.s"), Some(3));
+        assert_eq!(super::key_line(text, "k.p.rate"), Some(5));
+        assert_eq!(super::key_line(text, "k.c[1].n"), Some(9));
+        assert_eq!(super::key_line(text, "k.c[1]"), Some(8), "its [[k.c]] line");
+        assert_eq!(super::key_line(text, "k.missing"), None);
+    }
+
+    #[test]
     fn toml_errors_name_line_and_column() {
         let text = "a = 1\nb = \n";
         let e = text.parse::<toml::Table>().unwrap_err();
@@ -331,6 +386,70 @@ mod toml_error_tests {
         assert!(msg.starts_with("line 2, column "), "{msg}");
         assert!(!msg.contains('\n'));
     }
+}
+
+/// serde's `invalid type: FOUND, expected WANTED` and `invalid value: ...` in a user's words:
+/// what was found, and what would be valid, with no Rust type names (`f64`, `u32`, `as i128`).
+pub fn plain_type_error(message: &str) -> String {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "));
+    let Some((found, wanted)) = rest.and_then(|r| r.split_once(", expected ")) else {
+        return message.to_string();
+    };
+    let found = found.replace(" as i128", "");
+    let found = match found.split_once(' ') {
+        // `string "fast"`, `integer `-1``, `floating point `1.5``: the value as written.
+        Some((_, v)) if found.starts_with("string ") => v.to_string(),
+        Some(_) => found
+            .rsplit_once('`')
+            .and_then(|(a, _)| a.rsplit_once('`'))
+            .map_or(found.clone(), |(_, v)| v.to_string()),
+        None => found.clone(),
+    };
+    let wanted = match wanted.trim() {
+        "f64" | "f32" => "a number".to_string(),
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number of 0 or more".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
+        "a boolean" | "bool" => "true or false".to_string(),
+        "a string" | "a borrowed string" => "text in quotes".to_string(),
+        other => other.to_string(),
+    };
+    format!("{found} is not {wanted}")
+}
+
+/// The line (from 1) of a key in a TOML file's text, by its dotted path (`kinesis.producer.rate`,
+/// `kinesis.consumers[1].count`); None when the file does not hold it (or does not parse).
+pub fn key_line(text: &str, path: &str) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(text).ok()?;
+    let mut table: &DeTable = root.get_ref();
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let (name, index) = match part.split_once('[') {
+            Some((n, rest)) => (n, Some(rest.trim_end_matches(']').parse::<usize>().ok()?)),
+            None => (*part, None),
+        };
+        let (key, value) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name)?;
+        let mut at = key.span().start;
+        let mut value = value.get_ref();
+        if let Some(ix) = index {
+            let DeValue::Array(items) = value else {
+                return None;
+            };
+            let item = items.get(ix)?;
+            at = item.span().start;
+            value = item.get_ref();
+        }
+        if i + 1 == parts.len() {
+            return Some(line_of(text, at));
+        }
+        let DeValue::Table(t) = value else {
+            return None;
+        };
+        table = t;
+    }
+    None
 }
 
 /// The line (from 1) of a byte offset in a file's text, for errors that name the line.

@@ -323,13 +323,13 @@ pub fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
     let p = &k.producer;
     if !(p.rate.is_finite() && p.rate > 0.0 && p.rate <= 100_000.0) {
         bail!(
-            "kinesis.producer.rate must be records per second between 0 and 100000, got {}",
+            "kinesis.producer.rate must be more than 0 and at most 100,000 records per second, got {}",
             p.rate
         );
     }
     if p.payload.0 < MIN_PAYLOAD || p.payload.0 > 1024 * 1024 - 64 {
         bail!(
-            "kinesis.producer.payload must be between {MIN_PAYLOAD} B (the seq, send time and run id) and 1 MiB - 64 B, got {} B",
+            "kinesis.producer.payload must be between {MIN_PAYLOAD} B (the seq, send time and run id) and 1 MiB - 64 B (1,048,512 B), got {} B",
             p.payload.0
         );
     }
