@@ -70,3 +70,16 @@ pub const PAYLOAD: SharedKey = SharedKey {
     },
     send: true,
 };
+
+/// The producer's rate of the tab shown, down and up (the Kinesis producer's records, the SQS
+/// producer's messages, each a second; on the overview, the first of them the run has).
+pub const RATE: SharedKey = SharedKey {
+    keys: "< / >",
+    what: "producer rate down / up (of the tab shown): Kinesis 1, 2, 5 ... 5,000 records/s; SQS 1, 2, 5 ... 1,000 messages/s",
+    press: "<>",
+    footer: KeyFooter::Shown {
+        tab: &[("</>", "rate")],
+        overview: &[],
+    },
+    send: false,
+};

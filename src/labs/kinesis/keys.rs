@@ -21,22 +21,12 @@ pub const KEYS: &[LabKey<Command>] = &[
             ('_', Command::RemovePoller),
         ],
     },
-    LabKey {
-        keys: "< / >",
-        what: "producer rate down / up (1, 2, 5, 10, 20, 50, ... records/s)",
-        press: "<>",
-        footer: KeyFooter::Shown {
-            tab: &[("</>", "rate")],
-            overview: &[],
-        },
-        send: false,
-        bindings: &[
-            ('>', Command::RateUp),
-            ('.', Command::RateUp),
-            ('<', Command::RateDown),
-            (',', Command::RateDown),
-        ],
-    },
+    crate::view::keys::RATE.with(&[
+        ('>', Command::RateUp),
+        ('.', Command::RateUp),
+        ('<', Command::RateDown),
+        (',', Command::RateDown),
+    ]),
     LabKey {
         keys: "e / E",
         what: "add / remove an enhanced fan-out consumer (registered, subscribed; deregistered)",
@@ -105,7 +95,8 @@ mod tests {
     #[test]
     fn its_tab_shows_its_own_keys_first_and_the_overview_its_pollers() {
         let k = LabKind::Kinesis;
-        assert_eq!(names(Some(k), &[k]), "q ? +/- </> e/E [/] f p r z/Z t");
+        // The rate and the payload are rows it shares (with SQS, with S3): after its own.
+        assert_eq!(names(Some(k), &[k]), "q ? +/- e/E </> [/] f p r z/Z t");
         assert_eq!(
             names(None, &[k, LabKind::Redis]),
             "q ? Tab +/- v f p r z/Z t"

@@ -110,10 +110,12 @@ pub struct SqsScenario {
     pub produce_for: Option<Duration>,
 }
 
-/// The producer's rates the `<`/`>` keys step through.
+/// The producer's rates the `<`/`>` keys step through, messages a second (300 and 400: either
+/// side of a FIFO queue's 300 sends a second, docs/live-lab.md).
 pub const RATE_STEPS: &[u64] = &[1, 2, 5, 10, 20, 50, 100, 200, 300, 400, 500, 1000];
 /// The FIFO groups the `g`/`G` keys step through.
 pub const GROUP_STEPS: &[u64] = &[1, 2, 5, 10, 20, 50];
+
 /// Visibility timeouts the `V` key cycles through, seconds.
 pub const VISIBILITY_STEPS: &[u64] = &[30, 10, 5, 2, 1];
 /// Processing times the `k`/`K` keys step through, milliseconds.

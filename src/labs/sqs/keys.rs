@@ -61,6 +61,12 @@ pub const KEYS: &[LabKey<Command>] = &[
         send: false,
         bindings: &[('V', Command::VisibilityNext)],
     },
+    crate::view::keys::RATE.with(&[
+        ('>', Command::RateUp),
+        ('.', Command::RateUp),
+        ('<', Command::RateDown),
+        (',', Command::RateDown),
+    ]),
     LabKey {
         keys: "k / K",
         what: "SQS processing time per message up / down (0 to 5 s)",
@@ -73,3 +79,42 @@ pub const KEYS: &[LabKey<Command>] = &[
         bindings: &[('k', Command::ProcessingUp), ('K', Command::ProcessingDown)],
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::{KeyCode, KeyEvent};
+
+    use super::super::Command;
+    use crate::labs::LabKind;
+    use crate::run::Command as RunCommand;
+    use crate::tui::keys::{Does, binding};
+
+    /// sqs-demo answered `>` with "this scenario has no Kinesis lab": the rate keys act on the
+    /// lab of the tab in view, and in a run of SQS alone on SQS.
+    #[test]
+    fn the_rate_keys_change_the_sqs_producers_rate_on_its_tab() {
+        let key = |c| KeyEvent::from(KeyCode::Char(c));
+        let up = Does::Lab(RunCommand::Sqs(Command::RateUp));
+        let down = Does::Lab(RunCommand::Sqs(Command::RateDown));
+        assert_eq!(
+            binding(&key('>'), false, Some(LabKind::Sqs), &[LabKind::Sqs]),
+            Some((up, true))
+        );
+        assert_eq!(
+            binding(&key('<'), false, None, &[LabKind::Sqs]),
+            Some((down, true))
+        );
+        // In the tour, on the Kinesis tab: the Kinesis producer's.
+        assert_eq!(
+            binding(&key('>'), false, Some(LabKind::Kinesis), &LabKind::ALL),
+            Some((
+                Does::Lab(RunCommand::Kinesis(crate::labs::kinesis::Command::RateUp)),
+                true
+            ))
+        );
+        assert_eq!(
+            binding(&key('>'), false, Some(LabKind::Sqs), &LabKind::ALL),
+            Some((up, true))
+        );
+    }
+}

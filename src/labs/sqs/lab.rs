@@ -128,6 +128,18 @@ impl Probe for SqsLab {
                 Some(name) => format!("SQS consumer {name} left (its figures stay, struck out)"),
                 None => "no SQS consumer joined with j to remove".into(),
             },
+            Command::RateUp | Command::RateDown => {
+                let r = super::step(
+                    super::config::RATE_STEPS,
+                    u64::from(k.rate()),
+                    cmd == Command::RateUp,
+                ) as u32;
+                k.rate.store(r, Relaxed);
+                format!(
+                    "SQS producer: {} messages/s",
+                    crate::units::thousands(u64::from(r))
+                )
+            }
             Command::GroupsUp | Command::GroupsDown => {
                 let g = super::step(
                     super::config::GROUP_STEPS,

@@ -55,6 +55,9 @@ pub enum Command {
     VisibilityNext,
     ProcessingUp,
     ProcessingDown,
+    /// The producer's rate, a step of [`config::RATE_STEPS`] up or down.
+    RateUp,
+    RateDown,
 }
 
 /// The lab: its probes, once started.
@@ -99,6 +102,8 @@ impl crate::labs::LabCommand for Command {
             Command::VisibilityNext => "the next SQS visibility timeout",
             Command::ProcessingUp => "a longer SQS processing time",
             Command::ProcessingDown => "a shorter SQS processing time",
+            Command::RateUp => "raising the SQS producer's rate",
+            Command::RateDown => "lowering the SQS producer's rate",
         }
     }
 }
