@@ -94,6 +94,19 @@ fn a_replay_prints_the_tables_the_live_run_printed() {
     let (lo, hi) = (later.iter().min().unwrap(), later.iter().max().unwrap());
     assert!(*hi < lo + lo / 4, "frames of steady size: {sizes:?}");
 
+    // Before the first frame: the first frame's figures, said to be (they were shown silently).
+    let (ok, out, err) = latlab(&["replay", d, "--headless", "--at", "0s"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("--at 0:00:00: the recording's first second is 0:00:0"),
+        "{err}"
+    );
+    assert!(out.contains("replayed at 0:00:0"), "{out}");
+    // An early moment has no achieved rate yet: it says so, never 0.0/s.
+    let (ok, out, err) = latlab(&["replay", d, "--headless", "--at", "1s"]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("achieved 0.0/s"), "{out}");
+
     // Bad moments and speeds.
     let (ok, _, err) = latlab(&["replay", d, "--headless", "--at", "10m"]);
     assert!(

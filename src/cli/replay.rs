@@ -75,6 +75,18 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             crate::units::clock(rec.at_secs(rec.len() - 1))
         );
     }
+    // Before the first frame (the recording starts once the labs have): the first frame is
+    // shown, and said to be.
+    if let Some(a) = at
+        && a < rec.at_secs(0)
+        && (args.headless || args.screenshot.is_some())
+    {
+        eprintln!(
+            "latlab: --at {}: the recording's first second is {}; showing that second",
+            crate::units::clock(a),
+            crate::units::clock(rec.at_secs(0))
+        );
+    }
     let write = |text: String| -> anyhow::Result<()> {
         match &args.output {
             Some(path) => std::fs::write(path, text)

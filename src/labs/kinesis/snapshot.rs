@@ -126,7 +126,7 @@ impl ProducerSnapshot {
     /// stored nothing.
     pub fn achieved_text(&self) -> String {
         if self.rate_resolution().is_none() && self.unsupported.is_none() {
-            return "achieved not measured yet (no whole second since the producer's first put, the last reset or the last rate change)".into();
+            return "achieved: not a whole second measured yet".into();
         }
         format!("achieved {:.1}/s", self.achieved_rate)
     }
