@@ -601,3 +601,67 @@ fn a_run_block_that_fails_is_named_with_its_output() {
         "{e}"
     );
 }
+
+/// docs/install.md's `config show` example, run as a reader would: the file the guide shows in
+/// their config directory, `LATLAB_FPS=20 latlab config show --theme mono`, no other LATLAB_*
+/// variable (the reader has not set the Redis password the file names). What it prints is the
+/// guide's table, cell for cell, with the reader's home for `/home/me` (it failed on the
+/// unset variable, while the guide showed it working).
+#[test]
+fn the_config_show_example_prints_what_the_guide_shows() {
+    let page = std::fs::read_to_string(root().join("docs/install.md")).unwrap();
+    let blocks = blocks_of("docs/install.md", &page);
+    let file = blocks
+        .iter()
+        .find(|b| b.lang == "toml" && b.body.contains("redis_password_env"))
+        .expect("the guide's config file");
+    let shown = blocks
+        .iter()
+        .find(|b| b.lang == "text" && b.body.contains("latlab config show --theme mono"))
+        .expect("the guide's config show");
+    let mut lines = shown.body.lines();
+    let prompt = lines.next().unwrap();
+    assert_eq!(prompt, "$ LATLAB_FPS=20 latlab config show --theme mono");
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("me");
+    let config = home.join(".config/latlab");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), &file.body).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_latlab"));
+    cmd.args(["config", "show", "--theme", "mono"])
+        .current_dir(tmp.path())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("LATLAB_FPS", "20");
+    for (k, _) in std::env::vars() {
+        if (k.starts_with("LATLAB_") && k != "LATLAB_FPS") || k == "AWS_REGION" {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd.output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout).replace(home.to_str().unwrap(), "/home/me");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Cells are what the columns hold: split at runs of two or more spaces.
+    let cells = |text: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .map(|l| {
+                l.split("  ")
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .collect()
+    };
+    let guide: Vec<&str> = lines.collect();
+    assert_eq!(
+        cells(&printed),
+        cells(&guide.join("\n")),
+        "docs/install.md:{} shows other than latlab prints:\n{printed}",
+        shown.line
+    );
+}

@@ -71,7 +71,15 @@ fn source(config: &Config, m: &ArgMatches, key: &super::Key) -> String {
         Some(super::Entry {
             value: super::Value::Text(var),
             ..
-        }) if from != "built-in" => format!("{from} (password from {var} when the URL has none)"),
+        }) if from != "built-in" => {
+            if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+                format!("{from} (password from {var} when the URL has none)")
+            } else {
+                format!(
+                    "{from} (password from {var} when the URL has none; {var} is not set: a run stops until it is)"
+                )
+            }
+        }
         _ => from,
     }
 }

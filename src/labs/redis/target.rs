@@ -24,6 +24,11 @@ pub struct RedisTarget {
     /// Redis lab on your Redis: its replica
     #[arg(long, value_name = "URL", env = "LATLAB_REDIS_REPLICA")]
     pub redis_replica: Option<String>,
+    /// The config file's `redis_password_env` names a variable that is not set: what a run says
+    /// when it checks its options (`config show` shows the URLs without it).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub password_unset: Option<String>,
 }
 
 impl LabTarget for RedisTarget {
@@ -57,6 +62,9 @@ impl LabTarget for RedisTarget {
     const KEEPS: Option<&'static str> = Some("a Redis (--redis-primary URL)");
 
     fn check(&self, _external: bool) -> anyhow::Result<()> {
+        if let Some(why) = &self.password_unset {
+            anyhow::bail!("{why}");
+        }
         match (&self.redis_primary, &self.redis_replica) {
             (Some(_), None) => anyhow::bail!(
                 "--redis-primary needs --redis-replica too (flag, LATLAB_REDIS_REPLICA or the config file's redis_replica): the Redis lab measures a primary and its replica"
@@ -69,7 +77,8 @@ impl LabTarget for RedisTarget {
     }
 
     /// The password from the variable the file's `redis_password_env` names, put into each URL
-    /// that has none; a variable that is not set is an error naming the file and line.
+    /// that has none; a variable that is not set is an error naming the file and line, when the
+    /// options are checked for a run (`config show` shows the file as it is).
     fn after_config(&mut self, file: &dyn FileKeys) -> anyhow::Result<()> {
         if self.redis_primary.is_none() && self.redis_replica.is_none() {
             return Ok(());
@@ -79,9 +88,12 @@ impl LabTarget for RedisTarget {
         };
         let password = match std::env::var(&var) {
             Ok(p) if !p.is_empty() => p,
-            _ => anyhow::bail!(
-                "{from}: redis_password_env names the environment variable {var}, which is not set (set it to the Redis password, or remove the key; line {line})"
-            ),
+            _ => {
+                self.password_unset = Some(format!(
+                    "{from}: redis_password_env names the environment variable {var}, which is not set (set it to the Redis password, or remove the key; line {line})"
+                ));
+                return Ok(());
+            }
         };
         for url in [&mut self.redis_primary, &mut self.redis_replica]
             .into_iter()
