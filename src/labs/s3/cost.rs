@@ -269,6 +269,50 @@ pub fn priced(s: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
     )
 }
 
+/// What a matrix's requests cost, once (not by the hour: the matrix ran its cases and ended):
+/// each case's objects uploaded and downloaded in both classes, at one request per object, with
+/// S3 Express One Zone's per-GB charges on the charged part of each.
+fn matrix_once(rows: &[super::matrix::MatrixRow], p: &Prices) -> (LabCost, Vec<String>) {
+    let mut total = 0.0;
+    let mut requests = 0u64;
+    let mut keys = Vec::new();
+    for class in [Class::ExpressOneZone, Class::Standard] {
+        let (cp, section) = prices_of(p, class);
+        for r in rows {
+            let n = r.case.objects * u64::from(r.repetitions.max(1));
+            let charged = charged_bytes(r.case.size, cp.per_gb_above) as f64 / GB;
+            total += n as f64 / 1000.0 * (cp.put_per_1000 + cp.get_per_1000)
+                + n as f64 * charged * (cp.upload_per_gb + cp.retrieval_per_gb);
+            requests += 2 * n;
+        }
+        keys.extend(
+            [
+                "put_per_1000",
+                "get_per_1000",
+                "upload_per_gb",
+                "retrieval_per_gb",
+            ]
+            .map(|k| format!("{section}.{k}")),
+        );
+    }
+    let why = format!(
+        "a matrix run: {} PUTs and GETs in both classes, {} once at list price",
+        crate::units::thousands(requests),
+        usd(total)
+    );
+    (
+        LabCost {
+            lab: LabKind::S3.name(),
+            items: Vec::new(),
+            notes: vec![
+                "a matrix run is priced once, not by the hour: it ran its cases and ended (no live loop, nothing kept stored); one request per object (multipart parts and ranged GETs not counted), with S3 Express One Zone's per-GB charges".into(),
+            ],
+            missing: Some(why),
+        },
+        keys,
+    )
+}
+
 /// One class and operation's side of the trade-off at the current payload: the request price
 /// plus (Express) the per-GB charge on the charged part, per million requests and per GB moved.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,8 +352,12 @@ const HOW: &str = "cost per million requests and per GB moved at the current pay
 impl crate::labs::Cost for super::S3Lab {
     const PRICES: &'static [Section] = PRICES;
 
-    /// The lab's charges per hour, and the price keys they use.
+    /// The lab's charges per hour, and the price keys they use. A matrix run (`seed-s3`) has no
+    /// live loop to price by the hour: what its requests cost, once, is said instead.
     fn cost(s: &S3Snapshot, _complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
+        if let Some(rows) = s.matrix.as_ref().filter(|rows| !rows.is_empty()) {
+            return Some(matrix_once(rows, p));
+        }
         let rate = |op: &str| {
             s.ops
                 .iter()
@@ -395,6 +443,44 @@ mod tests {
     use crate::cost::testing::{close, us_east_1};
     use crate::prices;
     use crate::tui::fixture;
+
+    /// `seed-s3 --quick` described a live loop the matrix run does not have (`0.0 PUT/s
+    /// measured ... 16 objects the live loop keeps`): a matrix is priced once.
+    #[test]
+    fn a_matrix_run_is_priced_once_not_as_a_live_loop() {
+        // 10 objects of 100,000 B, once, uploaded and downloaded in both classes: 40 requests.
+        //   Standard  10 × (0.005 + 0.0004) / 1,000                        = 0.000054
+        //   Express   10 × (0.00113 + 0.00003) / 1,000                     = 0.0000116
+        //             10 × 100,000 B / 2^30 × (0.0032 + 0.0006) per GB      = 0.00000353903
+        //   total 0.00006913903 $
+        let mut view = fixture::lab_view(LabKind::S3);
+        let s3 = view.snapshot.s3.as_mut().unwrap();
+        s3.matrix = Some(vec![super::super::matrix::MatrixRow {
+            case: super::super::matrix::Case {
+                objects: 10,
+                size: 100_000,
+            },
+            upload_express_s: 1.0,
+            upload_standard_s: 2.0,
+            download_express_s: 1.0,
+            download_standard_s: 2.0,
+            repetitions: 1,
+        }]);
+        let cost = view.snapshot.cost(&us_east_1());
+        let lab = cost.lab(LabKind::S3.name()).unwrap();
+        assert!(lab.items.is_empty(), "no hourly charge: {:?}", lab.items);
+        assert_eq!(
+            lab.missing.as_deref(),
+            Some(
+                format!(
+                    "a matrix run: 40 PUTs and GETs in both classes, {} once at list price",
+                    usd(0.000_069_139_03)
+                )
+                .as_str()
+            )
+        );
+        assert!(!lab.notes.iter().any(|n| n.contains("live loop keeps")));
+    }
 
     #[test]
     fn s3_standard_and_express_at_the_measured_rates() {
