@@ -351,7 +351,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Screenshot(args) => screenshot(args, &dirs),
         Command::Themes(args) => {
             if args.items {
-                out!("{}", Theme::for_terminal(args.theme.as_deref())?.listing());
+                // The theme's own colours, and what this terminal draws for each.
+                let theme = Theme::requested(args.theme.as_deref())?;
+                out!("{}", theme.listing(crate::tui::theme::Depth::of_terminal()));
             } else {
                 for (name, _) in crate::tui::theme::BUILTIN {
                     out!("{name}\n");

@@ -172,14 +172,19 @@ impl Theme {
     /// The theme for `--theme`, honouring NO_COLOR (any non-empty value) unless a theme is named,
     /// with its colours fitted to what the terminal shows (`Depth::of_terminal`).
     pub fn for_terminal(requested: Option<&str>) -> anyhow::Result<Theme> {
-        let theme = match requested {
+        Ok(Theme::requested(requested)?.fit(Depth::of_terminal()))
+    }
+
+    /// The theme for `--theme`, honouring NO_COLOR (any non-empty value) unless a theme is named,
+    /// with its own colours (not fitted to a terminal).
+    pub fn requested(requested: Option<&str>) -> anyhow::Result<Theme> {
+        Ok(match requested {
             Some(name) => Theme::resolve(name)?,
             None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => {
                 Theme::resolve("mono")?
             }
             None => Theme::dark(),
-        };
-        Ok(theme.fit(Depth::of_terminal()))
+        })
     }
 
     /// The theme with each `#rrggbb` colour replaced by the nearest one the terminal can show:
@@ -274,12 +279,18 @@ impl Theme {
         self.fg(color).add_modifier(Modifier::BOLD)
     }
 
-    /// The themable items as a listing: `item  colour  what it colours`.
-    pub fn listing(&self) -> String {
+    /// The themable items as a listing: `item  colour  what a terminal of `depth` draws  what
+    /// it colours`; the colour is the theme's own (`#0f1419`), and beside it the nearest one such
+    /// a terminal shows (`233` on a 256-colour terminal, `#0f1419` on a 24-bit one).
+    pub fn listing(&self, depth: Depth) -> String {
         let docs: BTreeMap<&str, &str> = items().into_iter().collect();
         self.colors()
             .iter()
-            .map(|(item, color)| format!("{item:<14} {:<10} {}\n", color_name(*color), docs[item]))
+            .map(|(item, color)| {
+                let own = color_name(*color);
+                let here = format!("here {}", color_name(nearest(*color, depth)));
+                format!("{item:<14} {own:<9} {here:<17} {}\n", docs[item])
+            })
             .collect()
     }
 }
@@ -512,8 +523,40 @@ mod tests {
 
     #[test]
     fn the_listing_names_every_item() {
-        let l = Theme::dark().listing();
+        let l = Theme::dark().listing(Depth::TrueColor);
         assert_eq!(l.lines().count(), items().len());
         assert!(l.contains("gauge_over"));
+    }
+
+    /// `themes --items` showed the dark theme's `#0f1419` as `233` or `black`, rounded to the
+    /// terminal's palette: the theme's own value first, and what each terminal draws beside it.
+    #[test]
+    fn the_listing_shows_the_themes_own_colours_and_what_a_terminal_draws() {
+        let dark = Theme::dark();
+        let own = |l: &str| {
+            l.lines()
+                .find(|l| l.starts_with("background "))
+                .unwrap()
+                .split_whitespace()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let background = color_name(dark.background);
+        assert!(background.starts_with('#'), "{background}");
+        assert_eq!(
+            own(&dark.listing(Depth::TrueColor)),
+            format!("background {background} here {background}")
+        );
+        let palette = color_name(nearest(dark.background, Depth::Palette256));
+        assert_eq!(
+            own(&dark.listing(Depth::Palette256)),
+            format!("background {background} here {palette}")
+        );
+        let basic = color_name(nearest(dark.background, Depth::Basic));
+        assert_eq!(
+            own(&dark.listing(Depth::Basic)),
+            format!("background {background} here {basic}")
+        );
     }
 }
