@@ -240,3 +240,56 @@ fn a_run_that_cannot_start_leaves_no_temporary_recording() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Two local runs on one machine, merged: both hosts were named `vm`, so every line could be
+/// either. Each recording is named apart (host/run id), the runs' different latency profiles
+/// are warned of, and the consumers of one run's own embedded emulator are not counted as
+/// having lost the other run's records (they could never read them).
+#[test]
+fn two_local_runs_merged_are_named_apart_and_their_profiles_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    for (rec, profile) in [("a", "seed-tokyo"), ("b", "zero")] {
+        let (ok, _, err) = latlab_output(&[
+            "run",
+            "demo",
+            "--duration",
+            "3s",
+            "--quiet",
+            "--host-name",
+            "vm",
+            "--latency-profile",
+            profile,
+            "--record",
+            &d(rec),
+        ]);
+        assert!(ok, "{err}");
+    }
+    let (ok, out, err) = latlab_output(&["merge", &d("a"), &d("b"), "-o", &d("m")]);
+    assert!(ok, "{err}");
+    let run_id = |rec: &str| {
+        let info: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(rec).join("recording.json")).unwrap(),
+        )
+        .unwrap();
+        info["run_id"].as_str().unwrap().to_string()
+    };
+    let (a, b) = (format!("vm/{}", run_id("a")), format!("vm/{}", run_id("b")));
+    assert!(out.contains(&format!("hosts: {a}, {b}\n")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "warning: the recordings were measured with different latency profiles (seed-tokyo on {a}, zero on {b})"
+        )),
+        "{out}"
+    );
+    assert!(out.contains(&format!("records of {a}'s producer")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  {b}: its consumers read an embedded emulator of their own, not this producer's stream: not counted"
+        )),
+        "{out}"
+    );
+    // No host is named alone, and no consumer is said to have lost what it could not read.
+    assert!(!out.contains("vm Lambda"), "{out}");
+    assert!(!out.contains("lost, or unread"), "{out}");
+}

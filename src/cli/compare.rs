@@ -207,17 +207,18 @@ pub fn run_merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
             thousands(*count)
         );
     }
-    let hosts: Vec<crate::fleet::HostRun> = paths
+    let mut hosts: Vec<crate::fleet::HostRun> = paths
         .iter()
         .map(|p| crate::fleet::HostRun::read(p))
         .collect();
+    crate::fleet::distinct_names(&mut hosts);
     let lines = crate::fleet::lines(&hosts);
     if !lines.is_empty() {
         out!(
             "hosts: {}\n",
             hosts
                 .iter()
-                .map(|h| if h.run_id.is_empty() {
+                .map(|h| if h.run_id.is_empty() || h.host.ends_with(&h.run_id) {
                     h.host.clone()
                 } else {
                     format!("{} (run {})", h.host, h.run_id)

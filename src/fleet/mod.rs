@@ -83,10 +83,44 @@ impl HostRun {
     }
 }
 
-/// What a merge says of its hosts together: which ended early (or did not end), then each
-/// lab's lines across them.
+/// Names every recording apart: hosts of one name (two local runs on one machine, both `vm`)
+/// are `host/RUN_ID` each, so that no line of a merge could be either.
+pub fn distinct_names(hosts: &mut [HostRun]) {
+    let names: Vec<String> = hosts.iter().map(|h| h.host.clone()).collect();
+    for h in hosts.iter_mut() {
+        if names.iter().filter(|n| **n == h.host).count() > 1 && !h.run_id.is_empty() {
+            h.host = format!("{}/{}", h.host, h.run_id);
+        }
+    }
+}
+
+/// What a merge says of its hosts together: which ended early (or did not end), runs measured
+/// with different latency profiles, then each lab's lines across them.
 pub fn lines(hosts: &[HostRun]) -> Vec<Line> {
     let mut out = Vec::new();
+    let profiles: Vec<(&str, &str)> = hosts
+        .iter()
+        .filter_map(|h| {
+            let p = h
+                .report
+                .as_ref()?
+                .snapshot
+                .backend
+                .latency_profile
+                .as_deref()?;
+            Some((h.host.as_str(), p))
+        })
+        .collect();
+    if profiles.iter().any(|(_, p)| *p != profiles[0].1) {
+        out.push(Line::warning(format!(
+            "the recordings were measured with different latency profiles ({}): the merged figures mix them",
+            profiles
+                .iter()
+                .map(|(h, p)| format!("{p} on {h}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let longest = hosts
         .iter()
         .filter_map(|h| h.report.as_ref())
@@ -127,6 +161,10 @@ pub fn lines(hosts: &[HostRun]) -> Vec<Line> {
                         host: &h.host,
                         run_id: &h.run_id,
                         part: h.report.as_ref().and_then(|r| r.snapshot.$module.as_ref()),
+                        own_emulator: h
+                            .report
+                            .as_ref()
+                            .is_some_and(|r| r.snapshot.backend.kind == "emulator"),
                     })
                     .collect();
                 if parts.iter().any(|p| p.part.is_some()) {

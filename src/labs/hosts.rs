@@ -7,6 +7,9 @@ pub struct HostPart<'a, S> {
     pub host: &'a str,
     pub run_id: &'a str,
     pub part: Option<&'a S>,
+    /// It measured an embedded emulator of its own: no other host's records or requests reach
+    /// what it measured, nor its own theirs.
+    pub own_emulator: bool,
 }
 
 /// One line a merge prints of several hosts together; a warning is marked as one.

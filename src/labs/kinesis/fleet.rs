@@ -200,6 +200,17 @@ impl crate::labs::Fleet for super::KinesisLab {
             )));
             for reader in hosts {
                 let Some(rk) = reader.part else { continue };
+                // Runs on embedded emulators of their own: the producer's records were never
+                // in the stream this host read.
+                if reader.run_id != producer.run_id
+                    && (reader.own_emulator || producer.own_emulator)
+                {
+                    out.push(Line::info(format!(
+                        "  {}: its consumers read an embedded emulator of their own, not this producer's stream: not counted",
+                        reader.host
+                    )));
+                    continue;
+                }
                 for c in &rk.consumers {
                     let got = if reader.run_id == producer.run_id {
                         Some(c.counts.received)
@@ -288,16 +299,19 @@ mod tests {
                 host: "prod",
                 run_id: "0000000a",
                 part: Some(p),
+                own_emulator: false,
             },
             HostPart {
                 host: "ra",
                 run_id: "0000000b",
                 part: Some(a),
+                own_emulator: false,
             },
             HostPart {
                 host: "rb",
                 run_id: "0000000c",
                 part: Some(b),
+                own_emulator: false,
             },
         ])
     }
