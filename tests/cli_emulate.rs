@@ -274,3 +274,23 @@ fn emulate_injects_the_faults_it_is_given_and_says_which() {
         "{err}"
     );
 }
+
+/// `emulate --help` named only Kinesis: it names every service the emulator serves, in the
+/// top-level listing too.
+#[test]
+fn the_help_names_every_service_the_emulator_serves() {
+    let (ok, help, err) = latlab(&["emulate", "--help"]);
+    assert!(ok, "{err}");
+    let first = help.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "Run the local cloud on its own: Kinesis, S3 and SQS for any SDK, boto3 or the aws CLI"
+    );
+    let (ok, top, _) = latlab(&["--help"]);
+    assert!(ok);
+    assert!(
+        top.lines()
+            .any(|l| l.trim_start().starts_with("emulate") && l.contains("Kinesis, S3 and SQS")),
+        "{top}"
+    );
+}

@@ -283,3 +283,28 @@ fn markup_in_a_frame_is_drawn_as_text_and_runs_nothing() {
         "{steps:?}"
     );
 }
+
+/// The host's end event says the whole line (`the run ended: completed`): the page showed it
+/// after its own `the run ended: ` again.
+#[test]
+fn a_viewer_is_told_the_run_ended_once() {
+    let mut host = Host::start(&[
+        "run",
+        "demo",
+        "--duration",
+        "30s",
+        "--quiet",
+        "--format",
+        "json",
+        "--share",
+    ]);
+    let steps = drive("ended", &url(&host), |_| {});
+    let _ = host.child.kill();
+    let _ = host.child.wait();
+    assert_eq!(step(&steps, "ended")["status"], "the run ended: completed");
+    assert_eq!(
+        step(&steps, "done")["errors"],
+        serde_json::json!([]),
+        "{steps:?}"
+    );
+}

@@ -51,10 +51,10 @@ pub fn profile_listing(p: &LatencyProfile) -> String {
         .filter(|x| !x.provenance.seed_cells.is_empty())
         .count();
     let mut out = format!(
-        "{}: {}\n{} parameters, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
+        "{}: {}\n{}, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
         p.name,
         p.description,
-        params.len()
+        crate::units::plural(params.len() as u64, "parameter", "parameters")
     );
     for x in params {
         out.push_str(&format!(

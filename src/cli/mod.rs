@@ -85,7 +85,11 @@ pub enum Command {
     Scenarios(scenarios::ScenariosArgs),
     /// List the faults latlab can inject, with the settings each takes
     Faults,
-    /// Run the local cloud on its own: Kinesis for any SDK, boto3 or the aws CLI
+    /// Run the local cloud on its own: its services for any SDK, boto3 or the aws CLI
+    #[command(about = format!(
+        "Run the local cloud on its own: {} for any SDK, boto3 or the aws CLI",
+        crate::services::Service::emulated_list()
+    ))]
     Emulate(EmulateArgs),
     /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
     #[command(subcommand)]

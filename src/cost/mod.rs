@@ -193,7 +193,13 @@ pub fn usd(x: f64) -> String {
     } else if x == 0.0 {
         "$0".into()
     } else if x >= 1.0 {
-        format!("${x:.2}")
+        // Whole dollars with separators: $1,163.63.
+        let cents = (x * 100.0).round() as u64;
+        format!(
+            "${}.{:02}",
+            crate::units::thousands(cents / 100),
+            cents % 100
+        )
     } else if x >= 0.0001 {
         format!("${x:.4}")
     } else {

@@ -90,14 +90,14 @@ impl Prices {
         }
         Prices::builtin(FALLBACK_REGION).map(|p| Chosen {
             prices: p,
-            note: Some(format!(
-                "latlab has no price file for {}; {FALLBACK_REGION}'s prices stand in",
-                if region.is_empty() {
-                    "this run's region"
-                } else {
-                    region
-                }
-            )),
+            // A run of no AWS service (latlab's own redis-server pair) has no region to price.
+            note: Some(if region.is_empty() {
+                format!(
+                    "the run used no AWS region (nothing it measured is in one): priced at {FALLBACK_REGION}'s list prices"
+                )
+            } else {
+                format!("latlab has no price file for {region}; {FALLBACK_REGION}'s prices stand in")
+            }),
         })
     }
 }

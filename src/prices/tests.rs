@@ -34,6 +34,14 @@ fn a_region_without_a_file_falls_back_to_us_east_1_and_says_so() {
             .note
             .is_none()
     );
+    // A Redis-only run on latlab's own servers has no region: not "no price file" for one.
+    let c = Prices::choose(None, "").unwrap();
+    assert_eq!(
+        c.note.as_deref(),
+        Some(
+            "the run used no AWS region (nothing it measured is in one): priced at us-east-1's list prices"
+        )
+    );
 }
 
 /// The built-in us-east-1 file with `from` replaced by `to`, parsed.

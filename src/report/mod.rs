@@ -207,8 +207,8 @@ impl Report {
             facts.push((
                 "model",
                 format!(
-                    "{} parameters, {derived} derived from seed figures: {detail}",
-                    model.len(),
+                    "{}, {derived} derived from seed figures: {detail}",
+                    crate::units::plural(model.len() as u64, "parameter", "parameters"),
                 ),
             ));
         }

@@ -284,12 +284,27 @@ impl Theme {
     /// a terminal shows (`233` on a 256-colour terminal, `#0f1419` on a 24-bit one).
     pub fn listing(&self, depth: Depth) -> String {
         let docs: BTreeMap<&str, &str> = items().into_iter().collect();
-        self.colors()
+        let rows: Vec<(&str, String, String)> = self
+            .colors()
             .iter()
             .map(|(item, color)| {
                 let own = color_name(*color);
                 let here = format!("here {}", color_name(nearest(*color, depth)));
-                format!("{item:<14} {own:<9} {here:<17} {}\n", docs[item])
+                (*item, own, here)
+            })
+            .collect();
+        // Each column as wide as its widest cell: a long colour name never pushes the next
+        // column out of line.
+        let width =
+            |f: &dyn Fn(&(&str, String, String)) -> usize| rows.iter().map(f).max().unwrap_or(0);
+        let (w0, w1, w2) = (
+            width(&|r| r.0.chars().count()),
+            width(&|r| r.1.chars().count()),
+            width(&|r| r.2.chars().count()),
+        );
+        rows.iter()
+            .map(|(item, own, here)| {
+                format!("{item:<w0$}  {own:<w1$}  {here:<w2$}  {}\n", docs[item])
             })
             .collect()
     }
@@ -521,6 +536,16 @@ mod tests {
         assert!(e.contains("valid names are dark, light, mono"), "{e}");
     }
 
+    /// A listing row's description: what follows its third column.
+    fn docs_of(line: &str) -> String {
+        let item = line.split_whitespace().next().unwrap();
+        items()
+            .into_iter()
+            .find(|(n, _)| *n == item)
+            .map(|(_, d)| d.to_string())
+            .unwrap()
+    }
+
     #[test]
     fn the_listing_names_every_item() {
         let l = Theme::dark().listing(Depth::TrueColor);
@@ -529,7 +554,8 @@ mod tests {
     }
 
     /// `themes --items` showed the dark theme's `#0f1419` as `233` or `black`, rounded to the
-    /// terminal's palette: the theme's own value first, and what each terminal draws beside it.
+    /// terminal's palette: the theme's own value first, and what each terminal draws beside it,
+    /// each in a column of its own width (a long colour name misaligned the rest).
     #[test]
     fn the_listing_shows_the_themes_own_colours_and_what_a_terminal_draws() {
         let dark = Theme::dark();
@@ -554,9 +580,19 @@ mod tests {
             format!("background {background} here {palette}")
         );
         let basic = color_name(nearest(dark.background, Depth::Basic));
+        let listing = dark.listing(Depth::Basic);
         assert_eq!(
-            own(&dark.listing(Depth::Basic)),
+            own(&listing),
             format!("background {background} here {basic}")
         );
+        // Every row's description starts in one column.
+        let starts: Vec<usize> = listing
+            .lines()
+            .map(|l| {
+                let doc = &docs_of(l);
+                l.find(doc.as_str()).unwrap()
+            })
+            .collect();
+        assert!(starts.windows(2).all(|w| w[0] == w[1]), "{listing}");
     }
 }

@@ -7,6 +7,7 @@
 //   node page.mjs shot URL FILE a screenshot of the page (for the README)
 //   node page.mjs hostile URL   the page (from the real host, with its CSP) fed a frame whose
 //                               every string holds markup and script: drawn as text, nothing run
+//   node page.mjs ended URL     a real frame, then the host's end event: the status line
 import { chromium } from 'playwright-core';
 
 const [mode, url, file] = process.argv.slice(2);
@@ -152,6 +153,22 @@ if (mode === 'view') {
     header: document.getElementById('header').textContent,
   }));
   say({ step: 'hostile', csp: head.csp, strings: n, violations: violations.length, ...seen });
+} else if (mode === 'ended') {
+  // A real frame, then the end event the host sends as the run ends (its text is whole).
+  const first = await open(url, 1400, 1000);
+  const real = await first.evaluate(() => window.latlab.frame);
+  await first.close();
+  const end = { format: real.format, id: 999999, kind: 'end', at_secs: 1, text: 'the run ended: completed' };
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.route('**/events*', (route) => route.fulfill({
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+    body: 'event: frame\ndata: ' + JSON.stringify(real) + '\n\nevent: end\ndata: ' + JSON.stringify(end) + '\n\n',
+  }));
+  await page.goto(url);
+  await page.waitForFunction(() => window.latlab && window.latlab.shown, null, { timeout: 15000 });
+  await page.waitForTimeout(1000);
+  say({ step: 'ended', status: await page.evaluate(() => document.getElementById('status').textContent) });
 } else if (mode === 'shot') {
   const page = await open(url, 1400, 940);
   await page.waitForTimeout(1500);

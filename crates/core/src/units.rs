@@ -212,11 +212,30 @@ pub fn clock(secs: f64) -> String {
 }
 
 pub fn fmt_rate(r: f64) -> String {
+    let whole = |x: f64| {
+        if x.is_finite() && x.abs() < 1e18 {
+            let s = thousands(x.abs().trunc() as u64);
+            if x < 0.0 { format!("-{s}") } else { s }
+        } else {
+            format!("{x:.0}")
+        }
+    };
     if r.fract() == 0.0 {
-        format!("{r:.0}")
+        whole(r)
     } else {
-        format!("{r:.1}")
+        let tenths = (r.abs() * 10.0).round();
+        let sign = if r < 0.0 { "-" } else { "" };
+        format!(
+            "{sign}{}.{}",
+            whole((tenths / 10.0).trunc()),
+            tenths as u64 % 10
+        )
     }
+}
+
+/// `1 record`, `5,000 records`: a count with its noun in the number it takes.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
 /// Compact milliseconds for axis labels: `850 ms`, `12.3 s`.
@@ -342,6 +361,18 @@ pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
 
 #[cfg(test)]
 mod toml_error_tests {
+    /// `5000 rec/s`, `asks 1 records/s`, `1 tries failed`: figures with separators, nouns in
+    /// the number their count takes.
+    #[test]
+    fn rates_and_counts_read_as_written() {
+        assert_eq!(super::fmt_rate(5000.0), "5,000");
+        assert_eq!(super::fmt_rate(12345.6), "12,345.6");
+        assert_eq!(super::fmt_rate(0.5), "0.5");
+        assert_eq!(super::fmt_rate(4.96), "5.0");
+        assert_eq!(super::plural(1, "try", "tries"), "1 try");
+        assert_eq!(super::plural(1200, "try", "tries"), "1,200 tries");
+    }
+
     #[test]
     fn type_errors_are_said_in_a_users_words() {
         let cases = [

@@ -25,7 +25,10 @@ impl KinesisLab {
             s.rate
         };
         *self.ctx.shared.rate_set_at.lock() = self.ctx.shared.elapsed();
-        let line = format!("producer asks {rate} records/s");
+        let line = format!(
+            "producer asks {}/s",
+            crate::units::plural(rate as u64, "record", "records")
+        );
         self.ctx.shared.log(&line);
         line
     }
@@ -224,7 +227,7 @@ impl KinesisLab {
             .find(|c| c.kind == ConsumerKind::Efo && !c.is_stopped())
             .cloned()
         else {
-            return Ok("no fan-out consumer to remove".into());
+            anyhow::bail!("no fan-out consumer to remove: e adds one");
         };
         self.ctx.shared.stop_consumer(&victim);
         let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });

@@ -192,10 +192,11 @@ impl Probe for KinesisLab {
     async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
         match cmd {
             Command::AddPoller => self.add_poller().await.map(|n| format!("added poller {n}")),
-            Command::RemovePoller => Ok(match self.remove_poller() {
-                Some(n) => format!("removed poller {n}"),
-                None => "no poller to remove".into(),
-            }),
+            // Nothing to remove is a refusal, not a confirmation.
+            Command::RemovePoller => match self.remove_poller() {
+                Some(n) => Ok(format!("removed poller {n}")),
+                None => anyhow::bail!("no poller to remove: + adds one"),
+            },
             Command::PayloadUp | Command::PayloadDown => {
                 let current = self.ctx.shared.settings.lock().payload;
                 let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);

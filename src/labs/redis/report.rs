@@ -204,9 +204,9 @@ impl crate::labs::Report for super::RedisLab {
         for m in r.methods.iter().filter(|m| m.errors > 0) {
             if let Some(line) = &m.last_error {
                 out.push_str(&format!(
-                    "{}: {} tries failed; the last: {line}\n",
+                    "{}: {} failed; the last: {line}\n",
                     m.method.label(),
-                    thousands(m.errors)
+                    crate::units::plural(m.errors, "try", "tries")
                 ));
             }
         }

@@ -236,15 +236,10 @@ async fn poller(cx: Consuming, c: Arc<ConsumerState>) {
                 break;
             }
             next = next.max(now) + interval;
-            c.set_status(format!(
-                "short polling every {}",
-                crate::units::format_duration(interval)
-            ));
-        } else if wait == 0 {
-            c.set_status("short polling back to back (wait 0 s)");
-        } else {
-            c.set_status(format!("long polling, {wait} s wait"));
         }
+        // Its way of polling is the pane's title: the status says only that it works (or what
+        // went wrong).
+        c.set_status("receiving");
         let Some(msgs) = receive(&cx, &c, 10, wait as i32).await else {
             if c.cancel.is_cancelled() || !pause(&c.cancel, ERROR_PAUSE).await {
                 break;
@@ -283,10 +278,7 @@ async fn lambda_poller(cx: Consuming, c: Arc<ConsumerState>, index: u32) {
             continue;
         }
         if index == 0 {
-            c.set_status(format!(
-                "{pollers} pollers, batch {batch_size}, window {}",
-                crate::units::format_duration(window)
-            ));
+            c.set_status("receiving");
         }
         let mut batch: Vec<Message> = Vec::new();
         let mut first_at: Option<Instant> = None;

@@ -126,7 +126,7 @@ impl Probe for SqsLab {
             }
             Command::RemoveConsumer => match self.probes.remove_consumer() {
                 Some(name) => format!("SQS consumer {name} left (its figures stay, struck out)"),
-                None => "no SQS consumer joined with j to remove".into(),
+                None => anyhow::bail!("no SQS consumer joined with j to remove"),
             },
             Command::RateUp | Command::RateDown => {
                 let r = super::step(

@@ -18,6 +18,31 @@ pub enum Service {
 }
 
 impl Service {
+    pub const ALL: [Service; 4] = [Service::Kinesis, Service::S3, Service::Redis, Service::Sqs];
+
+    /// As people write it: `Kinesis`, `S3`, `Redis`, `SQS`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Service::Kinesis => "Kinesis",
+            Service::S3 => "S3",
+            Service::Redis => "Redis",
+            Service::Sqs => "SQS",
+        }
+    }
+
+    /// The services the embedded emulator serves, as a phrase: `Kinesis, S3 and SQS`.
+    pub fn emulated_list() -> String {
+        let names: Vec<&str> = Service::ALL
+            .into_iter()
+            .filter(|s| s.emulated())
+            .map(Service::label)
+            .collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
+
     /// Whether the embedded emulator serves it (and so injects its faults).
     pub fn emulated(self) -> bool {
         match self {
