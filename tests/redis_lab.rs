@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use latlab::labs::redis::local::{LinkProfile, LocalRedis};
 use latlab::labs::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
-use latlab::labs::{Probe, run_id};
+use latlab::labs::{Hurry, Probe, run_id};
 
 mod common;
 use common::{keys_named, monitor};
@@ -97,7 +97,7 @@ async fn small_and_large_values_and_the_three_methods() {
         behind.max_bytes <= 10_100_000 && behind.count == 8,
         "{behind:?}"
     );
-    lab.stop().await;
+    lab.stop(&Hurry::new()).await;
     assert!(lab.cleanup().await.is_empty());
 }
 
@@ -119,7 +119,7 @@ async fn bytes_behind_is_the_value_still_on_its_way() {
         (500_000..=1_001_000).contains(&behind.p50_bytes),
         "1 MB over a 10 MB/s link: {behind:?}"
     );
-    lab.stop().await;
+    lab.stop(&Hurry::new()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,7 +147,7 @@ async fn the_link_shapers_latency_shows_in_methods_two_and_three() {
         offset - persistent >= 3.0 && persistent < 3.0 * 5.0,
         "one trip vs two on a 5 ms link: persistent p50 {persistent} ms, WAIT p50 {offset} ms"
     );
-    lab.stop().await;
+    lab.stop(&Hurry::new()).await;
 }
 
 /// The redis-server processes latlab started (its children), once both are up.
@@ -483,7 +483,7 @@ async fn a_password_set_mid_run_is_one_line_and_the_other_methods_go_on() {
         assert!(Instant::now() < deadline, "{snap:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    lab.stop().await;
+    lab.stop(&Hurry::new()).await;
 }
 
 fn redis_tries(lab: &latlab::run::Run) -> (u64, u64) {

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::labs::{LabKind, Probe, s3};
+use latlab::labs::{Hurry, LabKind, Probe, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::services::s3::Class;
@@ -280,7 +280,7 @@ async fn runs_sharing_buckets_write_under_their_own_prefix_and_delete_only_their
     );
 
     // The first run ends: its objects go, the second's stay while it goes on reading them.
-    a.stop().await;
+    a.stop(&Hurry::new()).await;
     assert_eq!(a.cleanup().await, Vec::<String>::new());
     for bucket in [&given.standard, &given.express] {
         assert_eq!(owners(&c, bucket, &runs).await[0], 0, "{bucket}");
@@ -309,7 +309,7 @@ async fn runs_sharing_buckets_write_under_their_own_prefix_and_delete_only_their
     assert_eq!(errors, 0, "no GET of the second run failed");
     assert_eq!(gets(&b).1, 0);
 
-    b.stop().await;
+    b.stop(&Hurry::new()).await;
     assert_eq!(b.cleanup().await, Vec::<String>::new());
     for bucket in [&given.standard, &given.express] {
         assert_eq!(owners(&c, bucket, &runs).await, [0, 0, 0], "{bucket}");

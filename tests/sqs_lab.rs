@@ -87,7 +87,7 @@ async fn short_polls_answer_empty_while_messages_wait_and_long_polls_do_not() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(4)).await;
-    p.stop(DRAIN).await;
+    p.stop(DRAIN, &latlab::labs::Hurry::new()).await;
     let figures = p.figures();
     let (long, short) = (by_name(&figures, "long"), by_name(&figures, "short"));
     println!(
@@ -127,7 +127,7 @@ async fn a_fifo_queue_keeps_each_groups_order() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    p.stop(DRAIN).await;
+    p.stop(DRAIN, &latlab::labs::Hurry::new()).await;
     let figures = p.figures();
     let f = by_name(&figures, "fifo");
     assert!(f.counts.sent >= 200, "{:?}", f.counts);
@@ -163,7 +163,7 @@ async fn processing_past_the_visibility_timeout_brings_redeliveries_and_the_coun
     p.knobs
         .processing_ms
         .store(0, std::sync::atomic::Ordering::Relaxed);
-    p.stop(DRAIN).await;
+    p.stop(DRAIN, &latlab::labs::Hurry::new()).await;
     let end = p.figures();
     let f = by_name(&end, "slow");
     assert_eq!(f.counts.received, f.counts.sent, "{:?}", f.counts);
@@ -197,7 +197,7 @@ async fn a_fifo_queue_throttles_past_300_sends_a_second_and_batching_stops_it() 
         batched, 0,
         "batches of up to 10 need well under 300 calls a second"
     );
-    p.stop(DRAIN).await;
+    p.stop(DRAIN, &latlab::labs::Hurry::new()).await;
     let figures = p.figures();
     assert_adds_up(by_name(&figures, "fifo"));
     assert!(p.cleanup().await.is_empty());
@@ -220,7 +220,7 @@ async fn lambda_on_a_queue_invokes_batches_and_counts_every_message() {
     };
     let p = probes(&emu, &scenario).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    p.stop(DRAIN).await;
+    p.stop(DRAIN, &latlab::labs::Hurry::new()).await;
     let figures = p.figures();
     let f = by_name(&figures, "lambda");
     assert!(f.invocations > 0);

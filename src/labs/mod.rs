@@ -16,7 +16,7 @@ pub mod series;
 pub mod sqs;
 pub mod target;
 
-pub use context::{Role, RunContext, TargetOptions};
+pub use context::{Hurry, Role, RunContext, TargetOptions};
 pub use lab::{
     Cleanup, Cost, Doctor, Fixture, Fleet, Lab, LabCommand, LabTarget, Plan, Probe, Registered,
     Report, ReportJson, ReportPart, Screen, Series, Setup, from_json, left_out, to_json,
