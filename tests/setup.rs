@@ -432,7 +432,16 @@ fn config_file_values_reach_the_run_and_redis_passwords_stay_hidden() {
         "{from}"
     );
 
-    let e = fails(latlab(h).args(["config", "show"]));
+    // Without the variable, `config show` shows the file as it is and says the variable is not
+    // set (it failed, where docs/install.md shows it working); a run stops on it.
+    let s = ok(latlab(h).args(["config", "show"]));
+    let (primary, from) = row(&s, "redis_primary");
+    assert_eq!(primary, "redis://10.0.0.1:6379");
+    assert!(
+        from.ends_with("MY_REDIS_PASSWORD is not set: a run stops until it is)"),
+        "{from}"
+    );
+    let e = fails(latlab(h).args(["run", "redis-demo", "--duration", "1s", "-q"]));
     assert!(
         e.contains(
             "redis_password_env names the environment variable MY_REDIS_PASSWORD, which is not set"

@@ -75,7 +75,7 @@ pub const PAYLOAD: SharedKey = SharedKey {
 /// producer's messages, each a second; on the overview, the first of them the run has).
 pub const RATE: SharedKey = SharedKey {
     keys: "< / >",
-    what: "producer rate down / up (of the tab shown): Kinesis 1, 2, 5 ... 5,000 records/s; SQS 1, 2, 5 ... 1,000 messages/s",
+    what: "producer rate down / up (of the tab shown): 1, 2, 5, 10, 20, 50, ... a second",
     press: "<>",
     footer: KeyFooter::Shown {
         tab: &[("</>", "rate")],
