@@ -176,6 +176,25 @@ fn default_profile() -> String {
     "seed-tokyo".into()
 }
 
+/// `[emulator] limits` as `--limit` overrides: a key of the emulator's limits file
+/// (`sqs.max_in_flight = 5`, or `sqs = { max_in_flight = 5 }`) as it is, and a key alone as a
+/// Kinesis limit, as scenarios have written them (`reshard_duration = "2s"`).
+fn limit_overrides(limits: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in limits {
+        match v {
+            toml::Value::Table(t) => {
+                for (k2, v2) in t {
+                    out.push(format!("{k}.{k2}={v2}"));
+                }
+            }
+            v if k.contains('.') => out.push(format!("{k}={v}")),
+            v => out.push(format!("kinesis.{k}={v}")),
+        }
+    }
+    out
+}
+
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct EmulatorSection {
@@ -249,12 +268,7 @@ impl Scenario {
         if duration.is_zero() {
             bail!("duration must be longer than 0s");
         }
-        let emulator_limits: Vec<String> = file
-            .emulator
-            .limits
-            .iter()
-            .map(|(k, v)| format!("kinesis.{k}={v}"))
-            .collect();
+        let emulator_limits = limit_overrides(&file.emulator.limits);
         crate::emulator::limits::Limits::load(None, &emulator_limits).map_err(|e| {
             let e = format!("{e:#}");
             anyhow::anyhow!(
@@ -501,6 +515,33 @@ mod tests {
             "{}",
             err(sqs)
         );
+    }
+
+    /// `[emulator] limits` prefixed every key with `kinesis.`, so a scenario could not set an
+    /// SQS or S3 limit: a service's key (dotted or as its own table) is that service's; a key
+    /// alone is still a Kinesis limit, as scenarios have written them.
+    #[test]
+    fn emulator_limits_take_any_services_keys() {
+        let text = HEAD.replace(
+            "duration = \"10s\"\n",
+            "duration = \"10s\"\n[emulator]\nlimits = { reshard_duration = \"2s\", \"s3.standard_writes_per_sec\" = 7, sqs = { max_in_flight_standard = 5 } }\n",
+        ) + "[[kinesis.consumers]]\nkind = \"efo\"\n";
+        let s = Scenario::parse(&text, "t.toml").unwrap();
+        let limits = crate::emulator::limits::Limits::load(None, &s.emulator_limits).unwrap();
+        assert_eq!(
+            limits.kinesis.reshard_duration,
+            std::time::Duration::from_secs(2)
+        );
+        assert_eq!(limits.s3.standard_writes_per_sec, 7);
+        assert_eq!(limits.sqs.max_in_flight_standard, 5);
+        // An unknown key of a service is named on its line.
+        let bad = HEAD.replace(
+            "duration = \"10s\"\n",
+            "duration = \"10s\"\n[emulator]\nlimits = { sqs = { max_in_flite = 5 } }\n",
+        ) + "[[kinesis.consumers]]\nkind = \"efo\"\n";
+        let e = err(&bad);
+        assert!(e.starts_with("line 5, [emulator] limits: "), "{e}");
+        assert!(e.contains("max_in_flite"), "{e}");
     }
 
     #[test]

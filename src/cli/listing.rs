@@ -94,7 +94,12 @@ pub fn faults_listing() -> String {
          \x20 for=DURATION     how long a stall, spike, pause, partition or sleep lasts\n\
          \x20 delay=DURATION   a spike's added latency (default 500ms)\n\
          \x20 on=primary|replica   the server redis.debug-sleep puts to sleep\n\
-         \nKinesis and S3 faults are injected by the embedded emulator (and `latlab emulate`); Redis faults on latlab's own redis-server pair (client-pause and debug-sleep on any Redis that allows them).\n",
+         \n",
     );
+    out.push_str(&format!(
+        "{} faults are injected by the embedded emulator (and `latlab emulate`); {} faults on latlab's own redis-server pair (client-pause and debug-sleep on any Redis that allows them).\n",
+        crate::services::Service::emulated_list(),
+        crate::services::Service::not_emulated_list()
+    ));
     out
 }

@@ -234,17 +234,17 @@ fn starting_file(
          # Run it live with `latlab tui {run}`, or headless with `latlab run {run}`;\n\
          # `latlab run {run} --duration 5s` is a quick check that it parses and runs.\n\
          #\n\
-         # The sections: [kinesis] (stream, shards, retry, [kinesis.producer] rate and payload,\n\
-         # [[kinesis.consumers]] of kind efo, lambda-efo, poller or lambda-standard), [s3] and [redis]\n\
-         # (each lab runs when its section is here), [emulator.limits] and [[faults]] for the\n\
-         # embedded emulator. `latlab faults` lists the faults; `latlab profile list` the latency\n\
-         # profiles. A key latlab does not know is an error naming its line.\n",
+         # The sections: one per lab, {} (each lab runs when its section is\n\
+         # here; the copy below shows its keys), [emulator.limits] (any service's limits) and\n\
+         # [[faults]] for the embedded emulator. `latlab faults` lists the faults; `latlab profile\n\
+         # list` the latency profiles. A key latlab does not know is an error naming its line.\n",
         from.name,
         if from.origin == "built-in" {
             "built in".to_string()
         } else {
             from.origin.clone()
         },
+        sections(),
     );
     if from.seed.is_some() {
         out.push_str(
@@ -284,4 +284,17 @@ fn starting_file(
         )
     })?;
     Ok(out)
+}
+
+/// Every lab's scenario section, from the registry: `[kinesis], [s3], [redis] and [sqs]`.
+fn sections() -> String {
+    let names: Vec<String> = crate::labs::LabKind::ALL
+        .iter()
+        .filter(|l| !l.key().starts_with("echo"))
+        .map(|l| format!("[{}]", l.key()))
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }

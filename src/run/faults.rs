@@ -30,8 +30,10 @@ pub(super) fn check_faults(
         }
         if external && service.emulated() {
             anyhow::bail!(
-                "fault {}: the embedded emulator injects Kinesis and S3 faults; with --endpoint-url or --aws only Redis faults apply",
-                f.describe()
+                "fault {}: the embedded emulator injects {} faults; with --endpoint-url or --aws only {} faults apply",
+                f.describe(),
+                crate::services::Service::emulated_list(),
+                crate::services::Service::not_emulated_list()
             );
         }
     }

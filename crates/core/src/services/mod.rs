@@ -32,9 +32,18 @@ impl Service {
 
     /// The services the embedded emulator serves, as a phrase: `Kinesis, S3 and SQS`.
     pub fn emulated_list() -> String {
+        Service::phrase(true)
+    }
+
+    /// The services it does not serve (latlab's own servers stand in): `Redis`.
+    pub fn not_emulated_list() -> String {
+        Service::phrase(false)
+    }
+
+    fn phrase(emulated: bool) -> String {
         let names: Vec<&str> = Service::ALL
             .into_iter()
-            .filter(|s| s.emulated())
+            .filter(|s| s.emulated() == emulated)
             .map(Service::label)
             .collect();
         match names.split_last() {
