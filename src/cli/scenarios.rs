@@ -290,7 +290,6 @@ fn starting_file(
 fn sections() -> String {
     let names: Vec<String> = crate::labs::LabKind::ALL
         .iter()
-        .filter(|l| !l.key().starts_with("echo"))
         .map(|l| format!("[{}]", l.key()))
         .collect();
     match names.split_last() {
