@@ -8,6 +8,10 @@ use std::time::{Duration, Instant};
 use crate::aws::Clients;
 use crate::faults::FaultLog;
 
+/// How every lab says an endpoint lacks an operation it needs (`not supported by this endpoint:
+/// SubscribeToShard answered HTTP 500 ...`): reports find those lines by it.
+pub const UNSUPPORTED: &str = "not supported by this endpoint";
+
 /// Told when the user asks a stopping run to stop at once (a second `q` or Ctrl-C): a lab's stop
 /// ends its drain there, and what it had not drained is counted unread, as a drain that ran out
 /// of time counts it.

@@ -316,7 +316,7 @@ impl crate::labs::ReportJson<crate::labs::kinesis::snapshot::KinesisSnapshot> fo
                         arrival_to_receive: c.arrival_to_receive.into_summary(),
                         send_to_receive: c.send_to_receive.into_summary(),
                         recent: c.recent.into_summary(),
-                        counts: crate::metrics::SeqCounts {
+                        counts: super::ledger::SeqCounts {
                             acknowledged: n.acknowledged,
                             received: n.received,
                             lost: n.lost,

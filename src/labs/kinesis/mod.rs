@@ -18,8 +18,12 @@ pub mod keys;
 mod knobs;
 mod lab;
 pub mod lambda;
+/// The record ledger: every acknowledged record counted by its seq for each consumer.
+pub mod ledger;
 pub mod lineage;
 mod metrics;
+/// Each partition key's order as a consumer received it.
+pub mod order;
 pub mod payload;
 pub mod plan;
 pub mod poller;
@@ -72,7 +76,7 @@ pub fn received(run: &str, shard: usize, r: &aws_sdk_kinesis::types::Record) -> 
         foreign,
         arrival_us,
         shard,
-        kseq: crate::metrics::SeqNo::parse(r.sequence_number()),
+        kseq: ledger::SeqNo::parse(r.sequence_number()),
     }
 }
 

@@ -27,8 +27,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::Ctx;
 use super::config::{ProducerMode, ProducerSpec};
+use super::ledger::SeqNo;
 use crate::aws::error_code;
-use crate::metrics::SeqNo;
 
 /// The bytes of one PutRecords request at most (the service's limit is 10 MiB; partition keys
 /// count too, at most 20 bytes each here).

@@ -306,7 +306,7 @@ impl crate::labs::Report for super::KinesisLab {
             out.push_str(&format!(
                 "{} unread records were not checked for loss: their consumer was more than {} records behind in a shard.\n",
                 thousands(unchecked),
-                thousands(crate::metrics::ledger::TAIL_CAPACITY as u64)
+                thousands(super::ledger::TAIL_CAPACITY as u64)
             ));
         }
         let shortfall = p.shortfall();

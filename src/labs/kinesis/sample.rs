@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use super::KinesisHistory;
 use super::config::ConsumerKind;
+use super::ledger::SeqCounts;
 use super::snapshot::{BatchSize, ConsumerSnapshot, KinesisSnapshot, ProducerSnapshot};
 use crate::metrics::sdk::{SdkCounters, SdkSnapshot};
-use crate::metrics::{Point, SeqCounts, Summary};
+use crate::metrics::{Point, Summary};
 
 fn consumer(
     name: &str,

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
 use super::config::{ConsumerKind, ProducerSpec};
+use super::ledger::SeqCounts;
 use super::state::{ConsumerState, ShardRead, Shared};
+use crate::metrics::Summary;
 use crate::metrics::sdk::SdkSnapshot;
-use crate::metrics::{SeqCounts, Summary};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchSize {

@@ -10,12 +10,14 @@ use std::time::Duration;
 use parking_lot::{Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
 
+use super::ledger::{ConsumerId, Ledger, SeqNo};
+use super::order::KeyOrder;
 use crate::aws::QuotaPartition;
 use crate::labs::kinesis::config::ConsumerKind;
-use crate::metrics::{ConsumerId, KeyOrder, Ledger, SdkStats, SeqNo, Series};
+use crate::metrics::{SdkStats, Series};
 
 /// How a consumer's status begins when the endpoint lacks an operation it needs.
-pub const UNSUPPORTED: &str = "not supported by this endpoint";
+pub use crate::labs::context::UNSUPPORTED;
 
 /// One record as a consumer received it.
 #[derive(Clone, Copy, Debug)]

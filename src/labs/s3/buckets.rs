@@ -65,7 +65,7 @@ where
     };
     format!(
         "{}: {op} answered {answered}",
-        crate::labs::kinesis::state::UNSUPPORTED
+        crate::labs::context::UNSUPPORTED
     )
 }
 

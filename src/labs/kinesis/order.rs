@@ -10,7 +10,7 @@
 //! compared in that order. This measures the consumer's order, not the producer's: two puts of
 //! one key in flight at once may be stored in either order, and the check follows the stream.
 
-use super::SeqNo;
+use super::ledger::SeqNo;
 
 /// Where a record was stored: its shard's rank, then its sequence number in that shard.
 pub type Stored = (u64, SeqNo);
