@@ -11,10 +11,10 @@ mod common;
 use common::Kill;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{latlab, with_credentials};
+use common::{latlab, output, with_credentials};
 
 const STANDARD: &str = "acct-standard";
 const EXPRESS: &str = "acct--use1-az4--x-s3";
@@ -57,15 +57,6 @@ fn scenario_file() -> (tempfile::TempDir, String) {
     std::fs::write(&path, SCENARIO).unwrap();
     let p = path.display().to_string();
     (dir, p)
-}
-
-fn output(c: &mut Command) -> (bool, String, String) {
-    let out = c.stdin(Stdio::null()).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `latlab ARGS` against the endpoint `url`, with the buckets.

@@ -6,16 +6,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Kill, latlab};
-
-fn output(c: &mut Command) -> (bool, String, String) {
-    let out = c.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::{Kill, latlab, output, with_credentials};
 
 #[test]
 fn scenarios_are_listed_a_line_each() {
@@ -346,12 +337,6 @@ fn a_second_ctrl_c_ends_a_long_drain_at_once_and_counts_the_rest_unread() {
 /// `latlab emulate` on an ephemeral port, as the "other endpoint".
 fn emulator() -> (common::Kill, String) {
     common::emulate(&[])
-}
-
-fn with_credentials(c: &mut Command) -> &mut Command {
-    c.env("AWS_ACCESS_KEY_ID", "AKIDTEST")
-        .env("AWS_SECRET_ACCESS_KEY", "secret")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 #[test]

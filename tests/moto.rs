@@ -71,17 +71,12 @@ fn moto() -> (Kill, String) {
 }
 
 fn on(url: &str, args: &[&str]) -> (bool, String, String) {
-    let out = with_credentials(&mut latlab())
-        .args(args)
-        .args(["--endpoint-url", url, "--s3-bucket", BUCKET])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::output(with_credentials(&mut latlab()).args(args).args([
+        "--endpoint-url",
+        url,
+        "--s3-bucket",
+        BUCKET,
+    ]))
 }
 
 fn rt() -> tokio::runtime::Runtime {

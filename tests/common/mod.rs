@@ -36,7 +36,16 @@ fn without_defaults(mut c: std::process::Command) -> std::process::Command {
 
 /// `latlab ARGS`: whether it succeeded, its standard output and its standard error.
 pub fn latlab_output(args: &[&str]) -> (bool, String, String) {
-    let out = latlab().args(args).output().expect("latlab runs");
+    output(latlab().args(args))
+}
+
+/// A command run to its end with nothing on its standard input: whether it succeeded, its
+/// standard output and its standard error.
+pub fn output(c: &mut std::process::Command) -> (bool, String, String) {
+    let out = c
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the command runs");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
