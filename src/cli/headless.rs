@@ -177,7 +177,6 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         let lab = std::sync::Arc::into_inner(lab).context("the lab was still shared at its end")?;
         // The recording's last second is taken once the consumers have drained.
         let mut last_tick: anyhow::Result<()> = Ok(());
-        let hurry = lab.hurry();
         let mut last = |l: &Run| {
             if let Some(r) = recorder.as_mut() {
                 last_tick = r.tick(l);
@@ -187,23 +186,15 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             }
         };
         // Ctrl-C while it stops cuts the drain short: what was not drained counts as unread.
-        let again = shutdown_signal();
-        tokio::pin!(again);
-        let (snap, problems) = {
-            let finishing = lab.finish_with(&mut last);
-            tokio::pin!(finishing);
-            loop {
-                tokio::select! {
-                    done = &mut finishing => break done,
-                    _ = &mut again, if !hurry.is_cancelled() => {
-                        hurry.cancel();
-                        if let Some(pb) = &progress {
-                            pb.set_message("stopping now: what was not drained counts as unread; cleaning up");
-                        }
-                    }
+        let (snap, problems) = lab
+            .finish_or_hurry(&mut last, shutdown_signal(), || {
+                if let Some(pb) = &progress {
+                    pb.set_message(
+                        "stopping now: what was not drained counts as unread; cleaning up",
+                    );
                 }
-            }
-        };
+            })
+            .await;
         if let Some(h) = host {
             h.end(if stopped_early {
                 "the run ended: stopped early"

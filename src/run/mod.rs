@@ -466,10 +466,25 @@ impl Run {
 
     /// [`Run::finish`], with `last` seeing the lab once its probes have stopped and drained,
     /// before anything is cleaned up (a recording's last second).
-    /// What a second `q` or Ctrl-C tells while the run stops: each lab's drain ends at once
-    /// (what it had not drained counts as unread).
-    pub fn hurry(&self) -> crate::labs::context::Hurry {
-        self.ctx.hurry.clone()
+    /// [`Run::finish_with`], cut short when `now` resolves first (a second `q`, Ctrl-C): each
+    /// lab's drain then ends at once, what it had not drained counting as unread, and `hurried`
+    /// is told (to say so on the screen). The TUI and a headless run both stop this way.
+    pub async fn finish_or_hurry(
+        self,
+        last: &mut (dyn FnMut(&Run) + Send),
+        now: impl Future<Output = ()>,
+        hurried: impl FnOnce(),
+    ) -> (Snapshot, Vec<String>) {
+        let hurry = self.ctx.hurry.clone();
+        let finishing = self.finish_with(last);
+        tokio::pin!(finishing, now);
+        tokio::select! {
+            done = &mut finishing => return done,
+            () = &mut now => {}
+        }
+        hurry.cancel();
+        hurried();
+        finishing.await
     }
 
     /// What the run waits for while it stops, lab by lab: `stopping: Kinesis: the producer has

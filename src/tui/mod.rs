@@ -363,7 +363,6 @@ where
     terminal.draw(|f| draw_starting(f, app.theme(), &scenario, &stopping))?;
     // A second q, Esc, Ctrl-C or signal while it stops cuts the drain short.
     spawn_signals(tx.clone());
-    let hurry = lab.hurry();
     let theme = app.theme().clone();
     metrics.stop().await;
     // A viewer's key being applied finishes first: the run is then the screen's alone again.
@@ -390,33 +389,28 @@ where
             h.tick(&mut app, l);
         }
     };
-    let (snap, problems) = {
-        let finishing = lab.finish_with(&mut last);
-        tokio::pin!(finishing);
+    // A second q, Esc or Ctrl-C (or a signal) while it stops.
+    let again = async {
         loop {
-            tokio::select! {
-                done = &mut finishing => break done,
-                ev = rx.recv(), if !hurry.is_cancelled() => {
-                    let now = match ev {
-                        Some(Event::Input(TermEvent::Key(k))) => is_quit(&k),
-                        Some(Event::Signal(_)) | None => true,
-                        Some(_) => false,
-                    };
-                    if now {
-                        hurry.cancel();
-                        terminal.draw(|f| {
-                            draw_starting(
-                                f,
-                                &theme,
-                                &scenario,
-                                "stopping now: what was not drained counts as unread; cleaning up",
-                            )
-                        })?;
-                    }
-                }
+            match rx.recv().await {
+                Some(Event::Input(TermEvent::Key(k))) if is_quit(&k) => return,
+                Some(Event::Signal(_)) | None => return,
+                Some(_) => {}
             }
         }
     };
+    let (snap, problems) = lab
+        .finish_or_hurry(&mut last, again, || {
+            let _ = terminal.draw(|f| {
+                draw_starting(
+                    f,
+                    &theme,
+                    &scenario,
+                    "stopping now: what was not drained counts as unread; cleaning up",
+                )
+            });
+        })
+        .await;
     stop.store(true, Ordering::Relaxed);
     if let Some(h) = host {
         h.end("the run ended: the host quit").await;
