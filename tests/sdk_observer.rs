@@ -75,7 +75,7 @@ async fn the_quota_left_follows_the_sdks_own_token_bucket() {
         max_backoff: Dur(Duration::from_millis(2)),
         ..RetrySettings::default()
     };
-    let c = clients.kinesis(&retry, &quota, stats.clone());
+    let c = latlab::labs::kinesis::client::client(&clients, &retry, &quota, stats.clone());
     assert_eq!(quota.tokens_left(), 500);
     // Every call is throttled twice: its retry takes 5 tokens, which never come back.
     for i in 1..=100u64 {
@@ -138,7 +138,8 @@ async fn attempts_are_counted_under_their_operation() {
     .await
     .unwrap();
     let stats = Arc::new(SdkStats::default());
-    let c = clients.kinesis(
+    let c = latlab::labs::kinesis::client::client(
+        &clients,
         &RetrySettings::default(),
         &QuotaPartition::new("ops"),
         stats.clone(),

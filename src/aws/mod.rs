@@ -1,7 +1,8 @@
 //! SDK client construction: endpoint, credentials, region, retry settings and retry partitions.
-//! Every client latlab builds goes through [`Clients`], so the Kinesis and S3 clients cannot
-//! drift apart; each gets the interceptor of `observer.rs`, which records every attempt the SDK
-//! makes. `errors.rs` says an SDK error in one line.
+//! Every client latlab measures with is built one way, by [`sdk_client!`] from [`Clients`] (each
+//! lab's `client.rs` says which SDK), so no service's clients can drift from another's; each gets
+//! the interceptor of `observer.rs`, which records every attempt the SDK makes. `errors.rs` says
+//! an SDK error in one line. (`emulator_*_client` are the tests' and benches' own.)
 //!
 //! Against the embedded emulator, clients get static credentials and a fixed region, so nothing is
 //! read from the environment. Against any other endpoint (or real AWS) the SDK's own chain applies:
@@ -368,35 +369,18 @@ impl Clients {
             .map_or_else(|| EMULATOR_REGION.into(), |r| r.to_string())
     }
 
-    /// An S3 client: path-style addressing against an endpoint URL (directory buckets then need an
-    /// IP-literal host), the SDK's defaults against AWS.
-    pub fn s3(
-        &self,
-        retry: &RetrySettings,
-        quota: &QuotaPartition,
-        stats: Arc<SdkStats>,
-    ) -> aws_sdk_s3::Client {
-        let observer = Observer::new(stats, quota, retry, self.clock);
-        let path_style = match &self.target {
+    /// Whether the clients address an endpoint URL (the embedded emulator, or one the user
+    /// named) rather than the service's own hosts: S3 then needs path-style addressing.
+    pub fn at_endpoint_url(&self) -> bool {
+        match &self.target {
             Target::Emulator { .. } => true,
             Target::Aws { endpoint_url, .. } => endpoint_url.is_some(),
-        };
-        let config = aws_sdk_s3::config::Builder::from(&self.config)
-            .force_path_style(path_style)
-            .http_client(https_client())
-            .retry_config(retry.config())
-            .retry_partition(quota.partition.clone())
-            .interceptor(observer)
-            .build();
-        aws_sdk_s3::Client::from_conf(config)
+        }
     }
 
-    /// What a lab needs to build a client of its own service as [`Clients::kinesis`] and
-    /// [`Clients::s3`] build theirs: the loaded configuration, the retry partition of `quota`,
-    /// and the interceptor that records the client's attempts in `stats`
-    /// (`aws_sdk_X::config::Builder::from(config)`, then `.http_client(aws::https_client())`,
-    /// `.retry_config(retry.config())`, `.retry_partition(partition)` and
-    /// `.interceptor(observer)`).
+    /// What [`sdk_client!`] builds every service's client from: the loaded configuration, the
+    /// retry partition of `quota`, and the interceptor that records the client's attempts in
+    /// `stats`.
     pub fn parts(
         &self,
         retry: &RetrySettings,
@@ -413,25 +397,27 @@ impl Clients {
             Observer::new(stats, quota, retry, self.clock),
         )
     }
-
-    /// A Kinesis client with its own retry settings and quota partition, whose attempts are
-    /// recorded in `stats`.
-    pub fn kinesis(
-        &self,
-        retry: &RetrySettings,
-        quota: &QuotaPartition,
-        stats: Arc<SdkStats>,
-    ) -> aws_sdk_kinesis::Client {
-        let observer = Observer::new(stats, quota, retry, self.clock);
-        let config = aws_sdk_kinesis::config::Builder::from(&self.config)
-            .http_client(https_client())
-            .retry_config(retry.config())
-            .retry_partition(quota.partition.clone())
-            .interceptor(observer)
-            .build();
-        aws_sdk_kinesis::Client::from_conf(config)
-    }
 }
+
+/// A client of a service's SDK (`aws_sdk_kinesis`, `aws_sdk_s3`, `aws_sdk_sqs`), built the one
+/// way every client latlab measures with is: the run's loaded configuration, latlab's HTTPS
+/// client, the retry settings, `quota`'s retry partition and the interceptor that records every
+/// attempt in `stats`; `tune`, when given, sets the service's own settings on the builder (S3's
+/// path-style addressing).
+macro_rules! sdk_client {
+    ($sdk:ident, $clients:expr, $retry:expr, $quota:expr, $stats:expr $(, $tune:expr)?) => {{
+        let retry: &$crate::aws::RetrySettings = $retry;
+        let (config, partition, observer) = $clients.parts(retry, $quota, $stats);
+        let builder = $sdk::config::Builder::from(config)
+            .http_client($crate::aws::https_client())
+            .retry_config(retry.config())
+            .retry_partition(partition)
+            .interceptor(observer);
+        $(let builder = ($tune)(builder);)?
+        $sdk::Client::from_conf(builder.build())
+    }};
+}
+pub(crate) use sdk_client;
 
 /// Whether `r` looks like a region name (us-east-1).
 pub fn valid_region(r: &str) -> bool {

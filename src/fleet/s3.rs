@@ -88,10 +88,14 @@ pub async fn client(target: &TargetOptions) -> anyhow::Result<aws_sdk_s3::Client
         std::time::Instant::now(),
     )
     .await?;
-    Ok(clients.s3(
+    let path_style = clients.at_endpoint_url();
+    Ok(crate::aws::sdk_client!(
+        aws_sdk_s3,
+        clients,
         &RetrySettings::default(),
         &QuotaPartition::new("latlab-fleet"),
         Default::default(),
+        |b: aws_sdk_s3::config::Builder| b.force_path_style(path_style)
     ))
 }
 

@@ -15,7 +15,8 @@ const LEGACY_TAG: &str = "latlab-run";
 
 fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_kinesis::Client> {
     cx.clients.map(|c| {
-        c.kinesis(
+        super::client::client(
+            c,
             &RetrySettings::default(),
             &QuotaPartition::new("latlab-cleanup"),
             Default::default(),

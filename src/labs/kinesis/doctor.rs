@@ -70,7 +70,8 @@ fn action(op: &str) -> Option<String> {
 
 /// The doctor's client: one attempt a call, within the probe's timeout.
 fn client(e: &Endpoint) -> aws_sdk_kinesis::Client {
-    e.clients.kinesis(
+    super::client::client(
+        &e.clients,
         &Endpoint::once(),
         &crate::aws::QuotaPartition::new("latlab-doctor"),
         Default::default(),

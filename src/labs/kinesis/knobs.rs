@@ -170,7 +170,7 @@ impl KinesisLab {
                 .retry
                 .clone()
                 .unwrap_or_else(|| self.scenario.retry.clone());
-            let client = self.clients.kinesis(&retry, &quota, c.sdk.clone());
+            let client = super::client::client(&self.clients, &retry, &quota, c.sdk.clone());
             c.replace_client(client, quota);
             *c.detail.lock() = describe(&spec);
         }

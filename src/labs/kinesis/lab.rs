@@ -87,7 +87,12 @@ impl Probe for KinesisLab {
         let shared = Shared::new(run, state::LiveSettings::of(Some(scenario)));
         let embedded = matches!(clients.target(), crate::aws::Target::Emulator { .. });
         let admin_quota = QuotaPartition::new("latlab-admin");
-        let admin = clients.kinesis(&RetrySettings::default(), &admin_quota, Default::default());
+        let admin = super::client::client(
+            &clients,
+            &RetrySettings::default(),
+            &admin_quota,
+            Default::default(),
+        );
         let (stream, created) = match existing_stream {
             Some(name) => (name, false),
             None => (

@@ -7,6 +7,8 @@
 //! the `x` and `X` keys and a scenario's schedule ask for.
 
 pub mod cleanup;
+/// Its SDK clients, built as every service's are.
+pub mod client;
 pub mod config;
 pub mod cost;
 mod doctor;
@@ -190,7 +192,7 @@ impl KinesisLab {
                 .shared
                 .add_consumer(spec.name.clone(), spec.kind, detail, quota.clone());
         let retry = spec.retry.as_ref().unwrap_or(&self.scenario.retry);
-        let client = self.clients.kinesis(retry, &quota, state.sdk.clone());
+        let client = client::client(&self.clients, retry, &quota, state.sdk.clone());
         // Where it starts: the open shards (LATEST) or the oldest of each lineage (TRIM_HORIZON);
         // it counts as ready once it holds a position on each.
         let initial = self
@@ -279,7 +281,8 @@ impl KinesisLab {
     fn start_producer(&self) {
         let cancel = CancellationToken::new();
         let quota = QuotaPartition::new("latlab-producer");
-        let client = self.clients.kinesis(
+        let client = client::client(
+            &self.clients,
             &self.scenario.retry,
             &quota,
             self.ctx.shared.producer_sdk.clone(),

@@ -13,7 +13,8 @@ use crate::services::kinesis::Op;
 async fn check(cx: &PlanContext<'_>, p: &mut LabPlan, stream: &str, given: bool) {
     let Some(clients) = cx.clients else { return };
     debug_assert!(Op::DescribeStreamSummary.read_only());
-    let client = clients.kinesis(
+    let client = super::client::client(
+        clients,
         &crate::aws::RetrySettings::default(),
         &crate::aws::QuotaPartition::new("latlab-plan"),
         Default::default(),

@@ -10,7 +10,8 @@ use crate::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
 
 fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_s3::Client> {
     cx.clients.map(|c| {
-        c.s3(
+        super::client::client(
+            c,
             &RetrySettings::default(),
             &QuotaPartition::new("latlab-cleanup"),
             Default::default(),

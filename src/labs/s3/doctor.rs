@@ -82,7 +82,8 @@ fn action(op: &str) -> Option<String> {
 
 /// The doctor's client: one attempt a call, within the probe's timeout.
 fn client(e: &Endpoint) -> aws_sdk_s3::Client {
-    e.clients.s3(
+    super::client::client(
+        &e.clients,
         &Endpoint::once(),
         &crate::aws::QuotaPartition::new("latlab-doctor"),
         Default::default(),

@@ -28,7 +28,8 @@ impl Probe for S3Lab {
         };
         let stats = Arc::new(crate::metrics::SdkStats::default());
         let quota = crate::aws::QuotaPartition::new("latlab-s3");
-        let client = ctx.clients(LabKind::S3)?.s3(
+        let client = super::client::client(
+            ctx.clients(LabKind::S3)?,
             &crate::aws::RetrySettings::default(),
             &quota,
             stats.clone(),

@@ -6,6 +6,8 @@
 
 mod buckets;
 pub mod cleanup;
+/// Its SDK clients, built as every service's are.
+pub mod client;
 pub mod config;
 pub mod cost;
 mod doctor;

@@ -21,7 +21,8 @@ async fn check(cx: &PlanContext<'_>, p: &mut LabPlan) {
         return;
     }
     debug_assert!(Op::HeadBucket.read_only());
-    let client = clients.s3(
+    let client = super::client::client(
+        clients,
         &crate::aws::RetrySettings::default(),
         &crate::aws::QuotaPartition::new("latlab-plan"),
         Default::default(),

@@ -1,5 +1,4 @@
-//! The lab's SQS clients, made from the run's loaded SDK configuration like every other client
-//! latlab builds: the run's retry settings, a retry quota per client (each consumer is like a
+//! The lab's SQS clients, built as every service's are (`aws::sdk_client!`): the run's retry settings, a retry quota per client (each consumer is like a
 //! process of its own), and the interceptor that counts every attempt.
 
 use std::sync::Arc;
@@ -15,12 +14,5 @@ pub fn client(
     stats: Arc<SdkStats>,
 ) -> aws_sdk_sqs::Client {
     let quota = QuotaPartition::new(name);
-    let (config, partition, observer) = clients.parts(retry, &quota, stats);
-    let config = aws_sdk_sqs::config::Builder::from(config)
-        .http_client(crate::aws::https_client())
-        .retry_config(retry.config())
-        .retry_partition(partition)
-        .interceptor(observer)
-        .build();
-    aws_sdk_sqs::Client::from_conf(config)
+    crate::aws::sdk_client!(aws_sdk_sqs, clients, retry, &quota, stats)
 }
