@@ -308,9 +308,9 @@ pub(super) fn progress_bar(scenario: &Scenario) -> indicatif::ProgressBar {
     pb
 }
 
-pub(super) fn update_progress(pb: &indicatif::ProgressBar, lab: &Run) {
-    pb.set_position(lab.elapsed().as_millis() as u64);
-    if let Some(line) = lab.snapshot(false).progress() {
+pub(super) fn update_progress(pb: &indicatif::ProgressBar, run: &Run) {
+    pb.set_position(run.elapsed().as_millis() as u64);
+    if let Some(line) = run.snapshot(false).progress() {
         pb.set_message(line);
     }
 }

@@ -106,8 +106,8 @@ pub struct Framer {
 
 impl Framer {
     /// The frame of this second: `snapshot` (taken just now) and the points that became whole.
-    pub fn frame(&mut self, lab: &Run, at_secs: f64, snapshot: &Snapshot) -> Frame {
-        let points = self.points(lab, snapshot);
+    pub fn frame(&mut self, run: &Run, at_secs: f64, snapshot: &Snapshot) -> Frame {
+        let points = self.points(run, snapshot);
         let mut trimmed = snapshot.clone();
         trim_faults(&mut trimmed);
         if self.model_written {
@@ -124,8 +124,8 @@ impl Framer {
 
     /// The points of each series that became whole since the last call: what a frame of this
     /// second carries (a shared run's frames too, `share`).
-    pub fn points(&mut self, lab: &Run, snapshot: &Snapshot) -> Points {
-        self.points_of(snapshot, &lab.history(LOOKBACK))
+    pub fn points(&mut self, run: &Run, snapshot: &Snapshot) -> Points {
+        self.points_of(snapshot, &run.history(LOOKBACK))
     }
 
     /// The points of `history` not yet written (all of them, from a new framer: a replay's

@@ -132,7 +132,7 @@ impl Recorder {
     /// Starts the recording in `dir` (made by [`Recorder::prepare`]) and writes what the run is.
     pub fn create(
         dir: &Path,
-        lab: &Run,
+        run: &Run,
         scenario_text: &str,
         host: &str,
     ) -> anyhow::Result<Recorder> {
@@ -142,7 +142,7 @@ impl Recorder {
         };
         write("scenario.toml", scenario_text)?;
         // Intervals are timed from the run's start, so the log's base time is that moment.
-        let started = SystemTime::now() - lab.ctx.start.elapsed();
+        let started = SystemTime::now() - run.ctx.start.elapsed();
         let started_ms = started
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default()
@@ -150,16 +150,16 @@ impl Recorder {
         let info = serde_json::json!({
             "schema": SCHEMA,
             "latlab_version": env!("CARGO_PKG_VERSION"),
-            "scenario": lab.scenario.name,
-            "description": lab.scenario.description,
-            "origin": lab.scenario.origin,
-            "seed": lab.scenario.seed,
-            "backend": lab.backend().label,
-            "faults": lab.faults_set,
+            "scenario": run.scenario.name,
+            "description": run.scenario.description,
+            "origin": run.scenario.origin,
+            "seed": run.scenario.seed,
+            "backend": run.backend().label,
+            "faults": run.faults_set,
             "started": crate::clock::rfc3339_ms(started_ms),
             "host": host,
-            "run_id": lab.ctx.run_id,
-            "role": lab.ctx.role().name(),
+            "run_id": run.ctx.run_id,
+            "role": run.ctx.role().name(),
         });
         write(
             "recording.json",
@@ -172,7 +172,7 @@ impl Recorder {
         Ok(Recorder {
             dir: dir.to_path_buf(),
             started,
-            start: lab.ctx.start,
+            start: run.ctx.start,
             logs: BTreeMap::new(),
             events,
             frames,
@@ -186,9 +186,9 @@ impl Recorder {
 
     /// One second: each series' interval since the last tick goes to its log, and the faults that
     /// fired since to the events.
-    pub fn tick(&mut self, lab: &Run) -> anyhow::Result<()> {
+    pub fn tick(&mut self, run: &Run) -> anyhow::Result<()> {
         let at = self.start.elapsed();
-        for (name, whole) in lab.histograms() {
+        for (name, whole) in run.histograms() {
             if !self.logs.contains_key(&name) {
                 let log = self.open(&name)?;
                 self.logs.insert(name.clone(), log);
@@ -220,7 +220,7 @@ impl Recorder {
             }
         }
         let seen = self.fault_seen;
-        for e in lab.ctx.fault_log.events().iter().filter(|e| e.id > seen) {
+        for e in run.ctx.fault_log.events().iter().filter(|e| e.id > seen) {
             let line = serde_json::json!({
                 "at_secs": e.at.saturating_duration_since(self.start).as_secs_f64(),
                 "event": "fault",
@@ -233,13 +233,13 @@ impl Recorder {
             self.fault_seen = e.id;
         }
         let at_secs = at.as_secs_f64();
-        let snapshot = lab.snapshot(false);
+        let snapshot = run.snapshot(false);
         for e in self.watch.events(at_secs, &snapshot) {
             writeln!(self.events, "{e}").with_context(|| {
                 format!("--record {}: cannot write events.jsonl", self.dir.display())
             })?;
         }
-        let frame = self.framer.frame(lab, at_secs, &snapshot);
+        let frame = self.framer.frame(run, at_secs, &snapshot);
         self.last_at = Some(at_secs);
         self.write_frame(&frame)
     }

@@ -174,8 +174,8 @@ impl Publisher {
     }
 
     /// This second of the live run, sent to every viewer.
-    pub fn publish(&mut self, share: &crate::share::Share, app: &App, lab: &Run) {
-        let view = View::of(lab, WINDOW);
+    pub fn publish(&mut self, share: &crate::share::Share, app: &App, run: &Run) {
+        let view = View::of(run, WINDOW);
         // The points that became whole, from the history the screen's models are drawn from.
         let points = self.framer.points_of(&view.snapshot, &view.history);
         share.publish(tick(app, &view, points, &self.description, share.token()));
@@ -269,9 +269,9 @@ impl Host {
 
     /// This second of the run, to every viewer; `app` is the host's screen (its message, the
     /// prices), and learns how many viewers there are.
-    pub fn tick(&mut self, app: &mut App, lab: &Run) {
+    pub fn tick(&mut self, app: &mut App, run: &Run) {
         app.shared = Some(self.share.viewers());
-        self.publisher.publish(&self.share, app, lab);
+        self.publisher.publish(&self.share, app, run);
     }
 
     /// What viewers did next: a key sent, or the answer to one being applied (never, when the
@@ -308,7 +308,7 @@ impl Host {
     /// (127.0.0.1:51234): adding a GetRecords poller`, and whether it was refused.
     fn take(
         &mut self,
-        lab: &Arc<Run>,
+        run: &Arc<Run>,
         vk: crate::share::ViewerKey,
         labs: &[LabKind],
     ) -> (String, bool) {
@@ -319,10 +319,10 @@ impl Host {
         };
         match command {
             Ok(cmd) => {
-                let lab = lab.clone();
+                let run = run.clone();
                 let said = format!("{who}: {}", cmd.what());
                 self.applying.spawn(async move {
-                    let result = lab.apply(cmd).await.map_err(|e| format!("{e:#}"));
+                    let result = run.apply(cmd).await.map_err(|e| format!("{e:#}"));
                     let _ = vk.reply.send(result.clone());
                     let (Ok(text) | Err(text)) = &result;
                     (format!("{who}: {text}"), result)
@@ -343,14 +343,14 @@ impl Host {
     pub fn heard(
         &mut self,
         v: Viewers,
-        lab: &Arc<Run>,
+        run: &Arc<Run>,
         app: &mut App,
         recorder: Option<&mut crate::record::Recorder>,
     ) -> String {
         let (said, event, bad) = match v {
             Viewers::Key(vk) => {
                 let labs = app.labs.clone();
-                let (said, refused) = self.take(lab, vk, &labs);
+                let (said, refused) = self.take(run, vk, &labs);
                 (said, if refused { "refused" } else { "command" }, refused)
             }
             Viewers::Done((said, result)) => {

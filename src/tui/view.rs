@@ -14,10 +14,10 @@ pub struct View {
 
 impl View {
     /// The lab right now, with `window` seconds of sparkline history.
-    pub fn of(lab: &Run, window: u64) -> View {
+    pub fn of(run: &Run, window: u64) -> View {
         View {
-            snapshot: lab.snapshot(false),
-            history: lab.history(window as usize),
+            snapshot: run.snapshot(false),
+            history: run.history(window as usize),
         }
     }
 }

@@ -14,10 +14,10 @@ use crate::run::Run;
 use crate::run::snapshot::Snapshot;
 
 /// The lab's figures now, family by family.
-pub fn families(lab: &Run) -> Vec<Family> {
-    let snap = lab.snapshot(false);
-    let series = lab.series();
-    let mut out = run(&snap);
+pub fn families(run: &Run) -> Vec<Family> {
+    let snap = run.snapshot(false);
+    let series = run.series();
+    let mut out = run_families(&snap);
     out.extend(labs(&snap, series));
     out.extend(sdk(&snap));
     out.extend(faults(&snap));
@@ -28,7 +28,7 @@ fn s(v: &str) -> String {
     v.to_string()
 }
 
-fn run(snap: &Snapshot) -> Vec<Family> {
+fn run_families(snap: &Snapshot) -> Vec<Family> {
     let mut info = Family::new(
         "latlab_run_info",
         Type::Gauge,

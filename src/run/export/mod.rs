@@ -83,8 +83,8 @@ pub fn open(addr: Option<&str>) -> anyhow::Result<Option<MetricsListener>> {
 
 /// What the server reads a scrape from.
 struct Source {
-    /// The running lab, once it has started (held weakly: the run owns it).
-    lab: Mutex<Weak<Run>>,
+    /// The run, once its labs have started (held weakly: the caller owns it).
+    run: Mutex<Weak<Run>>,
     /// One scrape is read at a time; [`Metrics::stop`] takes it to wait out the one in flight.
     reading: Semaphore,
     /// The run is ending: scrapes are answered 503.
@@ -106,7 +106,7 @@ impl Metrics {
         let listener = tokio::net::TcpListener::from_std(l.listener)
             .map_err(|e| anyhow::anyhow!("--metrics-addr {}: cannot listen there: {e}", l.addr))?;
         let source = Arc::new(Source {
-            lab: Mutex::new(Weak::new()),
+            run: Mutex::new(Weak::new()),
             reading: Semaphore::new(1),
             closed: AtomicBool::new(false),
         });
@@ -116,10 +116,10 @@ impl Metrics {
         })
     }
 
-    /// From now on scrapes read `lab`.
-    pub fn attach(&self, lab: &Arc<Run>) {
+    /// From now on scrapes read `run`.
+    pub fn attach(&self, run: &Arc<Run>) {
         if let Some((source, _)) = &self.serving {
-            *source.lab.lock() = Arc::downgrade(lab);
+            *source.run.lock() = Arc::downgrade(run);
         }
     }
 
@@ -129,7 +129,7 @@ impl Metrics {
         if let Some((source, task)) = self.serving.take() {
             source.closed.store(true, Ordering::SeqCst);
             let _wait = source.reading.acquire().await;
-            *source.lab.lock() = Weak::new();
+            *source.run.lock() = Weak::new();
             task.abort();
             let _ = task.await;
         }
@@ -225,14 +225,14 @@ async fn scrape(source: &Arc<Source>, format: Format) -> Result<String, &'static
     if source.closed.load(Ordering::SeqCst) {
         return Err(unavailable);
     }
-    let Some(lab) = source.lab.lock().upgrade() else {
+    let Some(run) = source.run.lock().upgrade() else {
         return Err(unavailable);
     };
     let read = tokio::task::spawn_blocking(move || {
-        let body = crate::metrics::exposition::render(&figures::families(&lab), format);
-        // The lab is let go before the permit is: once `stop` holds the permit, nothing
-        // here holds the lab.
-        drop(lab);
+        let body = crate::metrics::exposition::render(&figures::families(&run), format);
+        // The run is let go before the permit is: once `stop` holds the permit, nothing
+        // here holds it.
+        drop(run);
         body
     })
     .await;
