@@ -28,7 +28,7 @@ use hyper::service::service_fn;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use faults::{Action, ConnReset, Faulty, Injector};
+use faults::{ConnReset, Faulty, Injector};
 use kinesis::Kinesis;
 use kinesis::error::ApiError;
 use limits::Limits;
@@ -422,43 +422,19 @@ async fn kinesis_request(
             ..Default::default()
         }
     };
-    let hit = app.injector.on_request(&aim);
-    if !hit.delay.is_zero() {
-        tokio::time::sleep(hit.delay).await;
-    }
-    let action = hit.action.map(|(a, _)| a);
-    match action {
-        Some(Action::ResetBefore) => {
-            conn.reset();
-            return kinesis_error(&ApiError::internal("connection reset (fault)"));
-        }
-        Some(Action::InternalError) => {
-            return kinesis_error(&ApiError::internal_failure());
-        }
-        Some(Action::Unavailable) => {
-            return kinesis_error(&ApiError::service_unavailable());
-        }
-        _ => {}
-    }
-    let reply = app.kinesis.handle(&target, &body, &region).await;
-    match action {
-        Some(Action::ResetAfter) => {
-            conn.reset();
-            return kinesis_error(&ApiError::internal("connection reset (fault)"));
-        }
-        Some(Action::Stall(d)) => {
-            tokio::time::sleep(d).await;
-            if reply.is_ok()
-                && let Some((_, id)) = hit.action
-            {
-                app.injector.log.recovered(id);
-            }
-        }
-        _ => {}
-    }
-    if reply.is_ok() {
-        app.injector.on_success(&aim);
-    }
+    let reply = app
+        .injector
+        .around(
+            &aim,
+            conn,
+            |f| match f {
+                faults::Failure::Reset => ApiError::internal("connection reset (fault)"),
+                faults::Failure::Internal => ApiError::internal_failure(),
+                faults::Failure::Unavailable => ApiError::service_unavailable(),
+            },
+            || app.kinesis.handle(&target, &body, &region),
+        )
+        .await;
     match reply {
         Ok(kinesis::Reply::Json(v)) => respond(
             StatusCode::OK,

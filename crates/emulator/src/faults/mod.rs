@@ -41,6 +41,18 @@ pub struct Hit {
     pub action: Option<(Action, u64)>,
 }
 
+/// How a fault answers a request instead of the service ([`Injector::around`]): each service
+/// says it in its own error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The connection was reset (the client sees no answer; the error is what a log shows).
+    Reset,
+    /// The service's internal error (HTTP 500).
+    Internal,
+    /// The service unavailable (HTTP 503).
+    Unavailable,
+}
+
 /// What a fault can be matched against: one request, or one event stream's frame.
 #[derive(Clone, Debug, Default)]
 pub struct Target {
@@ -305,6 +317,57 @@ impl Injector {
     }
 
     /// Decides what one request gets: a spike's delay, and at most one fault.
+    /// The faults around one request of a service whose answer is sent whole (Kinesis's and
+    /// SQS's JSON protocols), written once: a spike's delay first; a reset before, an internal
+    /// error or unavailability instead of the answer; `handle` serves it; then a reset instead of
+    /// the answer, or the answer held back (its recovery logged when it succeeds); a success
+    /// clears what waited for one. `fail` says each failure in the service's own words.
+    pub async fn around<T, E, F>(
+        &self,
+        aim: &Target,
+        conn: &ConnReset,
+        fail: impl Fn(Failure) -> E,
+        handle: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        F: std::future::Future<Output = Result<T, E>>,
+    {
+        let hit = self.on_request(aim);
+        if !hit.delay.is_zero() {
+            tokio::time::sleep(hit.delay).await;
+        }
+        let action = hit.action.map(|(a, _)| a);
+        match action {
+            Some(Action::ResetBefore) => {
+                conn.reset();
+                return Err(fail(Failure::Reset));
+            }
+            Some(Action::InternalError) => return Err(fail(Failure::Internal)),
+            Some(Action::Unavailable) => return Err(fail(Failure::Unavailable)),
+            _ => {}
+        }
+        let reply = handle().await;
+        match action {
+            Some(Action::ResetAfter) => {
+                conn.reset();
+                return Err(fail(Failure::Reset));
+            }
+            Some(Action::Stall(d)) => {
+                tokio::time::sleep(d).await;
+                if reply.is_ok()
+                    && let Some((_, id)) = hit.action
+                {
+                    self.log.recovered(id);
+                }
+            }
+            _ => {}
+        }
+        if reply.is_ok() {
+            self.on_success(aim);
+        }
+        reply
+    }
+
     pub fn on_request(&self, t: &Target) -> Hit {
         let mut hit = Hit::default();
         if !self.any.load(Ordering::Relaxed) {

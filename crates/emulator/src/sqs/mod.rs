@@ -143,7 +143,6 @@ pub async fn serve(
 ) -> http::Response<super::Body> {
     use http_body_util::{BodyExt, Limited};
 
-    use super::faults::Action;
     let region = super::signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
     let host = req
         .headers()
@@ -179,43 +178,20 @@ pub async fn serve(
             .to_string(),
         ..Default::default()
     };
-    let hit = injector.on_request(&aim);
-    if !hit.delay.is_zero() {
-        tokio::time::sleep(hit.delay).await;
-    }
-    let action = hit.action.map(|(a, _)| a);
-    match action {
-        Some(Action::ResetBefore) => {
-            conn.reset();
-            return answer_error(&SqsError::internal("connection reset (fault)"));
-        }
-        Some(Action::InternalError) => {
-            return answer_error(&SqsError::internal(
-                "We encountered an internal error. Please try again.",
-            ));
-        }
-        Some(Action::Unavailable) => return answer_error(&SqsError::unavailable()),
-        _ => {}
-    }
-    let reply = sqs.handle(&target, &body, &host, &region).await;
-    match action {
-        Some(Action::ResetAfter) => {
-            conn.reset();
-            return answer_error(&SqsError::internal("connection reset (fault)"));
-        }
-        Some(Action::Stall(d)) => {
-            tokio::time::sleep(d).await;
-            if reply.is_ok()
-                && let Some((_, id)) = hit.action
-            {
-                injector.log.recovered(id);
-            }
-        }
-        _ => {}
-    }
-    if reply.is_ok() {
-        injector.on_success(&aim);
-    }
+    let reply = injector
+        .around(
+            &aim,
+            conn,
+            |f| match f {
+                super::faults::Failure::Reset => SqsError::internal("connection reset (fault)"),
+                super::faults::Failure::Internal => {
+                    SqsError::internal("We encountered an internal error. Please try again.")
+                }
+                super::faults::Failure::Unavailable => SqsError::unavailable(),
+            },
+            || sqs.handle(&target, &body, &host, &region),
+        )
+        .await;
     match reply {
         Ok(v) => super::respond(
             http::StatusCode::OK,
