@@ -1,8 +1,8 @@
 //! latlab: a terminal lab for cloud latency.
 //!
 //! Data flows one way: probes -> samples -> metrics -> snapshots -> renderers (TUI or reports).
-//! Control flows the other: key -> command -> supervisor -> probes. The [`emulator`] is the local
-//! cloud the probes measure when no real endpoint is given.
+//! Control flows the other: key -> command -> supervisor -> probes. The emulator
+//! (`latlab_emulator`) is the local cloud the probes measure when no real endpoint is given.
 
 pub mod aws;
 pub mod cli;
@@ -25,6 +25,8 @@ pub mod tui;
 pub mod view;
 
 // The emulator and the primitives below it are crates of their own (crates/emulator,
-// crates/core), re-exported at the paths they have always had.
+// crates/core). latlab's own code names them (`latlab_core::units`, `latlab_emulator`), so the
+// tree shows which layer a path is in; these re-exports keep the paths the tests, benches and
+// fuzz targets have always used.
 pub use latlab_core::{clock, faults, http, listen, provenance, services, shaping, units};
 pub use latlab_emulator as emulator;

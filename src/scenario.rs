@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::labs::{Lab, LabKind};
-use crate::units::{Dur, toml_error};
+use latlab_core::units::{Dur, toml_error};
 
 /// The scenarios of every lab, tour and soak last.
 const LAST: &[(&str, &str)] = &[
@@ -64,7 +64,7 @@ macro_rules! scenario {
             /// Each lab's part (`scenario.kinesis`, ...): those the file has a section for.
             $(pub $module: Option<<crate::labs::$module::$ty as Lab>::Scenario>,)*
             /// Faults to inject while it runs (`[[faults]]`).
-            pub faults: Vec<crate::faults::FaultSpec>,
+            pub faults: Vec<latlab_core::faults::FaultSpec>,
             /// What a host running it runs of a lab that splits into a producer and consumers
             /// (`role = "consumers"` or `"producer"`); the flags override it.
             pub role: Option<crate::labs::Role>,
@@ -140,7 +140,7 @@ macro_rules! scenario {
 
         impl Scenario {
             /// Every lab's part of the run's model (`Lab::model`), in screen order.
-            pub fn lab_model(&self) -> Vec<crate::provenance::Param> {
+            pub fn lab_model(&self) -> Vec<latlab_core::provenance::Param> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
                     out.extend(<crate::labs::$module::$ty as crate::labs::Setup>::model(s));
@@ -269,14 +269,14 @@ impl Scenario {
             bail!("duration must be longer than 0s");
         }
         let emulator_limits = limit_overrides(&file.emulator.limits);
-        crate::emulator::limits::Limits::load(None, &emulator_limits).map_err(|e| {
+        latlab_emulator::limits::Limits::load(None, &emulator_limits).map_err(|e| {
             let e = format!("{e:#}");
             anyhow::anyhow!(
                 "[emulator] limits: {}",
                 e.strip_prefix("--limit: ").unwrap_or(&e)
             )
         })?;
-        crate::emulator::profile::LatencyProfile::resolve(&file.latency_profile)
+        latlab_emulator::profile::LatencyProfile::resolve(&file.latency_profile)
             .context("latency_profile")?;
         file.into_scenario(text, origin, emulator_limits)
     }
@@ -292,7 +292,7 @@ fn locate(text: &str, e: anyhow::Error) -> anyhow::Error {
     if message.starts_with("line ") {
         return e;
     }
-    let key = |path: &str| crate::units::key_line(text, path);
+    let key = |path: &str| latlab_core::units::key_line(text, path);
     let line = if let Some(rest) = message.strip_prefix("[[") {
         // An array of tables' item, by the name it was given.
         let (section, rest) = rest.split_once("]]").unwrap_or((rest, ""));
@@ -365,14 +365,14 @@ fn locate(text: &str, e: anyhow::Error) -> anyhow::Error {
 }
 
 /// One `[[faults]]` table: `kind` and the settings `--fault` takes, as TOML values.
-fn parse_fault(i: usize, t: &toml::Table) -> anyhow::Result<crate::faults::FaultSpec> {
+fn parse_fault(i: usize, t: &toml::Table) -> anyhow::Result<latlab_core::faults::FaultSpec> {
     let n = i + 1;
     let kind = match t.get("kind") {
         Some(toml::Value::String(k)) => k.clone(),
         _ => bail!(
             "[[faults]] number {n}: kind = \"...\" is missing; valid: {}",
-            crate::faults::Kind::ALL
-                .map(crate::faults::Kind::name)
+            latlab_core::faults::Kind::ALL
+                .map(latlab_core::faults::Kind::name)
                 .join(", ")
         ),
     };
@@ -388,7 +388,7 @@ fn parse_fault(i: usize, t: &toml::Table) -> anyhow::Result<crate::faults::Fault
         };
         pairs.push((k.clone(), text));
     }
-    crate::faults::FaultSpec::from_pairs(&kind, &pairs)
+    latlab_core::faults::FaultSpec::from_pairs(&kind, &pairs)
         .map_err(|e| anyhow::anyhow!("[[faults]] number {n} ({kind}): {e}"))
 }
 
@@ -527,7 +527,7 @@ mod tests {
             "duration = \"10s\"\n[emulator]\nlimits = { reshard_duration = \"2s\", \"s3.standard_writes_per_sec\" = 7, sqs = { max_in_flight_standard = 5 } }\n",
         ) + "[[kinesis.consumers]]\nkind = \"efo\"\n";
         let s = Scenario::parse(&text, "t.toml").unwrap();
-        let limits = crate::emulator::limits::Limits::load(None, &s.emulator_limits).unwrap();
+        let limits = latlab_emulator::limits::Limits::load(None, &s.emulator_limits).unwrap();
         assert_eq!(
             limits.kinesis.reshard_duration,
             std::time::Duration::from_secs(2)

@@ -95,7 +95,7 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next: Option<&dyn std::error::Error> = Some(e);
     while let Some(err) = next {
-        let text = crate::units::one_line(&err.to_string());
+        let text = latlab_core::units::one_line(&err.to_string());
         if !text.is_empty() && parts.last() != Some(&text) {
             parts.push(text);
         }

@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use serde::Deserialize;
 
 use crate::metrics::sdk::SdkStats;
-use crate::units::Dur;
+use latlab_core::units::Dur;
 
 mod errors;
 mod observer;
@@ -151,8 +151,8 @@ impl RetrySettings {
             "{} retries: {} attempts, back-off {} .. {} full jitter",
             self.mode.name(),
             self.max_attempts,
-            crate::units::format_duration(self.initial_backoff.0),
-            crate::units::format_duration(self.max_backoff.0)
+            latlab_core::units::format_duration(self.initial_backoff.0),
+            latlab_core::units::format_duration(self.max_backoff.0)
         )
     }
 }

@@ -20,7 +20,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "name")]
     pub scenario: Option<PathBuf>,
     /// The run's length the total is priced for [default: the scenario's]
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = latlab_core::units::parse_duration)]
     pub duration: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: PlanFormat,
@@ -198,7 +198,7 @@ pub(super) fn confirm(
 pub struct CleanupArgs {
     /// Only what runs older than this left (e.g. 1h, 2d); a resource of unknown age is left
     /// for --run to name
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = latlab_core::units::parse_duration)]
     pub older_than: Option<std::time::Duration>,
     /// Only what this run left (its id: 8 hex digits, as its names and tags carry it)
     #[arg(long, value_name = "ID")]
@@ -298,7 +298,8 @@ pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
                 "not chosen ({}): {} resource{} of other runs or younger ones, kept\n",
                 match (&filter.run, filter.older_than) {
                     (Some(r), _) => format!("--run {r}"),
-                    (None, Some(d)) => format!("--older-than {}", crate::units::format_duration(d)),
+                    (None, Some(d)) =>
+                        format!("--older-than {}", latlab_core::units::format_duration(d)),
                     _ => String::new(),
                 },
                 others.len(),

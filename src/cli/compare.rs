@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::compare::{self, Input, render};
-use crate::units::thousands;
+use latlab_core::units::thousands;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CompareFormat {

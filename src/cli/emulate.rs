@@ -40,7 +40,7 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
         say(format_args!(
             "stats: {}{}\n",
             emulator.endpoint_url(),
-            crate::emulator::STATS_PATH
+            latlab_emulator::STATS_PATH
         ));
         for f in emulator.faults().describe() {
             say(format_args!("fault: {f}\n"));

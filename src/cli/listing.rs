@@ -54,7 +54,7 @@ pub fn profile_listing(p: &LatencyProfile) -> String {
         "{}: {}\n{}, {derived} derived from seed figures (the seed cells they name are `calibrated` in reports)\n",
         p.name,
         p.description,
-        crate::units::plural(params.len() as u64, "parameter", "parameters")
+        latlab_core::units::plural(params.len() as u64, "parameter", "parameters")
     );
     for x in params {
         out.push_str(&format!(
@@ -76,7 +76,7 @@ pub fn profile_listing(p: &LatencyProfile) -> String {
 
 /// `latlab faults`: every kind, what it does, and the settings a fault takes.
 pub fn faults_listing() -> String {
-    use crate::faults::Kind;
+    use latlab_core::faults::Kind;
     let mut out = String::new();
     let width = Kind::ALL.iter().map(|k| k.name().len()).max().unwrap_or(0);
     for k in Kind::ALL {
@@ -98,8 +98,8 @@ pub fn faults_listing() -> String {
     );
     out.push_str(&format!(
         "{} faults are injected by the embedded emulator (and `latlab emulate`); {} faults on latlab's own redis-server pair (client-pause and debug-sleep on any Redis that allows them).\n",
-        crate::services::Service::emulated_list(),
-        crate::services::Service::not_emulated_list()
+        latlab_core::services::Service::emulated_list(),
+        latlab_core::services::Service::not_emulated_list()
     ));
     out
 }

@@ -36,13 +36,13 @@ use clap::{Args, Parser, Subcommand};
 
 use anyhow::Context;
 
-use crate::emulator::limits::Limits;
-use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
-use crate::emulator::{Emulator, EmulatorConfig};
 use crate::report::{Format, Report};
 use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 use crate::tui::theme::Theme;
+use latlab_emulator::limits::Limits;
+use latlab_emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
+use latlab_emulator::{Emulator, EmulatorConfig};
 use std::io::Write as _;
 
 #[derive(Parser, Debug)]
@@ -88,7 +88,7 @@ pub enum Command {
     /// Run the local cloud on its own: its services for any SDK, boto3 or the aws CLI
     #[command(about = format!(
         "Run the local cloud on its own: {} for any SDK, boto3 or the aws CLI",
-        crate::services::Service::emulated_list()
+        latlab_core::services::Service::emulated_list()
     ))]
     Emulate(EmulateArgs),
     /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
@@ -188,7 +188,7 @@ pub struct ScreenshotArgs {
     #[arg(value_name = "SCENARIO", value_parser = ScenarioName, hide_possible_values = true)]
     pub name: Option<String>,
     /// How long the lab runs before the screen is taken
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, default_value = "20s")]
+    #[arg(long, value_name = "DURATION", value_parser = latlab_core::units::parse_duration, default_value = "20s")]
     pub after: std::time::Duration,
     /// Screen size in cells
     #[arg(long, value_name = "COLSxROWS", value_parser = crate::tui::screenshot::parse_size, default_value = "120x40")]
@@ -226,7 +226,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "name")]
     pub scenario: Option<PathBuf>,
     /// How long to run (default: the scenario's duration), e.g. 30s, 10m
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = latlab_core::units::parse_duration)]
     pub duration: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,

@@ -13,7 +13,7 @@ pub struct ReplayArgs {
     pub headless: bool,
     /// Where to start (or, headless, the moment whose tables to print), from the run's start,
     /// e.g. 90s or 2m
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = latlab_core::units::parse_duration)]
     pub at: Option<std::time::Duration>,
     /// Playing speed: 1, 2, 5, 10, 30 or 60 (x real time)
     #[arg(long, default_value_t = 1, value_parser = parse_speed)]
@@ -70,9 +70,9 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!(
             "--at {}: the recording {} runs to {}",
-            crate::units::clock(a),
+            latlab_core::units::clock(a),
             args.dir.display(),
-            crate::units::clock(rec.at_secs(rec.len() - 1))
+            latlab_core::units::clock(rec.at_secs(rec.len() - 1))
         );
     }
     // Before the first frame (the recording starts once the labs have): the first frame is
@@ -83,8 +83,8 @@ pub(super) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     {
         eprintln!(
             "latlab: --at {}: the recording's first second is {}; showing that second",
-            crate::units::clock(a),
-            crate::units::clock(rec.at_secs(0))
+            latlab_core::units::clock(a),
+            latlab_core::units::clock(rec.at_secs(0))
         );
     }
     let write = |text: String| -> anyhow::Result<()> {

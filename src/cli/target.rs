@@ -81,11 +81,11 @@ pub struct EmulatorArgs {
     /// Inject a fault: KIND:key=value,... e.g. kinesis.reset-after:operation=PutRecord,every=10s
     /// or s3.slow-down:rate=1% (repeatable; `latlab faults` lists the kinds and keys)
     #[arg(long = "fault", value_name = "KIND:KEY=VALUE,...", value_parser = parse_fault)]
-    pub faults: Vec<crate::faults::FaultSpec>,
+    pub faults: Vec<latlab_core::faults::FaultSpec>,
 }
 
-fn parse_fault(text: &str) -> Result<crate::faults::FaultSpec, String> {
-    crate::faults::FaultSpec::parse(text)
+fn parse_fault(text: &str) -> Result<latlab_core::faults::FaultSpec, String> {
+    latlab_core::faults::FaultSpec::parse(text)
 }
 
 impl EmulatorArgs {

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::bootstrap::{CONFIDENCE, MIN_INTERVALS, RESAMPLES};
 use super::{Comparison, FIGURES, Input, Presence, Row, Verdict, lab_order, label};
 use crate::report::table::Table;
-use crate::units::{ms, thousands};
+use latlab_core::units::{ms, thousands};
 
 /// The JSON form's schema name.
 pub const SCHEMA: &str = "latlab-compare/1";
@@ -67,7 +67,7 @@ pub fn document(inputs: &[Input], comparisons: &[Comparison], md: bool) -> Strin
             input.path.display().to_string(),
             input
                 .ran
-                .map_or("?".into(), |(s, _)| crate::units::format_secs(s)),
+                .map_or("?".into(), |(s, _)| latlab_core::units::format_secs(s)),
         ]);
     }
     out.push_str(&if md { t.markdown() } else { t.text() });

@@ -272,7 +272,7 @@ impl Key {
             }
             Kind::Listen => {
                 let s = text()?;
-                crate::listen::parse_addr("share", s)?;
+                latlab_core::listen::parse_addr("share", s)?;
                 Value::Text(s.to_string())
             }
             Kind::Bool => match value.as_bool() {
@@ -286,9 +286,9 @@ impl Key {
                 Value::Text(v)
             }
             Kind::Profile => {
-                let names = crate::emulator::profile::BUILTIN_PROFILES;
+                let names = latlab_emulator::profile::BUILTIN_PROFILES;
                 let v = named_or_file(text()?, names, "latency profile", &path)?;
-                crate::emulator::profile::LatencyProfile::resolve(&v)?;
+                latlab_emulator::profile::LatencyProfile::resolve(&v)?;
                 Value::Text(v)
             }
             Kind::Endpoint => {

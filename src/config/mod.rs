@@ -128,7 +128,7 @@ impl Config {
     /// its directory). Errors name the line and the key.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<BTreeMap<&'static str, Entry>> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            anyhow::anyhow!("{}", crate::units::toml_error(text, &e))
+            anyhow::anyhow!("{}", latlab_core::units::toml_error(text, &e))
         })?;
         let dir = path
             .parent()

@@ -197,7 +197,7 @@ pub fn usd(x: f64) -> String {
         let cents = (x * 100.0).round() as u64;
         format!(
             "${}.{:02}",
-            crate::units::thousands(cents / 100),
+            latlab_core::units::thousands(cents / 100),
             cents % 100
         )
     } else if x >= 0.0001 {

@@ -157,14 +157,14 @@ impl Prices {
     /// every `unverified` or `fetched` entry naming a price of its table.
     pub fn parse_with(text: &str, origin: &str, sections: &[Section]) -> anyhow::Result<Prices> {
         let root: toml::Table = toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|s| crate::units::line_of(text, s.start));
+            let at = e.span().map(|s| latlab_core::units::line_of(text, s.start));
             let key = at
                 .and_then(|l| key_at_line(text, l))
                 .map(|k| format!(" ({k})"))
                 .unwrap_or_default();
             anyhow::anyhow!(
                 "prices file {origin}: {}{key}",
-                crate::units::toml_error(text, &e)
+                latlab_core::units::toml_error(text, &e)
             )
         })?;
         // Where a key is, as a toml error would say it: `line N, column M`.
@@ -338,7 +338,7 @@ impl Prices {
                     toml::Value::Integer(i) => {
                         u64::try_from(*i).map_err(|_| "a size cannot be negative".to_string())
                     }
-                    toml::Value::String(t) => crate::units::parse_bytes(t),
+                    toml::Value::String(t) => latlab_core::units::parse_bytes(t),
                     other => Err(format!(
                         "invalid type: {}, expected a size such as 1048576, \"100KB\" or \"1MiB\"",
                         other.type_str()

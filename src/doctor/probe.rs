@@ -13,11 +13,11 @@ use aws_credential_types::provider::ProvideCredentials;
 
 use super::{Check, Checks, Part};
 use crate::aws::{Clients, Target};
-use crate::emulator::limits::Limits;
-use crate::emulator::profile::LatencyProfile;
-use crate::emulator::{Emulator, EmulatorConfig};
 use crate::labs::check::{CALL_TIMEOUT, DoctorContext, Endpoint, Outcome};
 use crate::run::TargetOptions;
+use latlab_emulator::limits::Limits;
+use latlab_emulator::profile::LatencyProfile;
+use latlab_emulator::{Emulator, EmulatorConfig};
 
 /// How long the SDK may take to find credentials (a profile's SSO or instance metadata).
 const CREDENTIALS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -242,7 +242,7 @@ pub fn describe_credentials(c: &aws_credential_types::Credentials) -> String {
     {
         Some(left) => format!(
             ", temporary: expire in {}",
-            crate::units::format_duration(Duration::from_secs(left.as_secs()))
+            latlab_core::units::format_duration(Duration::from_secs(left.as_secs()))
         ),
         None => String::new(),
     };

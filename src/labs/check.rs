@@ -52,7 +52,7 @@ impl Part {
     }
 
     /// The lab that measures `service` (the live lab when none does).
-    pub fn of(service: crate::services::Service) -> Part {
+    pub fn of(service: latlab_core::services::Service) -> Part {
         LabKind::of_service(service).map_or(Part::Live, Part::Lab)
     }
 

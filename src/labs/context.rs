@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::aws::Clients;
-use crate::faults::FaultLog;
+use latlab_core::faults::FaultLog;
 
 /// How every lab says an endpoint lacks an operation it needs (`not supported by this endpoint:
 /// SubscribeToShard answered HTTP 500 ...`): reports find those lines by it.
@@ -53,7 +53,7 @@ pub struct TargetOptions {
     /// Embedded emulator only: Kinesis operations it answers as an endpoint lacking them does.
     pub lacking: Vec<String>,
     /// Faults to inject, beside the scenario's (`--fault`).
-    pub faults: Vec<crate::faults::FaultSpec>,
+    pub faults: Vec<latlab_core::faults::FaultSpec>,
     /// Each lab's own options (`labs/X/target.rs`): the stream, the buckets, the Redis pair.
     pub labs: super::target::LabTargets,
     /// The run id its names and tags carry: the one its plan showed (a new one when None).

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{LabKind, RunContext};
-use crate::faults::FaultSpec;
-use crate::services::Service;
+use latlab_core::faults::FaultSpec;
+use latlab_core::services::Service;
 
 /// A lab's part of a report, its JSON (`Lab::Json`) or its seed (`Lab::Seed`): whether a report
 /// of a run without the lab still carries its key, as `null`. True for the labs
@@ -169,9 +169,9 @@ pub trait Setup: Lab {
         Ok(())
     }
 
-    /// Its part of the run's model (`crate::provenance`): the parameters its scenario measures
+    /// Its part of the run's model (`latlab_core::provenance`): the parameters its scenario measures
     /// against, each with its source; none by default.
-    fn model(_scenario: &Self::Scenario) -> Vec<crate::provenance::Param> {
+    fn model(_scenario: &Self::Scenario) -> Vec<latlab_core::provenance::Param> {
         Vec::new()
     }
 

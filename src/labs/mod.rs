@@ -177,14 +177,14 @@ macro_rules! lab_kinds {
 
             /// The service it measures (the one its faults are injected into), when it is one
             /// latlab knows.
-            pub fn service(self) -> Option<crate::services::Service> {
+            pub fn service(self) -> Option<latlab_core::services::Service> {
                 match self {
                     $(LabKind::$kind => <$module::$ty as Lab>::SERVICE,)*
                 }
             }
 
             /// The lab that measures `service`, if one does.
-            pub fn of_service(service: crate::services::Service) -> Option<LabKind> {
+            pub fn of_service(service: latlab_core::services::Service) -> Option<LabKind> {
                 LabKind::ALL.into_iter().find(|l| l.service() == Some(service))
             }
         }
@@ -249,9 +249,9 @@ mod tests {
         assert_eq!(LabKind::ALL.iter().filter(|l| l.overview_lead()).count(), 1);
         // Every service latlab measures has its lab.
         for s in [
-            crate::services::Service::Kinesis,
-            crate::services::Service::S3,
-            crate::services::Service::Redis,
+            latlab_core::services::Service::Kinesis,
+            latlab_core::services::Service::S3,
+            latlab_core::services::Service::Redis,
         ] {
             assert!(LabKind::of_service(s).is_some(), "{s:?} has no lab");
         }

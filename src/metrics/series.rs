@@ -35,7 +35,7 @@ impl Summary {
         if self.count == 0 {
             "-".into()
         } else {
-            crate::units::ms(us)
+            latlab_core::units::ms(us)
         }
     }
 

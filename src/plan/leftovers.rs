@@ -94,7 +94,7 @@ pub fn age(created: Option<SystemTime>, now: SystemTime) -> String {
     match created.and_then(|c| now.duration_since(c).ok()) {
         Some(d) => format!(
             "{} ago",
-            crate::units::format_duration(Duration::from_secs(d.as_secs()))
+            latlab_core::units::format_duration(Duration::from_secs(d.as_secs()))
         ),
         None => "age unknown".into(),
     }

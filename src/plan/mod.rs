@@ -280,7 +280,7 @@ impl Plan {
                 ", some prices unverified"
             },
             usd(self.total()),
-            crate::units::format_duration(self.duration)
+            latlab_core::units::format_duration(self.duration)
         )
     }
 

@@ -156,7 +156,7 @@ impl Recorder {
             "seed": run.scenario.seed,
             "backend": run.backend().label,
             "faults": run.faults_set,
-            "started": crate::clock::rfc3339_ms(started_ms),
+            "started": latlab_core::clock::rfc3339_ms(started_ms),
             "host": host,
             "run_id": run.ctx.run_id,
             "role": run.ctx.role().name(),

@@ -13,7 +13,7 @@ use super::SCHEMA;
 use super::frames::{End, Frame, Part, Points, point};
 use crate::metrics::Point;
 use crate::report::{Ending, Report, ScenarioInfo};
-use crate::units::clock;
+use latlab_core::units::clock;
 
 /// Where a frame is in `frames.jsonl`, and what a replay needs of it without reading it all.
 struct FrameAt {
@@ -51,7 +51,7 @@ pub struct Recording {
     pub cut: Option<String>,
     end: Option<End>,
     /// The model in effect (its first frame holds it).
-    model: Vec<crate::provenance::Param>,
+    model: Vec<latlab_core::provenance::Param>,
 }
 
 /// What `recording.json` says.

@@ -13,12 +13,12 @@ pub use crate::section::{compare, table};
 
 use serde::{Deserialize, Serialize};
 
-use crate::provenance::Label;
 use crate::run::snapshot::Snapshot;
 use crate::scenario::{Scenario, Seed};
 use crate::section::{CsvRows, section_heading};
-use crate::units::thousands;
 use compare::{Cell, Tally};
+use latlab_core::provenance::Label;
+use latlab_core::units::thousands;
 use table::Table;
 
 pub const SCHEMA: &str = "latlab-run-report/2";
@@ -157,7 +157,7 @@ impl Report {
                 self.scenario.name, self.scenario.description
             ));
         }
-        let d = |secs: f64| crate::units::format_secs(secs);
+        let d = |secs: f64| latlab_core::units::format_secs(secs);
         let producing = s.labs().iter().any(|l| l.measures_from_start());
         let ran = if producing {
             format!(
@@ -208,7 +208,7 @@ impl Report {
                 "model",
                 format!(
                     "{}, {derived} derived from seed figures: {detail}",
-                    crate::units::plural(model.len() as u64, "parameter", "parameters"),
+                    latlab_core::units::plural(model.len() as u64, "parameter", "parameters"),
                 ),
             ));
         }
@@ -295,12 +295,12 @@ impl Report {
         let mut t = Table::new(&["at", "fault", "hit", "recovered after"]).labels(3);
         for e in &f.events[f.events.len() - shown..] {
             t.row(vec![
-                crate::units::clock(e.at_secs),
+                latlab_core::units::clock(e.at_secs),
                 e.kind.name().into(),
                 e.target.clone(),
                 match (&e.failed, e.recovered_secs) {
                     (Some(why), _) => format!("not injected: {why}"),
-                    (None, Some(s)) => crate::units::ms_f(s * 1000.0),
+                    (None, Some(s)) => latlab_core::units::ms_f(s * 1000.0),
                     (None, None) => "not yet".into(),
                 },
             ]);

@@ -2,7 +2,7 @@
 //! are never calibrated: the labels `calibrated` and `predicted` checked against the model.
 
 use super::*;
-use crate::provenance::{Source, calibrating, matches};
+use latlab_core::provenance::{Source, calibrating, matches};
 
 /// The seeds of the built-in scenarios.
 fn builtin_seeds() -> Vec<(crate::scenario::Scenario, Seed)> {
@@ -24,10 +24,10 @@ fn every_seed_cell_a_parameter_names_is_one_the_seed_scenarios_compare() {
     assert!(ids.contains(&"kinesis-round1/arrival_to_receive/Lambda EFO/p99".to_string()));
     assert!(ids.contains(&"s3/download/100 x 10 MB/ratio".to_string()));
     assert!(ids.contains(&"redis/average_lag/50 MB value/new_clients".to_string()));
-    for name in crate::emulator::profile::BUILTIN_PROFILES {
-        let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
+    for name in latlab_emulator::profile::BUILTIN_PROFILES {
+        let profile = latlab_emulator::profile::LatencyProfile::resolve(name).unwrap();
         for (scenario, _) in builtin_seeds() {
-            let limits = crate::emulator::limits::Limits::default();
+            let limits = latlab_emulator::limits::Limits::default();
             for p in crate::run::model_params(&scenario, Some((&profile, &limits))) {
                 assert_eq!(
                     p.provenance.source == Source::Seed,
@@ -51,10 +51,10 @@ fn every_seed_cell_a_parameter_names_is_one_the_seed_scenarios_compare() {
 fn the_held_out_cells_are_never_calibrated_by_seed_tokyo() {
     // Kinesis is fitted on round 1 only and S3 on the 1 GB and 100 KB sets: round 2 and the
     // 10 MB set are predictions on every built-in profile.
-    for name in crate::emulator::profile::BUILTIN_PROFILES {
-        let profile = crate::emulator::profile::LatencyProfile::resolve(name).unwrap();
+    for name in latlab_emulator::profile::BUILTIN_PROFILES {
+        let profile = latlab_emulator::profile::LatencyProfile::resolve(name).unwrap();
         for (scenario, seed) in builtin_seeds() {
-            let limits = crate::emulator::limits::Limits::default();
+            let limits = latlab_emulator::limits::Limits::default();
             let model = crate::run::model_params(&scenario, Some((&profile, &limits)));
             for id in seed_cell_ids(&seed) {
                 let held_out = id.starts_with("kinesis-round2/") || id.contains("/100 x 10 MB/");

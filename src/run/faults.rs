@@ -4,9 +4,9 @@
 use anyhow::Context;
 
 use super::{Run, TargetOptions};
-use crate::faults::{FaultSpec, Kind};
 use crate::labs::LabKind;
 use crate::scenario::Scenario;
+use latlab_core::faults::{FaultSpec, Kind};
 
 /// Faults that cannot be injected on this run are refused before anything starts: the
 /// emulator's kinds on another endpoint, a lab's kinds without the lab.
@@ -32,8 +32,8 @@ pub(super) fn check_faults(
             anyhow::bail!(
                 "fault {}: the embedded emulator injects {} faults; with --endpoint-url or --aws only {} faults apply",
                 f.describe(),
-                crate::services::Service::emulated_list(),
-                crate::services::Service::not_emulated_list()
+                latlab_core::services::Service::emulated_list(),
+                latlab_core::services::Service::not_emulated_list()
             );
         }
     }

@@ -5,7 +5,7 @@
 use anyhow::bail;
 
 use super::Run;
-use crate::emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
+use latlab_emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
 
 /// Where profile files of one's own are found: `profiles/*.toml` in the working directory.
 pub const PROFILES_DIR: &str = "profiles";
@@ -70,7 +70,7 @@ impl Run {
         }
         let list: Vec<String> = changes
             .iter()
-            .map(|(at, from, to)| format!("{from} -> {to} at {}", crate::units::clock(*at)))
+            .map(|(at, from, to)| format!("{from} -> {to} at {}", latlab_core::units::clock(*at)))
             .collect();
         Some(format!(
             "the latency profile changed while the run went on ({}): its figures mix the profiles, and the seed comparison is labelled by the last one",

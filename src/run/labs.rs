@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::faults::FaultSpec;
 use crate::labs::{Lab, LabKind, RunContext, for_each_lab};
+use latlab_core::faults::FaultSpec;
 // Every lab's module, as the registry's lines name them (`kinesis::KinesisLab`): a new lab needs
 // no line here.
 use crate::labs::*;
@@ -29,7 +29,7 @@ macro_rules! per_lab {
             /// Every lab's histograms and counts start over.
             Reset,
             /// Inject one fault of this kind now, with its defaults (the TUI's fault menu).
-            Fault(crate::faults::Kind),
+            Fault(latlab_core::faults::Kind),
             /// The embedded emulator's next latency profile.
             Profile,
         }

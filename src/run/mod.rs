@@ -17,15 +17,15 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::aws::{Clients, Target};
-use crate::emulator::limits::Limits;
-use crate::emulator::profile::LatencyProfile;
-use crate::emulator::{Emulator, EmulatorConfig};
-use crate::faults::{FaultLog, FaultSpec};
 use crate::labs::{LabKind, RunContext};
 use crate::scenario::Scenario;
 use faults::check_faults;
 pub use labs::{Command, History};
 use labs::{Running, start_all, unavailable_into};
+use latlab_core::faults::{FaultLog, FaultSpec};
+use latlab_emulator::limits::Limits;
+use latlab_emulator::profile::LatencyProfile;
+use latlab_emulator::{Emulator, EmulatorConfig};
 pub use model::model_params;
 use snapshot::{Backend, Snapshot};
 
@@ -220,7 +220,7 @@ pub fn role(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Result<crate::
 /// What the run's labs learn from the embedded emulator: its limits and its counts, by key.
 struct EmulatorFacts {
     limits: Limits,
-    counts: crate::emulator::Counts,
+    counts: latlab_emulator::Counts,
 }
 
 impl crate::labs::context::Emulated for EmulatorFacts {

@@ -2,16 +2,16 @@
 //! limits and each lab's own (`Lab::model`: Lambda's retry model, the Redis lab's shaped links),
 //! each with its provenance.
 
-use crate::emulator::limits::Limits;
-use crate::emulator::profile::LatencyProfile;
 use crate::scenario::Scenario;
+use latlab_emulator::limits::Limits;
+use latlab_emulator::profile::LatencyProfile;
 
 /// The model in effect for a run, every parameter with its provenance: the latency profile and
 /// the emulator's limits (emulator runs), Lambda's retry model, and the Redis lab's shaped links.
 pub fn model_params(
     scenario: &Scenario,
     emulated: Option<(&LatencyProfile, &Limits)>,
-) -> Vec<crate::provenance::Param> {
+) -> Vec<latlab_core::provenance::Param> {
     let mut params = Vec::new();
     let labs = super::scenario_labs(scenario);
     if let Some((profile, _)) = emulated {
@@ -22,7 +22,7 @@ pub fn model_params(
         }));
     }
     if let Some((_, limits)) = emulated {
-        let services: Vec<crate::services::Service> =
+        let services: Vec<latlab_core::services::Service> =
             labs.iter().filter_map(|l| l.service()).collect();
         params.extend(limits.model_params(&services));
     }

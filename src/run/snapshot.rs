@@ -15,7 +15,7 @@ pub struct Backend {
     pub region: String,
     /// The model in effect (emulator runs, and the Redis lab's shaped links): every parameter
     /// with its source and the seed figures it was derived from.
-    pub model: Vec<crate::provenance::Param>,
+    pub model: Vec<latlab_core::provenance::Param>,
 }
 
 impl Backend {
@@ -136,7 +136,7 @@ crate::labs::for_each_lab!(snapshot);
 #[derive(Clone, Debug, PartialEq)]
 pub struct FaultRow {
     pub at_secs: f64,
-    pub kind: crate::faults::Kind,
+    pub kind: latlab_core::faults::Kind,
     pub target: String,
     /// Seconds until the target answered correctly again; None: it has not (yet).
     pub recovered_secs: Option<f64>,
@@ -150,7 +150,7 @@ pub struct FaultsSnapshot {
     /// The faults set, as they read (`kinesis.stall GetRecords for 3s every 10s`).
     pub set: Vec<String>,
     pub events: Vec<FaultRow>,
-    pub counts: Vec<(crate::faults::Kind, crate::faults::KindCounts)>,
+    pub counts: Vec<(latlab_core::faults::Kind, latlab_core::faults::KindCounts)>,
 }
 
 impl FaultsSnapshot {
@@ -163,7 +163,11 @@ impl FaultsSnapshot {
     }
 
     /// Takes the log's view, timed from `start`.
-    pub fn of(log: &crate::faults::FaultLog, set: Vec<String>, start: std::time::Instant) -> Self {
+    pub fn of(
+        log: &latlab_core::faults::FaultLog,
+        set: Vec<String>,
+        start: std::time::Instant,
+    ) -> Self {
         FaultsSnapshot {
             set,
             events: log

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::Summary;
-use crate::provenance::{Label, Param, calibrating};
+use latlab_core::provenance::{Label, Param, calibrating};
 
 /// Agreement is claimed within this fraction of the seed's figure.
 pub const WITHIN: f64 = 0.25;
@@ -206,7 +206,7 @@ pub struct Percentiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provenance::Provenance;
+    use latlab_core::provenance::Provenance;
 
     #[test]
     fn cells_derived_from_a_parameter_are_calibrated_and_the_rest_predicted() {

@@ -9,9 +9,9 @@ pub mod compare;
 pub mod table;
 
 use crate::metrics::Summary;
-use crate::provenance::Param;
-use crate::units::{ms_f, thousands};
 use compare::Cell;
+use latlab_core::provenance::Param;
+use latlab_core::units::{ms_f, thousands};
 
 /// What a lab's section may know of the run besides its own snapshot.
 #[derive(Clone, Copy, Debug)]

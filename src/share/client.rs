@@ -1,5 +1,5 @@
 //! A viewer's side of a share, for `latlab attach URL`: the stream read over HTTP/1.1 (hyper's
-//! client, `crate::http::client`), its events parsed as they arrive, each at most
+//! client, `latlab_core::http::client`), its events parsed as they arrive, each at most
 //! [`MAX_EVENT`] bytes, a dropped stream reconnected with `Last-Event-ID`, and a key sent with
 //! `POST /keys`.
 
@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::http::client::{Waits, next_data, read_to, send};
+use latlab_core::http::client::{Waits, next_data, read_to, send};
 
 use super::frame::{Ended, Received};
 

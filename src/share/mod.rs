@@ -84,7 +84,7 @@ impl ShareListener {
             Some(t) => check_token(t)?,
             None => format!("{:032x}", rand::random::<u128>()),
         };
-        let (listener, addr) = crate::listen::bind("--share", &opts.addr, 8080)?;
+        let (listener, addr) = latlab_core::listen::bind("--share", &opts.addr, 8080)?;
         if !addr.ip().is_loopback() {
             if !opts.allow_remote {
                 anyhow::bail!(

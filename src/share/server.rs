@@ -46,7 +46,7 @@ type Body = BoxBody<Bytes, Infallible>;
 /// Accepts connections (the viewers' cap and some room for requests besides) and serves each
 /// over HTTP/1.1 (`crate::serve`).
 pub(super) async fn serve(listener: tokio::net::TcpListener, hub: Arc<Hub>) {
-    let serve = crate::http::Serve::new("share", hub.cap + 16, HEADER_TIMEOUT);
+    let serve = latlab_core::http::Serve::new("share", hub.cap + 16, HEADER_TIMEOUT);
     serve
         .run(listener, |socket, peer| {
             // A viewer whose host vanished (a half-open connection) is found within half a

@@ -346,8 +346,8 @@ impl App {
 
     /// The faults the menu offers: those of the labs the scenario runs, lettered from `a`
     /// (skipping the keys that close the menu).
-    pub fn menu_faults(&self) -> Vec<(char, crate::faults::Kind)> {
-        use crate::faults::Kind;
+    pub fn menu_faults(&self) -> Vec<(char, latlab_core::faults::Kind)> {
+        use latlab_core::faults::Kind;
         Kind::ALL
             .into_iter()
             .filter(|k| LabKind::of_service(k.service()).is_some_and(|l| self.labs.contains(&l)))

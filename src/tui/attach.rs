@@ -22,7 +22,7 @@ use crate::record::read::Sparks;
 use crate::run::Command;
 use crate::share::client::{Incoming, Target};
 use crate::share::frame::{KEPT_SECONDS, RunHead};
-use crate::units::clock;
+use latlab_core::units::clock;
 
 pub struct AttachOptions {
     pub target: Target,

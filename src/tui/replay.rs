@@ -16,7 +16,7 @@ use super::view::View;
 use super::{Event, ui};
 use crate::record::Recording;
 use crate::report::Report;
-use crate::units::clock;
+use latlab_core::units::clock;
 
 pub struct ReplayOptions {
     pub recording: Recording,

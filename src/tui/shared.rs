@@ -222,7 +222,7 @@ pub fn viewer_command(key: char, tab: Option<&str>, labs: &[LabKind]) -> Result<
 /// The fault a viewer asks for, as the fault menu injects it (with its defaults), when the run
 /// has the lab of its service.
 pub fn viewer_fault(name: &str, labs: &[LabKind]) -> Result<Command, String> {
-    let kind = crate::faults::Kind::parse(name)?;
+    let kind = latlab_core::faults::Kind::parse(name)?;
     match LabKind::of_service(kind.service()) {
         Some(lab) if labs.contains(&lab) => Ok(Command::Fault(kind)),
         _ => Err(format!(

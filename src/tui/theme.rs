@@ -234,7 +234,7 @@ impl Theme {
     /// A theme from its file text; with `base`, keys the text leaves out come from it.
     pub fn parse(text: &str, base: Option<&Theme>) -> anyhow::Result<Theme> {
         let file: File = toml::from_str(text)
-            .map_err(|e| anyhow::anyhow!("{}", crate::units::toml_error(text, &e)))?;
+            .map_err(|e| anyhow::anyhow!("{}", latlab_core::units::toml_error(text, &e)))?;
         let mut theme = match base {
             Some(b) => b.clone(),
             None => Theme::reset(),
@@ -242,7 +242,7 @@ impl Theme {
         theme.name = file.name;
         theme.monochrome = file.monochrome;
         for (item, value) in &file.colors {
-            let line = crate::units::line_of(text, value.span().start);
+            let line = latlab_core::units::line_of(text, value.span().start);
             let Some(c) = theme.item_mut(item) else {
                 let valid: Vec<String> = items().iter().map(|(n, _)| format!("`{n}`")).collect();
                 bail!(

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::app::{App, Tab};
 use super::theme::Theme;
 use super::view::View;
-use crate::units::clock;
+use latlab_core::units::clock;
 
 /// The smallest screen the lab is drawn on.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
@@ -287,7 +287,7 @@ pub fn fault_line(view: &View) -> Option<(String, String)> {
     let (e, fired, recovered) = recent_fault(view)?;
     let after = match (&e.failed, e.recovered_secs) {
         (Some(why), _) => format!("not injected: {why}"),
-        (None, Some(s)) => format!("recovered after {}", crate::units::ms_f(s * 1000.0)),
+        (None, Some(s)) => format!("recovered after {}", latlab_core::units::ms_f(s * 1000.0)),
         (None, None) => "not recovered yet".into(),
     };
     Some((

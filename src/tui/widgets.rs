@@ -9,7 +9,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, SparklineBar};
 
 use crate::tui::app::{App, window_label};
 use crate::tui::theme::Theme;
-use crate::units::short_ms;
+use latlab_core::units::short_ms;
 
 pub use crate::view::{Align, Column, Shrink};
 

@@ -14,7 +14,7 @@
 pub mod keys;
 
 use crate::metrics::Summary;
-use crate::services::Service;
+use latlab_core::services::Service;
 
 /// A theme item of a lab's own: its name, what it colours, and its colour in the built-in dark
 /// and light themes (`#rrggbb`; the mono theme has no colours). A theme file sets it as it sets

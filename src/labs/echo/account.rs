@@ -14,7 +14,7 @@ impl crate::labs::Plan for EchoLab {
         p.notes.push(format!(
             "round trips of {} B every {}, to latlab's own server: nothing on any account",
             s.payload,
-            crate::units::format_duration(s.interval)
+            latlab_core::units::format_duration(s.interval)
         ));
         p
     }

@@ -69,7 +69,7 @@ impl Tally {
 #[serde(deny_unknown_fields)]
 pub struct EchoFile {
     payload: u64,
-    interval: crate::units::Dur,
+    interval: latlab_core::units::Dur,
 }
 
 /// Its part of a scenario, checked.
@@ -115,7 +115,7 @@ impl crate::labs::Lab for EchoLab {
     const KIND: LabKind = LabKind::Echo;
     const NAME: &'static str = "Echo";
     const DEMO: &'static str = "echo-demo";
-    const SERVICE: Option<crate::services::Service> = None;
+    const SERVICE: Option<latlab_core::services::Service> = None;
     const SCENARIOS: &'static [(&'static str, &'static str)] =
         &[("echo-demo", include_str!("scenarios/echo-demo.toml"))];
     type Scenario = EchoScenario;

@@ -7,7 +7,7 @@ use super::{EchoLab, EchoSeed, EchoSnapshot, History};
 use crate::labs::series::{FrameSeries, Histogrammed, SeriesId, Watched};
 use crate::metrics::exposition::{Family, Type, Value};
 use crate::section::{CsvRows, Cx, section_heading};
-use crate::units::thousands;
+use latlab_core::units::thousands;
 
 /// Its one series: the round trip.
 pub(super) fn series_id() -> SeriesId {

@@ -3,12 +3,12 @@
 
 use super::{Command, EchoLab, EchoSnapshot, History};
 use crate::metrics::{Point, Summary};
-use crate::units::thousands;
 use crate::view::keys::{KeyFooter, LabKey};
 use crate::view::{
     Block, Colour, Column, LabView, Pane, Part, Series, Size, Spark, Style, Table, Text,
     brief_latency, brief_note,
 };
+use latlab_core::units::thousands;
 
 const TEXT: Style = Style::plain("text");
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::aws::RetrySettings;
-use crate::units::{Bytes, Dur, line_of};
+use latlab_core::units::{Bytes, Dur, line_of};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -113,9 +113,9 @@ pub fn lambda_retry() -> RetrySettings {
 }
 
 /// The provenance of [`lambda_retry`], for reports.
-pub fn lambda_retry_provenance() -> crate::provenance::Provenance {
-    crate::provenance::Provenance::new(
-        crate::provenance::Source::Assumption,
+pub fn lambda_retry_provenance() -> latlab_core::provenance::Provenance {
+    latlab_core::provenance::Provenance::new(
+        latlab_core::provenance::Source::Assumption,
         "how Lambda's pollers retry a throttled GetRecords is not published: the AWS SDKs' \
          standard retry mode is assumed (AWS SDKs and Tools Reference Guide, 'Retry behavior'), \
          with no retry quota",
@@ -137,7 +137,7 @@ impl ProducerMode {
             ProducerMode::PutRecord => "PutRecord per record".into(),
             ProducerMode::PutRecords { linger, batch } => format!(
                 "PutRecords batches of up to {batch}, linger {}",
-                crate::units::format_duration(linger)
+                latlab_core::units::format_duration(linger)
             ),
         }
     }
@@ -308,7 +308,7 @@ struct ConsumerFile {
 pub const MIN_PAYLOAD: u64 = 96;
 
 pub fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
-    if let Some(problem) = crate::services::kinesis::name_problem(&k.stream) {
+    if let Some(problem) = latlab_core::services::kinesis::name_problem(&k.stream) {
         bail!(
             "kinesis.stream '{}' is not a stream name: {problem}",
             k.stream
@@ -347,7 +347,7 @@ pub fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
             if linger > Duration::from_secs(5) {
                 bail!(
                     "kinesis.producer.linger must be at most 5s, got {}",
-                    crate::units::format_duration(linger)
+                    latlab_core::units::format_duration(linger)
                 );
             }
             let batch = p.batch.unwrap_or(500);
@@ -542,7 +542,7 @@ impl crate::labs::Setup for super::KinesisLab {
     }
 
     /// Lambda's retry model, when a Lambda consumer keeps it.
-    fn model(k: &KinesisScenario) -> Vec<crate::provenance::Param> {
+    fn model(k: &KinesisScenario) -> Vec<latlab_core::provenance::Param> {
         let mut params = Vec::new();
         let lambda_default = k.consumers.iter().any(|c| {
             matches!(
@@ -551,7 +551,7 @@ impl crate::labs::Setup for super::KinesisLab {
             ) && c.retry.as_ref() == Some(&lambda_retry())
         });
         if lambda_default {
-            params.push(crate::provenance::Param::new(
+            params.push(latlab_core::provenance::Param::new(
                 "lambda.retry",
                 format!("{}, no retry quota", lambda_retry().describe()),
                 lambda_retry_provenance(),

@@ -8,7 +8,7 @@ use crate::cost::{GB, Item, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
-use crate::units::format_bytes;
+use latlab_core::units::format_bytes;
 
 /// Its section of a price file, `[kinesis]` (provisioned capacity mode). The Price List
 /// products: the usage types and operations infracost's price queries use

@@ -11,7 +11,7 @@ use crate::labs::LabKind;
 use crate::labs::check::{
     Call, Check, DoctorContext, Endpoint, Need, Outcome, Part, judge, ops_check, run_probes,
 };
-use crate::services::kinesis::Op;
+use latlab_core::services::kinesis::Op;
 
 /// The lab finds its stream's shards with them.
 pub const SETUP: Need = Need::new("the lab cannot list its stream's shards", false);

@@ -20,7 +20,7 @@
 
 use super::snapshot::KinesisSnapshot;
 use crate::labs::hosts::{HostPart, Line};
-use crate::units::{ms, thousands};
+use latlab_core::units::{ms, thousands};
 
 /// Signed milliseconds.
 fn ms_signed(us: i64) -> String {

@@ -27,7 +27,7 @@ impl KinesisLab {
         *self.ctx.shared.rate_set_at.lock() = self.ctx.shared.elapsed();
         let line = format!(
             "producer asks {}/s",
-            crate::units::plural(rate as u64, "record", "records")
+            latlab_core::units::plural(rate as u64, "record", "records")
         );
         self.ctx.shared.log(&line);
         line
@@ -76,7 +76,7 @@ impl KinesisLab {
         self.redescribe_pollers();
         let line = format!(
             "pollers call GetRecords every {}",
-            crate::units::format_duration(interval)
+            latlab_core::units::format_duration(interval)
         );
         self.ctx.shared.log(&line);
         line

@@ -206,7 +206,10 @@ impl Probe for KinesisLab {
                 let current = self.ctx.shared.settings.lock().payload;
                 let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
                 self.set_payload(next);
-                Ok(format!("payload size {}", crate::units::format_bytes(next)))
+                Ok(format!(
+                    "payload size {}",
+                    latlab_core::units::format_bytes(next)
+                ))
             }
             Command::RateUp => Ok(self.step_rate(true)),
             Command::RateDown => Ok(self.step_rate(false)),

@@ -65,7 +65,7 @@ pub fn received(run: &str, shard: usize, r: &aws_sdk_kinesis::types::Record) -> 
     let arrival_us = r
         .approximate_arrival_timestamp()
         .map(|t| t.secs() * 1_000_000 + i64::from(t.subsec_nanos()) / 1000)
-        .unwrap_or_else(crate::clock::now_micros);
+        .unwrap_or_else(latlab_core::clock::now_micros);
     let any = payload::decode_any(r.data().as_ref());
     let parsed = any.filter(|p| p.2 == run).map(|p| (p.0, p.1));
     // Another latlab run's record: its run and seq, for the accounting across hosts.
@@ -374,7 +374,7 @@ impl KinesisLab {
         self.ctx.shared.settings.lock().payload = bytes;
         self.ctx.shared.log(format!(
             "payload size {}",
-            crate::units::format_bytes(bytes)
+            latlab_core::units::format_bytes(bytes)
         ));
     }
 }
@@ -406,7 +406,8 @@ impl crate::labs::Lab for KinesisLab {
     const KIND: crate::labs::LabKind = crate::labs::LabKind::Kinesis;
     const NAME: &'static str = "Kinesis";
     const DEMO: &'static str = "demo";
-    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Kinesis);
+    const SERVICE: Option<latlab_core::services::Service> =
+        Some(latlab_core::services::Service::Kinesis);
     const SCENARIOS: &'static [(&'static str, &'static str)] = &[
         ("demo", include_str!("scenarios/demo.toml")),
         (

@@ -6,7 +6,7 @@
 use super::config::{ConsumerKind, KinesisScenario, ProducerMode};
 use super::setup::{owned_name, sanitize};
 use crate::plan::{LabPlan, PlanContext, Resource, Scope};
-use crate::services::kinesis::Op;
+use latlab_core::services::kinesis::Op;
 
 /// The plan's one read: DescribeStreamSummary on the stream it would use (it must be there) or
 /// create (its name must be free).

@@ -65,7 +65,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
         let mut made = 0u64;
         while made < due {
             let seq = shared.ledger.lock().allocate();
-            let sent_us = crate::clock::now_micros();
+            let sent_us = latlab_core::clock::now_micros();
             let data = crate::labs::kinesis::payload::encode(
                 seq,
                 sent_us,
@@ -150,7 +150,7 @@ pub async fn run(ctx: Ctx, client: Client, spec: ProducerSpec, cancel: Cancellat
         }
         tokio::select! {
             _ = cancel.cancelled() => {}
-            _ = crate::shaping::sleep_until(wake) => {}
+            _ = latlab_core::shaping::sleep_until(wake) => {}
         }
     }
     shared.producing.lock().1 = Some(shared.elapsed());
@@ -317,7 +317,7 @@ fn refused(ctx: &Ctx, record: Pending) -> Option<Pending> {
         return None;
     }
     p.resent.fetch_add(1, Ordering::Relaxed);
-    let sent_us = crate::clock::now_micros();
+    let sent_us = latlab_core::clock::now_micros();
     Some(Pending {
         data: crate::labs::kinesis::payload::encode(
             record.seq,

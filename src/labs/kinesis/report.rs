@@ -10,7 +10,7 @@ use crate::metrics::Summary;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
-use crate::units::thousands;
+use latlab_core::units::thousands;
 
 impl crate::labs::Report for super::KinesisLab {
     /// The producer's acknowledged records, and each consumer's accounting: received + lost +
@@ -72,7 +72,7 @@ impl crate::labs::Report for super::KinesisLab {
                     crate::section::rate_text(p.asked_rate),
                     p.achieved_text(),
                     p.mode,
-                    crate::units::format_bytes(p.payload_bytes)
+                    latlab_core::units::format_bytes(p.payload_bytes)
                 ),
             ),
             ("SDK", k.retry.clone()),

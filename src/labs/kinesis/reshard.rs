@@ -9,7 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::*;
-use crate::units::{Dur, line_of};
+use latlab_core::units::{Dur, line_of};
 
 /// What the `x` and `X` keys ask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +55,8 @@ pub(crate) fn schedule(
         {
             bail!(
                 "{whose}: at = \"{}\" must come after the reshard before it (at {})",
-                crate::units::format_duration(at),
-                crate::units::format_duration(prev.at)
+                latlab_core::units::format_duration(at),
+                latlab_core::units::format_duration(prev.at)
             );
         }
         if r.shards == 0 || r.shards > 500 {

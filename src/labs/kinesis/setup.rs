@@ -58,7 +58,7 @@ pub(super) fn sanitize(name: &str) -> String {
 }
 
 pub(super) fn describe(spec: &ConsumerSpec) -> String {
-    use crate::units::format_duration as d;
+    use latlab_core::units::format_duration as d;
     let retry = match &spec.retry {
         Some(r) => format!(
             ", own retries: {}{} attempts, back-off {} .. {}",

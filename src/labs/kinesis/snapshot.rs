@@ -102,7 +102,7 @@ pub struct Shortfall {
 impl Shortfall {
     /// `0.8/s short: CAUSE; CAUSE` or `0.8/s short, cause not measured`.
     pub fn describe(&self, causes: usize) -> String {
-        let by = format!("{}/s short", crate::units::fmt_rate(self.by));
+        let by = format!("{}/s short", latlab_core::units::fmt_rate(self.by));
         if self.causes.is_empty() {
             format!("{by}, cause not measured")
         } else {
@@ -433,7 +433,7 @@ pub fn batch_line(c: &ConsumerSnapshot) -> String {
             format!(
                 "{}: {} ({:.1}%)",
                 b.size,
-                crate::units::thousands(b.records),
+                latlab_core::units::thousands(b.records),
                 100.0 * b.records as f64 / total as f64
             )
         })
@@ -442,7 +442,7 @@ pub fn batch_line(c: &ConsumerSnapshot) -> String {
     format!(
         "{}; largest {largest}; {} batches",
         parts.join(", "),
-        crate::units::thousands(c.batches)
+        latlab_core::units::thousands(c.batches)
     )
 }
 

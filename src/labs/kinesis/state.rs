@@ -420,7 +420,7 @@ impl Shared {
         if batch.is_empty() {
             return;
         }
-        let now_us = crate::clock::now_micros();
+        let now_us = latlab_core::clock::now_micros();
         let sec = self.second();
         // One lock at a time, never two: readers take them in other orders.
         let mut first_copies = Vec::new();

@@ -7,12 +7,12 @@ use super::config::ConsumerKind;
 use super::snapshot::{ConsumerSnapshot, KinesisSnapshot};
 use super::state::UNSUPPORTED;
 use crate::metrics::Point;
-use crate::services::Service;
-use crate::units::{fmt_rate, format_bytes, ms, short_ms, thousands};
 use crate::view::{
     Block, Column, HeaderPart, LabView, Line, Pane, Part, Series, Shrink, Size, Spark, Style,
     Table, Text, brief_latency, brief_note,
 };
+use latlab_core::services::Service;
+use latlab_core::units::{fmt_rate, format_bytes, ms, short_ms, thousands};
 
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");

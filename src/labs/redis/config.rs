@@ -4,7 +4,7 @@
 use anyhow::bail;
 use serde::{Deserialize, Serialize};
 
-use crate::units::Bytes;
+use latlab_core::units::Bytes;
 
 /// The seed's Redis table: the average lag per condition, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
@@ -124,14 +124,14 @@ impl crate::labs::Setup for super::RedisLab {
     }
 
     /// Its shaped links: replication's and the clients'.
-    fn model(r: &RedisScenario) -> Vec<crate::provenance::Param> {
+    fn model(r: &RedisScenario) -> Vec<latlab_core::provenance::Param> {
         let mut params = Vec::new();
         for (name, link) in [
             ("redis.link", &r.link),
             ("redis.client_link", &r.client_link),
         ] {
             if let Ok(l) = super::local::LinkProfile::resolve(link) {
-                params.push(crate::provenance::Param::new(
+                params.push(latlab_core::provenance::Param::new(
                     name,
                     format!("{} ({})", l.name, l.describe()),
                     l.provenance(),

@@ -35,7 +35,7 @@ async fn redis_server() -> Check {
                     format!(
                         "{}, version not stated ({})",
                         binary.display(),
-                        crate::units::one_line(text.trim())
+                        latlab_core::units::one_line(text.trim())
                     ),
                 ),
             };
@@ -171,8 +171,13 @@ async fn ask(client: &redis::Client) -> Result<(String, String), String> {
         let mut c = client
             .get_multiplexed_async_connection_with_config(&config)
             .await
-            .map_err(|e| format!("cannot connect: {}", crate::units::one_line(&e.to_string())))?;
-        let failed = |e: redis::RedisError| crate::units::one_line(&e.to_string());
+            .map_err(|e| {
+                format!(
+                    "cannot connect: {}",
+                    latlab_core::units::one_line(&e.to_string())
+                )
+            })?;
+        let failed = |e: redis::RedisError| latlab_core::units::one_line(&e.to_string());
         let _: String = redis::cmd("PING")
             .query_async(&mut c)
             .await

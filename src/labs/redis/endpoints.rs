@@ -51,7 +51,7 @@ impl Endpoints {
                         };
                         anyhow::anyhow!(
                             "cannot connect to {label}{tls}: {}",
-                            crate::units::one_line(&e.to_string())
+                            latlab_core::units::one_line(&e.to_string())
                         )
                     })
             }

@@ -1,4 +1,4 @@
-//! The Redis kinds of [`crate::faults`], on real processes: the replica killed and restarted, the
+//! The Redis kinds of [`latlab_core::faults`], on real processes: the replica killed and restarted, the
 //! primary paused (`CLIENT PAUSE`) or asleep (`DEBUG SLEEP`), the replication link partitioned
 //! by its shaper. A fault's recovery is the first try after it ends in which every method
 //! measured the lag again.
@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use super::RedisLab;
 use super::endpoints::connect;
-use crate::faults::{FaultLog, FaultSpec, Kind, Node, Trigger};
+use latlab_core::faults::{FaultLog, FaultSpec, Kind, Node, Trigger};
 
 impl RedisLab {
     /// Sets a Redis fault: now, or on its schedule until the lab stops.
     pub fn set_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
-        if spec.kind.service() != crate::faults::Service::Redis {
+        if spec.kind.service() != latlab_core::faults::Service::Redis {
             anyhow::bail!("{} is injected by the emulator, not on Redis", spec.kind);
         }
         let local_only = matches!(
@@ -88,7 +88,7 @@ impl RedisLab {
                     spec.kind,
                     format!(
                         "the replication link for {}",
-                        crate::units::format_duration(spec.duration)
+                        latlab_core::units::format_duration(spec.duration)
                     ),
                 );
                 self.await_recovery(id, Instant::now() + spec.duration);
@@ -99,7 +99,7 @@ impl RedisLab {
                     spec.kind,
                     format!(
                         "the primary's writes for {}",
-                        crate::units::format_duration(spec.duration)
+                        latlab_core::units::format_duration(spec.duration)
                     ),
                 );
                 let r: anyhow::Result<()> = async {
@@ -124,7 +124,7 @@ impl RedisLab {
                     spec.kind,
                     format!(
                         "{label}, asleep for {}",
-                        crate::units::format_duration(spec.duration)
+                        latlab_core::units::format_duration(spec.duration)
                     ),
                 );
                 // DEBUG SLEEP answers when the server wakes (or at once, to refuse).

@@ -3,10 +3,10 @@
 //! do, its faults, and its stop and cleanup.
 
 use super::*;
-use crate::faults::FaultSpec;
 use crate::labs::series::Histogrammed;
 use crate::labs::{Probe, RunContext};
 use config::RedisScenario;
+use latlab_core::faults::FaultSpec;
 use local::{LinkProfile, LocalRedis};
 use snapshot::RedisSnapshot;
 
@@ -184,7 +184,10 @@ impl Probe for RedisLab {
                     .position(|v| *v == current)
                     .map_or(0, |i| (i + 1) % VALUES.len());
                 self.shared.value_bytes.store(VALUES[i], Ordering::Relaxed);
-                format!("Redis value size {}", crate::units::format_bytes(VALUES[i]))
+                format!(
+                    "Redis value size {}",
+                    latlab_core::units::format_bytes(VALUES[i])
+                )
             }
             Command::CpuLoad => {
                 let on = !self.shared.cpu_load.fetch_xor(true, Ordering::Relaxed);

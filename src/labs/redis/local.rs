@@ -51,8 +51,8 @@ impl LinkProfile {
 
 impl LinkProfile {
     /// Where the profile's figures come from.
-    pub fn provenance(&self) -> crate::provenance::Provenance {
-        use crate::provenance::{Provenance, Source};
+    pub fn provenance(&self) -> latlab_core::provenance::Provenance {
+        use latlab_core::provenance::{Provenance, Source};
         match self.name.as_str() {
             "loopback" => Provenance::new(Source::Nothing, "nothing added"),
             "same-az" => Provenance::new(
@@ -80,7 +80,10 @@ impl LinkProfile {
             "{} ms one way, {}",
             self.latency_ms,
             if self.bandwidth > 0.0 {
-                format!("{}/s", crate::units::format_bytes(self.bandwidth as u64))
+                format!(
+                    "{}/s",
+                    latlab_core::units::format_bytes(self.bandwidth as u64)
+                )
             } else {
                 "unlimited".into()
             }
@@ -99,9 +102,9 @@ impl LinkProfile {
             Some((l, b)) => (l, Some(b)),
             None => (text, None),
         };
-        let latency = crate::units::parse_duration(lat).map_err(|_| bad())?;
+        let latency = latlab_core::units::parse_duration(lat).map_err(|_| bad())?;
         let bandwidth = match bw {
-            Some(b) => crate::units::parse_bytes(b).map_err(|_| bad())? as f64,
+            Some(b) => latlab_core::units::parse_bytes(b).map_err(|_| bad())? as f64,
             None => 0.0,
         };
         Ok(LinkProfile {

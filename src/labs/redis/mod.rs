@@ -218,7 +218,7 @@ impl RedisShared {
     }
 
     fn failed(&self, m: Method, what: &str) {
-        let line = crate::units::one_line(what);
+        let line = latlab_core::units::one_line(what);
         let mut all = self.methods.lock();
         let e = all.entry(m).or_default();
         let key = if e.errors.len() < ERROR_KINDS || e.errors.contains_key(&line) {
@@ -263,7 +263,7 @@ impl RedisShared {
 
     /// A try that began at `started` measured every method: the faults that ended before it
     /// have recovered.
-    fn recovered(&self, log: &crate::faults::FaultLog, started: Instant) {
+    fn recovered(&self, log: &latlab_core::faults::FaultLog, started: Instant) {
         self.awaiting.lock().retain(|(id, after)| {
             let done = started >= *after;
             if done {
@@ -303,7 +303,8 @@ impl crate::labs::Lab for RedisLab {
     const KIND: crate::labs::LabKind = crate::labs::LabKind::Redis;
     const NAME: &'static str = "Redis";
     const DEMO: &'static str = "redis-demo";
-    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Redis);
+    const SERVICE: Option<latlab_core::services::Service> =
+        Some(latlab_core::services::Service::Redis);
     const SCENARIOS: &'static [(&'static str, &'static str)] = &[
         ("seed-redis", include_str!("scenarios/seed-redis.toml")),
         ("redis-demo", include_str!("scenarios/redis-demo.toml")),
@@ -330,7 +331,7 @@ pub struct RedisLab {
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     pub results: Mutex<Vec<ConditionResult>>,
     /// Where the faults injected on Redis are recorded.
-    pub fault_log: Arc<crate::faults::FaultLog>,
+    pub fault_log: Arc<latlab_core::faults::FaultLog>,
     /// The ElastiCache node type the scenario prices the pair as (`[redis] node_type`).
     pub node_type: String,
     /// The conditions a headless run measures one after another, when the scenario sets them.
@@ -345,7 +346,7 @@ impl RedisLab {
         local: Option<crate::labs::redis::local::LocalRedis>,
         value_bytes: u64,
         run_id: &str,
-        fault_log: Arc<crate::faults::FaultLog>,
+        fault_log: Arc<latlab_core::faults::FaultLog>,
         clock: Instant,
     ) -> anyhow::Result<RedisLab> {
         let (mut p, _) = ends.check().await?;

@@ -78,7 +78,7 @@ impl crate::labs::Plan for super::RedisLab {
             name: format!("{prefix}*"),
             detail: format!(
                 "on {label} (and so its replica): values of {} each, and the marker {prefix}run; deleted when the run ends",
-                crate::units::format_bytes(r.value)
+                latlab_core::units::format_bytes(r.value)
             ),
             billable: false,
             tags: Vec::new(),

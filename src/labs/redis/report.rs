@@ -6,7 +6,7 @@ use crate::labs::redis::snapshot::RedisSnapshot;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
-use crate::units::{ms_f, thousands};
+use latlab_core::units::{ms_f, thousands};
 
 impl crate::labs::Report for super::RedisLab {
     /// Each method's tries and errors.
@@ -109,7 +109,9 @@ impl crate::labs::Report for super::RedisLab {
                 });
                 let behind = m(Method::Offset)
                     .and_then(|x| x.behind_bytes.as_ref())
-                    .map_or(String::new(), |b| crate::units::format_bytes(b.p50_bytes));
+                    .map_or(String::new(), |b| {
+                        latlab_core::units::format_bytes(b.p50_bytes)
+                    });
                 t.row(vec![
                     c.condition.name.clone(),
                     seed_row.map_or(String::new(), |row| ms_f(row.average_ms)),
@@ -191,7 +193,7 @@ impl crate::labs::Report for super::RedisLab {
                     l.link,
                     l.latency_ms,
                     if l.bandwidth > 0.0 {
-                        format!("{}/s", crate::units::format_bytes(l.bandwidth as u64))
+                        format!("{}/s", latlab_core::units::format_bytes(l.bandwidth as u64))
                     } else {
                         "unlimited".into()
                     }
@@ -206,7 +208,7 @@ impl crate::labs::Report for super::RedisLab {
                 out.push_str(&format!(
                     "{}: {} failed; the last: {line}\n",
                     m.method.label(),
-                    crate::units::plural(m.errors, "try", "tries")
+                    latlab_core::units::plural(m.errors, "try", "tries")
                 ));
             }
         }

@@ -13,8 +13,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use super::local::LinkProfile;
-use crate::shaping::Dist;
-use crate::shaping::pacing_bucket;
+use latlab_core::shaping::Dist;
+use latlab_core::shaping::pacing_bucket;
 
 /// Bytes each way the shaper carried, and its current settings.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -82,7 +82,7 @@ impl Shaper {
         loop {
             let until = *self.partitioned_until.lock();
             match until {
-                Some(t) if t > Instant::now() => crate::shaping::sleep_until(t).await,
+                Some(t) if t > Instant::now() => latlab_core::shaping::sleep_until(t).await,
                 _ => return,
             }
         }
@@ -131,7 +131,7 @@ impl Shaper {
         let this = self.clone();
         let writer = tokio::spawn(async move {
             while let Some((due, chunk)) = rx.recv().await {
-                crate::shaping::sleep_until(due).await;
+                latlab_core::shaping::sleep_until(due).await;
                 this.wait_partition().await;
                 if to.write_all(&chunk).await.is_err() {
                     return;
@@ -139,7 +139,7 @@ impl Shaper {
             }
         });
         let mut buf = vec![0u8; 64 * 1024];
-        let mut pace: Option<(f64, crate::shaping::Bucket)> = None;
+        let mut pace: Option<(f64, latlab_core::shaping::Bucket)> = None;
         let mut queue_end = Instant::now();
         loop {
             let n = match from.read(&mut buf).await {

@@ -5,12 +5,12 @@
 use super::Method;
 use super::snapshot::RedisSnapshot;
 use crate::metrics::Point;
-use crate::services::Service;
-use crate::units::{format_bytes, ms, thousands};
 use crate::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
     brief_latency, brief_note,
 };
+use latlab_core::services::Service;
+use latlab_core::units::{format_bytes, ms, thousands};
 
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");

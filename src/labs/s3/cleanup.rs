@@ -93,7 +93,7 @@ impl crate::labs::Cleanup for super::S3Lab {
                     detail: format!(
                         "{objects} object{}, {}",
                         if objects == 1 { "" } else { "s" },
-                        crate::units::format_bytes(bytes.max(0) as u64)
+                        latlab_core::units::format_bytes(bytes.max(0) as u64)
                     ),
                 });
             }

@@ -5,7 +5,7 @@ use anyhow::bail;
 use serde::{Deserialize, Serialize};
 
 use super::{Case, Transfer};
-use crate::units::Bytes;
+use latlab_core::units::Bytes;
 
 /// The seed's S3 tables: seconds per whole set; a set is compared with ours of the same label.
 #[derive(Clone, Debug, PartialEq, Default, Deserialize, Serialize)]
@@ -29,7 +29,7 @@ pub struct S3SeedRow {
 /// The S3 lab: a live PUT/GET loop, and the seed's matrix for headless runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct S3Scenario {
-    pub class: crate::services::s3::Class,
+    pub class: latlab_core::services::s3::Class,
     pub payload: u64,
     pub concurrency: usize,
     pub transfer: Transfer,
@@ -76,7 +76,7 @@ struct CaseFile {
 }
 
 pub fn parse(f: S3File) -> anyhow::Result<S3Scenario> {
-    use crate::services::s3::Class;
+    use latlab_core::services::s3::Class;
     let default = Transfer::default();
     let transfer = match f.transfer {
         Some(t) => Transfer {

@@ -8,8 +8,8 @@ use crate::cost::{GB, HOURS_PER_MONTH, LabCost, Prices, UnitCosts, item, usd, us
 use crate::labs::LabKind;
 use crate::labs::s3::LIVE_KEYS_PER_LOOP;
 use crate::labs::s3::snapshot::S3Snapshot;
-use crate::services::s3::Class;
-use crate::units::{format_bytes, ms};
+use latlab_core::services::s3::Class;
+use latlab_core::units::{format_bytes, ms};
 
 /// A price of an S3 section: `scale` units of the file's per unit of the price list's (1,000
 /// for a price per 1,000 requests, 1 per GB), read from a product of this usage type.
@@ -297,7 +297,7 @@ fn matrix_once(rows: &[super::matrix::MatrixRow], p: &Prices) -> (LabCost, Vec<S
     }
     let why = format!(
         "a matrix run: {} PUTs and GETs in both classes, {} once at list price",
-        crate::units::thousands(requests),
+        latlab_core::units::thousands(requests),
         usd(total)
     );
     (

@@ -11,7 +11,7 @@ use crate::labs::check::{
     Call, Check, DoctorContext, Endpoint, Need, Outcome, Part, judge, ops_check, run_probes,
 };
 use crate::labs::{LabKind, TargetOptions};
-use crate::services::s3::{Class, Op};
+use latlab_core::services::s3::{Class, Op};
 
 /// The S3 lab's PUTs and GETs.
 pub const OBJECTS: Need = Need::new("the lab cannot move objects", false);

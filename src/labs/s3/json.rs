@@ -62,10 +62,10 @@ pub struct MatrixRow {
     pub repetitions: u32,
 }
 
-fn class(c: crate::services::s3::Class) -> Class {
+fn class(c: latlab_core::services::s3::Class) -> Class {
     match c {
-        crate::services::s3::Class::Standard => Class::Standard,
-        crate::services::s3::Class::ExpressOneZone => Class::ExpressOneZone,
+        latlab_core::services::s3::Class::Standard => Class::Standard,
+        latlab_core::services::s3::Class::ExpressOneZone => Class::ExpressOneZone,
     }
 }
 
@@ -163,10 +163,10 @@ impl crate::labs::ReportJson<crate::labs::s3::snapshot::S3Snapshot> for S3 {
 }
 
 impl Class {
-    fn into_class(self) -> crate::services::s3::Class {
+    fn into_class(self) -> latlab_core::services::s3::Class {
         match self {
-            Class::Standard => crate::services::s3::Class::Standard,
-            Class::ExpressOneZone => crate::services::s3::Class::ExpressOneZone,
+            Class::Standard => latlab_core::services::s3::Class::Standard,
+            Class::ExpressOneZone => latlab_core::services::s3::Class::ExpressOneZone,
         }
     }
 }

@@ -142,7 +142,7 @@ impl Probe for S3Lab {
                 let current = *self.shared.payload.lock();
                 let next = crate::labs::step(PAYLOAD_STEPS, current, cmd == Command::PayloadUp);
                 self.set_payload(next);
-                format!("S3 payload size {}", crate::units::format_bytes(next))
+                format!("S3 payload size {}", latlab_core::units::format_bytes(next))
             }
         })
     }

@@ -14,8 +14,8 @@ impl Case {
     pub fn label(&self) -> String {
         format!(
             "{} x {}",
-            crate::units::thousands(self.objects),
-            crate::units::format_bytes(self.size)
+            latlab_core::units::thousands(self.objects),
+            latlab_core::units::format_bytes(self.size)
         )
     }
 }

@@ -4,7 +4,7 @@
 use super::snapshot::S3Snapshot;
 use crate::labs::series::{Histogrammed, SeriesId};
 use crate::metrics::exposition::{Family, Type, Value};
-use crate::services::s3::Class;
+use latlab_core::services::s3::Class;
 
 /// A class and operation's series: its total time per request.
 pub(super) fn series_id(class: Class, op: &str) -> SeriesId {

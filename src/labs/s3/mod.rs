@@ -44,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::aws::error_code;
 use crate::metrics::{SdkStats, Series, Summary};
-use crate::services::s3::Class;
+use latlab_core::services::s3::Class;
 
 /// Every object latlab writes is under this prefix, then the run's id.
 pub const PREFIX: &str = "latlab/";
@@ -124,7 +124,7 @@ impl S3Shared {
         let mut ops = self.ops.lock();
         let m = ops.entry((class, op)).or_default();
         *m.errors.entry(f.code.clone()).or_default() += 1;
-        m.last_error = Some(crate::units::one_line(&f.line));
+        m.last_error = Some(latlab_core::units::one_line(&f.line));
     }
 
     pub fn snapshot(&self) -> Vec<OpSnapshot> {
@@ -268,7 +268,8 @@ impl crate::labs::Lab for S3Lab {
     const KIND: crate::labs::LabKind = crate::labs::LabKind::S3;
     const NAME: &'static str = "S3";
     const DEMO: &'static str = "s3-demo";
-    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::S3);
+    const SERVICE: Option<latlab_core::services::Service> =
+        Some(latlab_core::services::Service::S3);
     const SCENARIOS: &'static [(&'static str, &'static str)] = &[
         ("seed-s3", include_str!("scenarios/seed-s3.toml")),
         ("s3-demo", include_str!("scenarios/s3-demo.toml")),

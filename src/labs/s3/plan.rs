@@ -6,7 +6,7 @@
 use super::buckets::Buckets;
 use super::config::S3Scenario;
 use crate::plan::{LabPlan, PlanContext, Resource, Scope};
-use crate::services::s3::{Class, Op};
+use latlab_core::services::s3::{Class, Op};
 
 /// The latency the plan's request rates assume for one PUT or GET, in milliseconds, per class:
 /// the middle of the published in-region first-byte figures (S3 Standard 20-30 ms, S3 Express
@@ -120,7 +120,7 @@ impl crate::labs::Plan for super::S3Lab {
                     "{} loop(s) × {} keys of the payload on screen ({}){}; deleted when the run ends",
                     s.concurrency,
                     super::LIVE_KEYS_PER_LOOP,
-                    crate::units::format_bytes(s.payload),
+                    latlab_core::units::format_bytes(s.payload),
                     if s.matrix.is_empty() {
                         String::new()
                     } else {

@@ -6,7 +6,7 @@ use crate::labs::s3::snapshot::S3Snapshot;
 use crate::section::compare::Comparer;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, ratio_text, section_heading};
-use crate::units::thousands;
+use latlab_core::units::thousands;
 
 /// This run's matrix beside an S3 seed's.
 fn compare_matrix(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut Comparer) {
@@ -182,7 +182,7 @@ impl crate::labs::Report for super::S3Lab {
                 &s3.express_bucket
             },
             s3.create_sessions.map_or("not observable on this endpoint".to_string(), thousands),
-            crate::units::format_bytes(s3.payload_bytes),
+            latlab_core::units::format_bytes(s3.payload_bytes),
             s3.concurrency
         ));
         for o in s3.ops.iter().filter(|o| o.errors > 0) {

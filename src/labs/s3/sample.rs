@@ -6,7 +6,7 @@ use super::OpSnapshot;
 use super::snapshot::S3Snapshot;
 use crate::metrics::sdk::SdkSnapshot;
 use crate::metrics::{Point, Summary};
-use crate::services::s3::Class;
+use latlab_core::services::s3::Class;
 
 impl crate::labs::Fixture for super::S3Lab {
     /// With a headless run's matrix row.

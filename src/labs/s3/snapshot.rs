@@ -6,7 +6,7 @@ use crate::metrics::sdk::SdkSnapshot;
 #[derive(Clone, Debug, PartialEq)]
 pub struct S3Snapshot {
     /// The class the live loop writes to now.
-    pub class: crate::services::s3::Class,
+    pub class: latlab_core::services::s3::Class,
     pub payload_bytes: u64,
     pub concurrency: usize,
     pub standard_bucket: String,

@@ -3,13 +3,13 @@
 
 use super::snapshot::S3Snapshot;
 use crate::metrics::Point;
-use crate::services::Service;
-use crate::services::s3::Class;
-use crate::units::{format_bytes, thousands};
 use crate::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
     brief_latency, brief_note,
 };
+use latlab_core::services::Service;
+use latlab_core::services::s3::Class;
+use latlab_core::units::{format_bytes, thousands};
 
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::bail;
 use serde::Deserialize;
 
-use crate::units::{Bytes, Dur};
+use latlab_core::units::{Bytes, Dur};
 
 /// The queues' base name unless a scenario gives its own (what `latlab cleanup` looks for).
 pub const DEFAULT_PREFIX: &str = "latlab";
@@ -65,7 +65,7 @@ impl ConsumerKind {
             ConsumerKind::LongPoll { wait_secs } => format!("long poll, {wait_secs} s wait"),
             ConsumerKind::ShortPoll { interval } => format!(
                 "short poll every {}",
-                crate::units::format_duration(interval)
+                latlab_core::units::format_duration(interval)
             ),
             ConsumerKind::Fifo { wait_secs } => {
                 format!("FIFO queue, long poll {wait_secs} s")
@@ -76,7 +76,7 @@ impl ConsumerKind {
                 window,
             } => format!(
                 "{pollers} pollers, batch {batch_size}, window {}",
-                crate::units::format_duration(window)
+                latlab_core::units::format_duration(window)
             ),
         }
     }
@@ -223,7 +223,7 @@ pub fn parse(f: SqsFile) -> anyhow::Result<SqsScenario> {
     if visibility > Duration::from_secs(12 * 3600) {
         bail!(
             "[sqs] visibility = {}: SQS's visibility timeout is 0 s to 12 h",
-            crate::units::format_duration(visibility)
+            latlab_core::units::format_duration(visibility)
         );
     }
     if visibility.subsec_nanos() != 0 {
@@ -295,7 +295,7 @@ fn consumer(f: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
         if w > Duration::from_secs(20) || w.subsec_nanos() != 0 {
             bail!(
                 "[[sqs.consumers]] '{name}': wait = {}: ReceiveMessage waits 0 to 20 whole seconds",
-                crate::units::format_duration(w)
+                latlab_core::units::format_duration(w)
             );
         }
         Ok(w.as_secs() as u32)
@@ -382,8 +382,8 @@ impl crate::labs::Setup for super::SqsLab {
     }
 
     /// The lab's own assumptions: Lambda's long poll and the producer's batching linger.
-    fn model(s: &SqsScenario) -> Vec<crate::provenance::Param> {
-        use crate::provenance::{Param, Provenance, Source};
+    fn model(s: &SqsScenario) -> Vec<latlab_core::provenance::Param> {
+        use latlab_core::provenance::{Param, Provenance, Source};
         let mut params = Vec::new();
         if s.consumers
             .iter()
@@ -401,7 +401,7 @@ impl crate::labs::Setup for super::SqsLab {
         }
         params.push(Param::new(
             "sqs.batch_linger",
-            crate::units::format_duration(super::producer::LINGER),
+            latlab_core::units::format_duration(super::producer::LINGER),
             Provenance::new(
                 Source::Assumption,
                 "how long the producer gathers messages for one SendMessageBatch with batching \

@@ -246,7 +246,13 @@ async fn poller(cx: Consuming, c: Arc<ConsumerState>) {
             }
             continue;
         };
-        let batch = hand_over(&cx, &c, msgs, crate::clock::now_micros(), Instant::now());
+        let batch = hand_over(
+            &cx,
+            &c,
+            msgs,
+            latlab_core::clock::now_micros(),
+            Instant::now(),
+        );
         let (cx, c) = (cx.clone(), c.clone());
         tokio::spawn(async move {
             finish(&cx, &c, batch).await;
@@ -318,7 +324,13 @@ async fn lambda_poller(cx: Consuming, c: Arc<ConsumerState>, index: u32) {
             m.batch_messages
                 .record(batch.len() as u64, cx.clock.elapsed().as_secs());
         }
-        let batch = hand_over(&cx, &c, batch, crate::clock::now_micros(), received_at);
+        let batch = hand_over(
+            &cx,
+            &c,
+            batch,
+            latlab_core::clock::now_micros(),
+            received_at,
+        );
         finish(&cx, &c, batch).await;
     }
     if index == 0 {

@@ -137,7 +137,7 @@ impl Probe for SqsLab {
                 k.rate.store(r, Relaxed);
                 format!(
                     "SQS producer: {} messages/s",
-                    crate::units::thousands(u64::from(r))
+                    latlab_core::units::thousands(u64::from(r))
                 )
             }
             Command::GroupsUp | Command::GroupsDown => {
@@ -176,7 +176,7 @@ impl Probe for SqsLab {
                 let vis = u64::from(k.visibility_secs()) * 1000;
                 format!(
                     "SQS processing {} a message{}",
-                    crate::units::format_duration(Duration::from_millis(ms)),
+                    latlab_core::units::format_duration(Duration::from_millis(ms)),
                     if ms * 10 > vis && vis > 0 {
                         " (a batch of 10 outlasts the visibility timeout: watch redeliveries)"
                     } else {

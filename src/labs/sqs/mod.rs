@@ -72,7 +72,8 @@ impl crate::labs::Lab for SqsLab {
     const KIND: crate::labs::LabKind = crate::labs::LabKind::Sqs;
     const NAME: &'static str = "SQS";
     const DEMO: &'static str = "sqs-demo";
-    const SERVICE: Option<crate::services::Service> = Some(crate::services::Service::Sqs);
+    const SERVICE: Option<latlab_core::services::Service> =
+        Some(latlab_core::services::Service::Sqs);
     const SCENARIOS: &'static [(&'static str, &'static str)] = &[
         ("sqs-demo", include_str!("scenarios/sqs-demo.toml")),
         (

@@ -5,7 +5,7 @@
 
 use super::config::SqsScenario;
 use crate::plan::{LabPlan, PlanContext, Resource, Scope};
-use crate::services::sqs::Op;
+use latlab_core::services::sqs::Op;
 
 impl crate::labs::Plan for super::SqsLab {
     async fn plan(
@@ -22,7 +22,7 @@ impl crate::labs::Plan for super::SqsLab {
             .collect();
         for (name, how) in &queues {
             p.creates.push(Resource {
-                kind: if name.ends_with(crate::services::sqs::FIFO_SUFFIX) {
+                kind: if name.ends_with(latlab_core::services::sqs::FIFO_SUFFIX) {
                     "FIFO queue".into()
                 } else {
                     "queue".into()

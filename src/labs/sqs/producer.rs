@@ -110,7 +110,7 @@ pub async fn pace(
         }
         let due = base + (from.elapsed().as_secs_f64() * f64::from(rate)) as u64;
         let feeds = feeds.lock();
-        let now_us = crate::clock::now_micros();
+        let now_us = latlab_core::clock::now_micros();
         while seq < due {
             for f in feeds.iter() {
                 if f.tx.try_send((seq, now_us)).is_err() {

@@ -16,7 +16,7 @@ fn name(prefix: &str, run: &str, consumer: &str, fifo: bool) -> String {
     format!(
         "{prefix}-{run}-{consumer}{}",
         if fifo {
-            crate::services::sqs::FIFO_SUFFIX
+            latlab_core::services::sqs::FIFO_SUFFIX
         } else {
             ""
         }

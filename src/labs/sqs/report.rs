@@ -7,7 +7,7 @@ use super::config::SqsSeed;
 use super::snapshot::SqsSnapshot;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, section_heading};
-use crate::units::thousands;
+use latlab_core::units::thousands;
 
 impl crate::labs::Report for super::SqsLab {
     /// The producer's acknowledged messages, and each consumer's accounting: received + lost +

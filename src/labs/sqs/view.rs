@@ -6,12 +6,12 @@ use super::History;
 use super::config::ConsumerKind;
 use super::snapshot::{ConsumerFigures, SqsSnapshot};
 use crate::metrics::Point;
-use crate::services::Service;
-use crate::units::{ms, thousands};
 use crate::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
     brief_latency, brief_note,
 };
+use latlab_core::services::Service;
+use latlab_core::units::{ms, thousands};
 
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");
@@ -196,7 +196,7 @@ fn info(s: &SqsSnapshot) -> Vec<Line> {
         key("k/K"),
         dim(format!(
             " processing {} ",
-            crate::units::format_duration(std::time::Duration::from_millis(s.processing_ms))
+            latlab_core::units::format_duration(std::time::Duration::from_millis(s.processing_ms))
         )),
         key("B"),
         dim(format!(

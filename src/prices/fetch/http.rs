@@ -29,15 +29,16 @@ impl std::io::Read for BodyReader {
     }
 }
 
-/// GET `url` (http or https) with latlab's client (`crate::http::client`), its answer's head
+/// GET `url` (http or https) with latlab's client (`latlab_core::http::client`), its answer's head
 /// checked: a 200 or an error naming the URL.
 pub(super) async fn get(url: &str) -> anyhow::Result<hyper::Response<hyper::body::Incoming>> {
-    let waits = crate::http::client::Waits {
+    let waits = latlab_core::http::client::Waits {
         connect: Duration::from_secs(30),
         answer: Duration::from_secs(60),
     };
     let resp =
-        crate::http::client::send(http::Method::GET, url, &[], bytes::Bytes::new(), waits).await?;
+        latlab_core::http::client::send(http::Method::GET, url, &[], bytes::Bytes::new(), waits)
+            .await?;
     if resp.status() != http::StatusCode::OK {
         bail!("GET {url} answered {}", resp.status());
     }
@@ -49,7 +50,7 @@ const MAX_INDEX: usize = 16 << 20;
 
 /// GET a small JSON document whole (a region index), to at most [`MAX_INDEX`] bytes.
 pub(super) async fn get_json(url: &str) -> anyhow::Result<serde_json::Value> {
-    let body = crate::http::client::read_to(get(url).await?.into_body(), MAX_INDEX)
+    let body = latlab_core::http::client::read_to(get(url).await?.into_body(), MAX_INDEX)
         .await
         .with_context(|| format!("GET {url}"))?;
     serde_json::from_slice(&body).with_context(|| format!("GET {url}: not JSON"))

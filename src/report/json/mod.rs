@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{Cell, Tally};
 use super::{Ending, Report, ScenarioInfo};
-use crate::provenance::Param;
 use crate::scenario::Seed;
+use latlab_core::provenance::Param;
 
 use crate::labs::Lab;
 
@@ -211,7 +211,7 @@ impl From<&crate::run::snapshot::FaultsSnapshot> for Faults {
 impl Faults {
     /// Back into the snapshot's form; kinds this version does not know are left out.
     fn into_snapshot(self) -> crate::run::snapshot::FaultsSnapshot {
-        use crate::faults::{Kind, KindCounts};
+        use latlab_core::faults::{Kind, KindCounts};
         crate::run::snapshot::FaultsSnapshot {
             set: self.set,
             events: self

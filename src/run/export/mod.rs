@@ -52,7 +52,7 @@ pub struct MetricsListener {
 impl MetricsListener {
     /// Binds `HOST:PORT`, or a bare `PORT` on 127.0.0.1. Port 0 takes a free port.
     pub fn bind(text: &str) -> anyhow::Result<MetricsListener> {
-        let (listener, addr) = crate::listen::bind("--metrics-addr", text, 9464)?;
+        let (listener, addr) = latlab_core::listen::bind("--metrics-addr", text, 9464)?;
         Ok(MetricsListener { listener, addr })
     }
 
@@ -149,10 +149,10 @@ impl Drop for Metrics {
 /// [`CONNECTION_LIFETIME`]) and serves each over HTTP/1.1 (`crate::serve`); a scraper that
 /// half-closes after its request still gets the answer.
 async fn serve(listener: tokio::net::TcpListener, source: Arc<Source>) {
-    let serve = crate::http::Serve {
+    let serve = latlab_core::http::Serve {
         half_close: true,
         lifetime: Some(CONNECTION_LIFETIME),
-        ..crate::http::Serve::new("metrics", MAX_CONNECTIONS, HEADER_TIMEOUT)
+        ..latlab_core::http::Serve::new("metrics", MAX_CONNECTIONS, HEADER_TIMEOUT)
     };
     serve
         .run(listener, |_socket, _peer| {
@@ -247,15 +247,15 @@ mod tests {
     #[test]
     fn addresses_are_host_and_port_or_a_port_on_loopback() {
         assert_eq!(
-            crate::listen::parse_addr("--metrics-addr", "9464").unwrap(),
+            latlab_core::listen::parse_addr("--metrics-addr", "9464").unwrap(),
             vec![SocketAddr::from(([127, 0, 0, 1], 9464))]
         );
         assert_eq!(
-            crate::listen::parse_addr("--metrics-addr", "0.0.0.0:9464").unwrap(),
+            latlab_core::listen::parse_addr("--metrics-addr", "0.0.0.0:9464").unwrap(),
             vec![SocketAddr::from(([0, 0, 0, 0], 9464))]
         );
         assert_eq!(
-            crate::listen::parse_addr("--metrics-addr", "[::1]:0").unwrap()[0].port(),
+            latlab_core::listen::parse_addr("--metrics-addr", "[::1]:0").unwrap()[0].port(),
             0
         );
         for (bad, says) in [
@@ -268,7 +268,7 @@ mod tests {
             ("127.0.0.1:x", "--metrics-addr 127.0.0.1:x: not an address"),
             ("-1", "--metrics-addr -1: not an address"),
         ] {
-            let e = crate::listen::parse_addr("--metrics-addr", bad)
+            let e = latlab_core::listen::parse_addr("--metrics-addr", bad)
                 .unwrap_err()
                 .to_string();
             assert!(e.starts_with(says), "{bad}: {e}");

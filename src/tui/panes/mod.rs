@@ -77,7 +77,11 @@ pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, 
 
 /// The faults of `service` injected in the last `window` seconds, as seconds ago (none for a lab
 /// of no service latlab knows).
-pub fn fault_marks(view: &View, service: Option<crate::faults::Service>, window: u64) -> Vec<u64> {
+pub fn fault_marks(
+    view: &View,
+    service: Option<latlab_core::faults::Service>,
+    window: u64,
+) -> Vec<u64> {
     let Some(service) = service else {
         return Vec::new();
     };
