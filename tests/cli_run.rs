@@ -267,16 +267,7 @@ fn ctrl_c_in_a_terminal_on_a_redis_run_cleans_up_without_an_error() {
 /// still accounted for (`q` waited 17 s with `consumers are draining`, a second `q` too).
 #[test]
 fn a_second_ctrl_c_ends_a_long_drain_at_once_and_counts_the_rest_unread() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("backlog.toml");
-    std::fs::write(
-        &file,
-        "name = \"backlog\"\ndescription = \"a consumer far behind\"\nduration = \"10m\"\n\
-         latency_profile = \"zero\"\n[kinesis]\nstream = \"latlab-backlog\"\ndrain = \"2m\"\n\
-         [kinesis.producer]\nrate = 2000\npayload = \"128B\"\n\
-         [[kinesis.consumers]]\nkind = \"lambda-standard\"\nname = \"slow\"\nbatch_size = 10\n",
-    )
-    .unwrap();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/backlog.toml");
     let child = latlab()
         .args([
             "run",

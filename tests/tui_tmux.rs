@@ -612,16 +612,7 @@ fn the_readme_tour_at_80x24_shows_every_poller_and_the_throttling_columns() {
 /// it at once, the records not drained counted unread in the summary (a second `q` waited too).
 #[test]
 fn a_second_q_cuts_a_long_drain_short() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("backlog.toml");
-    std::fs::write(
-        &file,
-        "name = \"backlog\"\ndescription = \"a consumer far behind\"\nduration = \"10m\"\n\
-         latency_profile = \"zero\"\n[kinesis]\nstream = \"latlab-backlog\"\ndrain = \"2m\"\n\
-         [kinesis.producer]\nrate = 2000\npayload = \"128B\"\n\
-         [[kinesis.consumers]]\nkind = \"lambda-standard\"\nname = \"slow\"\nbatch_size = 10\n",
-    )
-    .unwrap();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/backlog.toml");
     let name = format!("latlab-drain-{}", std::process::id());
     let bin = env!("CARGO_BIN_EXE_latlab");
     let cmd = format!(
