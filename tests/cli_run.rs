@@ -184,35 +184,48 @@ fn a_run_writes_json_that_follows_the_schema() {
     );
 }
 
-#[test]
-fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
-    let child = latlab()
-        .args([
-            "run",
-            "demo",
-            "--duration",
-            "10m",
-            "--quiet",
-            "--limit",
-            "consumer_activation=0s",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut guard = Kill(child);
-    std::thread::sleep(Duration::from_secs(6));
-    let pid = guard.0.id().to_string();
+/// `c` started with its output piped, killed if the test ends first.
+fn started(c: &mut Command) -> Kill {
+    Kill(
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// SIGINT to `target`: a pid, or `-PGID` for a whole process group (as a terminal sends it).
+fn interrupt(target: &str) {
     assert!(
         Command::new("kill")
-            .args(["-INT", &pid])
+            .args(["-INT", "--", target])
             .status()
             .unwrap()
             .success()
     );
-    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
+}
+
+/// What the started command printed, once it has ended.
+fn ended(mut guard: Kill) -> std::process::Output {
+    std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
         .wait_with_output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
+    let guard = started(latlab().args([
+        "run",
+        "demo",
+        "--duration",
+        "10m",
+        "--quiet",
+        "--limit",
+        "consumer_activation=0s",
+    ]));
+    std::thread::sleep(Duration::from_secs(6));
+    interrupt(&guard.0.id().to_string());
+    let out = ended(guard);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -233,27 +246,15 @@ fn ctrl_c_ends_the_run_early_and_still_prints_the_tables() {
 fn ctrl_c_in_a_terminal_on_a_redis_run_cleans_up_without_an_error() {
     common::require_redis_server();
     use std::os::unix::process::CommandExt;
-    let child = latlab()
-        .args(["run", "redis-demo", "--duration", "2m", "--quiet"])
-        // Its own group, as a shell's job: the signal below reaches every process in it.
-        .process_group(0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut guard = Kill(child);
-    std::thread::sleep(Duration::from_secs(8));
-    let group = format!("-{}", guard.0.id());
-    assert!(
-        Command::new("kill")
-            .args(["-INT", "--", &group])
-            .status()
-            .unwrap()
-            .success()
+    let guard = started(
+        latlab()
+            .args(["run", "redis-demo", "--duration", "2m", "--quiet"])
+            // Its own group, as a shell's job: the signal below reaches every process in it.
+            .process_group(0),
     );
-    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
-        .wait_with_output()
-        .unwrap();
+    std::thread::sleep(Duration::from_secs(8));
+    interrupt(&format!("-{}", guard.0.id()));
+    let out = ended(guard);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
@@ -268,39 +269,23 @@ fn ctrl_c_in_a_terminal_on_a_redis_run_cleans_up_without_an_error() {
 #[test]
 fn a_second_ctrl_c_ends_a_long_drain_at_once_and_counts_the_rest_unread() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/backlog.toml");
-    let child = latlab()
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "--quiet",
-            "--format",
-            "json",
-            "--limit",
-            "consumer_activation=0s",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut guard = Kill(child);
-    let int = |pid: u32| {
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &pid.to_string()])
-                .status()
-                .unwrap()
-                .success()
-        )
-    };
+    let guard = started(latlab().args([
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--format",
+        "json",
+        "--limit",
+        "consumer_activation=0s",
+    ]));
+    let pid = guard.0.id().to_string();
     std::thread::sleep(Duration::from_secs(6));
-    int(guard.0.id());
+    interrupt(&pid);
     // Draining now: ten records a second against thousands behind.
     std::thread::sleep(Duration::from_secs(2));
     let second = Instant::now();
-    int(guard.0.id());
-    let out = std::mem::replace(&mut guard.0, latlab().arg("--version").spawn().unwrap())
-        .wait_with_output()
-        .unwrap();
+    interrupt(&pid);
+    let out = ended(guard);
     let ended_in = second.elapsed();
     assert!(
         out.status.success(),
