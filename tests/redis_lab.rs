@@ -84,12 +84,14 @@ async fn small_and_large_values_and_the_three_methods() {
         "{big:?}"
     );
     // The seed's method pays for connecting: slower than the persistent connection by at least a
-    // round trip of the client link (cross-az: 1 ms).
-    let new = method(small, Method::NewClients).lag.mean_us / 1000.0;
-    let persistent = method(small, Method::Persistent).lag.mean_us / 1000.0;
+    // round trip of the client link (cross-az: 1 ms). The fastest tries are compared: a new client
+    // needs the connection's round trip and the EXISTS one, a persistent connection only the
+    // EXISTS one, while one slow try on a busy machine moves a mean of 8 by more than a round trip.
+    let new = method(small, Method::NewClients).lag.min_us as f64 / 1000.0;
+    let persistent = method(small, Method::Persistent).lag.min_us as f64 / 1000.0;
     assert!(
         new > persistent + 0.8,
-        "new clients {new:.2} ms vs persistent {persistent:.2} ms"
+        "fastest try: new clients {new:.2} ms vs persistent {persistent:.2} ms"
     );
     // Method 3 reports the bytes behind: a 10 MB value leaves the replica up to 10 MB behind.
     let behind = method(big, Method::Offset).behind_bytes.unwrap();
