@@ -318,13 +318,17 @@ fn check_cargo(words: &[&str], here: &Path) -> Result<(), String> {
         Some("test") => {
             for (i, w) in words.iter().enumerate() {
                 if *w == "--test" {
-                    exists(
-                        here,
-                        &format!(
-                            "tests/{}.rs",
-                            words.get(i + 1).ok_or("--test names nothing")?
-                        ),
-                    )?;
+                    let name = words.get(i + 1).ok_or("--test names nothing")?;
+                    // A test binary is a file or a folder of tests, of latlab or of a crate below.
+                    let places = [
+                        format!("tests/{name}.rs"),
+                        format!("tests/{name}/main.rs"),
+                        format!("crates/core/tests/{name}/main.rs"),
+                        format!("crates/emulator/tests/{name}/main.rs"),
+                    ];
+                    if !places.iter().any(|p| here.join(p).is_file()) {
+                        return Err(format!("--test {name}: no test binary of that name"));
+                    }
                 }
             }
             Ok(())

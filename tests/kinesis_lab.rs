@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use latlab::emulator::stats::Api;
+use latlab::emulator::kinesis::stats::Api;
 use latlab::labs::kinesis;
 use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::report::{Ending, Format, Report};
@@ -111,7 +111,7 @@ async fn three_pollers_are_throttled_while_fan_out_is_not() {
         .unwrap();
     tokio::time::sleep(Duration::from_secs(25)).await;
     // The emulator counted the same story from its side.
-    let stats = lab.emulator().unwrap().stats();
+    let stats = lab.emulator().unwrap().kinesis().stats.snapshot();
     assert!(stats.total(Api::GetRecords).throttled > 0);
     assert_eq!(stats.total(Api::SubscribeToShard).throttled, 0);
     let (snap, _) = lab.finish().await;

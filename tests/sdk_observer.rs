@@ -10,7 +10,7 @@ use aws_sdk_kinesis::primitives::Blob;
 use aws_sdk_kinesis::types::ShardIteratorType;
 use common::*;
 use latlab::aws::{Clients, QuotaPartition, RetrySettings, Target};
-use latlab::emulator::stats::Api;
+use latlab::emulator::kinesis::stats::Api;
 use latlab::metrics::SdkStats;
 use latlab::units::Dur;
 
@@ -105,7 +105,11 @@ async fn the_quota_left_follows_the_sdks_own_token_bucket() {
     assert_eq!(counters.attempts, attempts + 1, "no retry without quota");
     assert_eq!(counters.quota_refusals, 1);
     assert_eq!(
-        emu.stats().get("s", SHARD0, Api::GetRecords).calls,
+        emu.kinesis()
+            .stats
+            .snapshot()
+            .get("s", SHARD0, Api::GetRecords)
+            .calls,
         1 + 200 + 1,
         "the emulator saw each attempt latlab counted"
     );

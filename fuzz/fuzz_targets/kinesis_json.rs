@@ -8,8 +8,9 @@ use std::sync::{Arc, OnceLock};
 use arbitrary::Arbitrary;
 use latlab::emulator::kinesis::Kinesis;
 use latlab::emulator::kinesis::json::Req;
-use latlab::emulator::limits::KinesisLimits;
-use latlab::emulator::profile::KinesisProfile;
+use latlab::emulator::kinesis::limits::KinesisLimits;
+use latlab::emulator::kinesis::profile::KinesisProfile;
+use latlab::emulator::service::ServiceProfile;
 use latlab::services::kinesis::{Op, TARGET_PREFIX};
 use libfuzzer_sys::fuzz_target;
 

@@ -22,8 +22,11 @@ pub fn model_params(
         }));
     }
     if let Some((_, limits)) = emulated {
-        let services: Vec<latlab_core::services::Service> =
-            labs.iter().filter_map(|l| l.service()).collect();
+        let services: Vec<&str> = labs
+            .iter()
+            .filter_map(|l| l.service())
+            .map(|s| s.key())
+            .collect();
         params.extend(limits.model_params(&services));
     }
     params.extend(scenario.lab_model());

@@ -5,6 +5,13 @@
 
 pub mod host;
 
+/// An emulator in the test's process and the real SDK clients for it: the emulator's own tests'
+/// helpers, one file for both.
+#[path = "../../crates/emulator/tests/services/common.rs"]
+pub mod emulated;
+#[allow(unused_imports)]
+pub use emulated::*;
+
 /// The latlab binary, run as a user runs it but without the tester's own defaults: no config
 /// file (XDG_CONFIG_HOME names a directory that holds none) and no LATLAB_* variable that sets an
 /// option, so a developer's ~/.config/latlab/config.toml or LATLAB_ENDPOINT_URL cannot change
@@ -94,183 +101,6 @@ pub fn assert_every_record_counted(report: &serde_json::Value, acknowledged: u64
 }
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use aws_smithy_types::retry::RetryConfig;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::profile::LatencyProfile;
-use latlab::emulator::{Emulator, EmulatorConfig};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// An emulator on 127.0.0.1 with the `zero` profile and the given `--limit` overrides.
-pub async fn emulator(limits: &[&str]) -> Emulator {
-    emulator_with(limits, LatencyProfile::zero()).await
-}
-
-pub async fn emulator_with(limits: &[&str], profile: LatencyProfile) -> Emulator {
-    let overrides: Vec<String> = limits.iter().map(|s| s.to_string()).collect();
-    let config = EmulatorConfig {
-        limits: Limits::load(None, &overrides).expect("valid limits"),
-        profile,
-        ..EmulatorConfig::default()
-    };
-    Emulator::start(config).await.expect("emulator starts")
-}
-
-/// A client that makes exactly one HTTP request per call (no SDK retries).
-pub fn client_no_retry(emu: &Emulator) -> aws_sdk_kinesis::Client {
-    latlab::aws::emulator_kinesis_client(&emu.endpoint_url(), RetryConfig::disabled())
-}
-
-/// A client with the SDK's standard retries.
-pub fn client(emu: &Emulator) -> aws_sdk_kinesis::Client {
-    latlab::aws::emulator_kinesis_client(&emu.endpoint_url(), RetryConfig::standard())
-}
-
-/// Creates a stream and waits until it is ACTIVE.
-pub async fn create_stream(c: &aws_sdk_kinesis::Client, name: &str, shards: i32) {
-    c.create_stream()
-        .stream_name(name)
-        .shard_count(shards)
-        .send()
-        .await
-        .expect("create");
-    for _ in 0..200 {
-        let d = c
-            .describe_stream_summary()
-            .stream_name(name)
-            .send()
-            .await
-            .expect("describe");
-        if d.stream_description_summary()
-            .unwrap()
-            .stream_status()
-            .as_str()
-            == "ACTIVE"
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("stream {name} never became ACTIVE");
-}
-
-/// The error code of an SDK error (`ProvideErrorMetadata::code`).
-pub fn code<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>) -> String
-where
-    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
-{
-    use aws_sdk_kinesis::error::ProvideErrorMetadata;
-    e.code().unwrap_or("<no code>").to_string()
-}
-
-pub fn message<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>) -> String
-where
-    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
-{
-    use aws_sdk_kinesis::error::ProvideErrorMetadata;
-    e.message().unwrap_or("<no message>").to_string()
-}
-
-/// Sends one raw HTTP/1.1 request and returns (status, body).
-pub async fn raw(
-    emu: &Emulator,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(emu.addr()).await.unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    s.write_all(body).await.unwrap();
-    let mut out = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
-/// A raw Kinesis call: POST / with the target header.
-pub async fn raw_kinesis(emu: &Emulator, target: &str, body: &str) -> (u16, serde_json::Value) {
-    let (status, body) = raw(
-        emu,
-        "POST",
-        "/",
-        &[
-            ("Content-Type", "application/x-amz-json-1.1"),
-            ("X-Amz-Target", target),
-        ],
-        body.as_bytes(),
-    )
-    .await;
-    (
-        status,
-        serde_json::from_str(&body).unwrap_or(serde_json::Value::String(body)),
-    )
-}
-
-/// Registers an enhanced fan-out consumer and waits until it is ACTIVE; returns its ARN.
-pub async fn register_active(c: &aws_sdk_kinesis::Client, stream_arn: &str, name: &str) -> String {
-    let arn = c
-        .register_stream_consumer()
-        .stream_arn(stream_arn)
-        .consumer_name(name)
-        .send()
-        .await
-        .unwrap()
-        .consumer
-        .unwrap()
-        .consumer_arn;
-    for _ in 0..200 {
-        let d = c
-            .describe_stream_consumer()
-            .consumer_arn(&arn)
-            .send()
-            .await
-            .unwrap();
-        if d.consumer_description().unwrap().consumer_status().as_str() == "ACTIVE" {
-            return arn;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("consumer never became ACTIVE");
-}
-
-/// A SubscribeToShard starting position.
-pub fn starting(
-    kind: aws_sdk_kinesis::types::ShardIteratorType,
-    seq: Option<String>,
-) -> aws_sdk_kinesis::types::StartingPosition {
-    aws_sdk_kinesis::types::StartingPosition::builder()
-        .r#type(kind)
-        .set_sequence_number(seq)
-        .build()
-        .unwrap()
-}
-
-/// Asserts an SDK error's code, and that its message says `says`.
-pub fn assert_error<E, R>(e: &aws_sdk_kinesis::error::SdkError<E, R>, want: &str, says: &str)
-where
-    E: aws_sdk_kinesis::error::ProvideErrorMetadata,
-{
-    assert_eq!(code(e), want, "{}", message(e));
-    assert!(message(e).contains(says), "{want}: {}", message(e));
-}
 
 /// Fails (never skips) when redis-server is missing: CI installs it.
 pub fn require_redis_server() {
@@ -312,19 +142,6 @@ pub async fn monitor(url: &str) -> (Arc<Mutex<Vec<String>>>, tokio::task::JoinHa
         }
     });
     (lines, task)
-}
-
-/// The property tests' settings: 512 cases each in CI; `LATLAB_PROPTEST_CASES=100000` for a long
-/// run. No failure files: a failure is printed with its minimal input.
-pub fn proptest_config() -> proptest::test_runner::Config {
-    proptest::test_runner::Config {
-        cases: std::env::var("LATLAB_PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(512),
-        failure_persistence: None,
-        ..proptest::test_runner::Config::default()
-    }
 }
 
 /// A child process that is killed (and reaped) when the test lets go of it, pass or fail.
@@ -376,20 +193,6 @@ pub fn with_credentials(c: &mut std::process::Command) -> &mut std::process::Com
         .env("AWS_EC2_METADATA_DISABLED", "true")
         .env_remove("AWS_ENDPOINT_URL")
         .env_remove("AWS_PROFILE")
-}
-
-/// An aws-sdk-sqs client for the endpoint at `url`, with the SDK's retries off so that every
-/// answer is seen as the endpoint gave it.
-pub fn sqs_client(url: &str) -> aws_sdk_sqs::Client {
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
-        .credentials_provider(latlab::aws::emulator_credentials())
-        .endpoint_url(url)
-        .retry_config(aws_sdk_sqs::config::retry::RetryConfig::disabled())
-        .http_client(latlab::aws::https_client())
-        .build();
-    aws_sdk_sqs::Client::from_conf(config)
 }
 
 /// Fails with what to install when python3 or boto3 (the second, independent client) is missing.

@@ -1,16 +1,19 @@
-//! The local cloud: an HTTP server on 127.0.0.1 that speaks Kinesis (awsJson1_1), S3 (REST) and
-//! SQS (awsJson1_0) so that the real AWS SDKs, boto3 and the aws CLI work against it unchanged,
-//! enforcing the services' documented limits and adding the delays of a latency profile.
+//! The local cloud: an HTTP server on 127.0.0.1 that speaks the emulated services' protocols
+//! (each service is a folder, listed once in `service.rs`) so that the real AWS SDKs, boto3 and
+//! the aws CLI work against it unchanged, enforcing the services' documented limits and adding
+//! the delays of a latency profile.
 //!
 //! `latlab emulate` runs it on its own; every other command embeds it on an ephemeral port.
 
+#[cfg(test)]
+mod echo_service;
 pub mod faults;
 pub mod kinesis;
 pub mod limits;
 pub mod profile;
 pub mod s3;
+pub mod service;
 pub mod sqs;
-pub mod stats;
 pub mod time;
 
 use std::convert::Infallible;
@@ -22,27 +25,23 @@ use std::time::Duration;
 use anyhow::Context;
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use faults::{ConnReset, Faulty, Injector};
-use kinesis::Kinesis;
-use kinesis::error::ApiError;
+use faults::{ConnReset, Injector};
 use limits::Limits;
 use profile::LatencyProfile;
-use s3::S3;
-use sqs::Sqs;
-use stats::StatsSnapshot;
+use service::{Cx, Service, for_each_service};
 
 /// Every response body the emulator sends: whole documents and event streams alike.
 pub type Body = BoxBody<Bytes, Infallible>;
 
 /// The largest request body accepted for JSON operations: a 10 MiB PutRecords grows by a third
 /// in base64, plus its JSON.
-const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
 
 /// Where the stats document is served.
 pub const STATS_PATH: &str = "/_latlab/stats";
@@ -62,8 +61,8 @@ pub struct EmulatorConfig {
     pub header_timeout: Duration,
     /// See [`MAX_CONNECTIONS`].
     pub max_connections: usize,
-    /// Kinesis and S3 operations to answer as an endpoint that lacks them does: HTTP 500 with an
-    /// HTML page, no AWS error. For trying latlab against a partial endpoint.
+    /// Operations (of any service) to answer as an endpoint that lacks them does: HTTP 500 with
+    /// an HTML page, no AWS error. For trying latlab against a partial endpoint.
     pub lacking: Vec<String>,
     /// Faults to inject, from the start (more can be added while it runs).
     pub faults: Vec<latlab_core::faults::FaultSpec>,
@@ -90,9 +89,7 @@ impl Default for EmulatorConfig {
 pub struct Emulator {
     addr: SocketAddr,
     connections: Arc<Connections>,
-    kinesis: Arc<Kinesis>,
-    s3: Arc<S3>,
-    sqs: Arc<Sqs>,
+    services: Arc<Services>,
     injector: Arc<Injector>,
     profile_name: parking_lot::Mutex<String>,
     task: tokio::task::JoinHandle<()>,
@@ -102,25 +99,132 @@ pub struct Emulator {
 /// has answered), kept while the emulator runs.
 #[derive(Clone)]
 pub struct Counts {
-    s3: Arc<S3>,
+    services: Arc<Services>,
 }
 
 impl Counts {
-    /// A count by its key; None for a key the emulator does not count.
+    /// A count by its key (`SERVICE.NAME`); None for a key the emulator does not count.
     pub fn get(&self, key: &str) -> Option<u64> {
-        match key {
-            "s3.create_sessions" => Some(self.s3.stats().create_sessions),
-            _ => None,
-        }
+        self.services.count(key)
     }
 }
 
 struct App {
-    kinesis: Arc<Kinesis>,
-    s3: Arc<S3>,
-    sqs: Arc<Sqs>,
+    services: Arc<Services>,
     lacking: Vec<String>,
     injector: Arc<Injector>,
+}
+
+macro_rules! services {
+    ($($field:ident: $module:ident::$ty:ident),+ $(,)?) => {
+        /// The running services, one of each.
+        struct Services {
+            $($field: Arc<crate::$module::$ty>,)+
+        }
+
+        impl Services {
+            fn new(limits: Limits, profile: &LatencyProfile) -> Services {
+                Services {
+                    $($field: Arc::new(<crate::$module::$ty as Service>::new(
+                        limits.$field,
+                        profile.$field.clone(),
+                    )),)+
+                }
+            }
+
+            /// Every service's label and operations, in the registry's order.
+            fn operations() -> Vec<(&'static str, &'static [&'static str])> {
+                vec![$((
+                    <crate::$module::$ty as Service>::LABEL,
+                    <crate::$module::$ty as Service>::operations(),
+                ),)+]
+            }
+
+            /// The service whose request this is answers it.
+            async fn serve(&self, cx: Cx<'_>, req: Request<Incoming>) -> Response<Body> {
+                let target = req
+                    .headers()
+                    .get("x-amz-target")
+                    .map(|v| v.to_str().unwrap_or("").to_string());
+                $(if <crate::$module::$ty as Service>::claims(target.as_deref()) {
+                    return Service::serve(&self.$field, cx, req).await;
+                })+
+                unclaimed(target.as_deref().unwrap_or(""))
+            }
+
+            fn set_profile(&self, profile: &LatencyProfile) {
+                $(Service::set_profile(&*self.$field, profile.$field.clone());)+
+            }
+
+            fn clocks(&self) -> Vec<&time::ServiceClock> {
+                vec![$(Service::clock(&*self.$field),)+]
+            }
+
+            fn stats(&self) -> serde_json::Value {
+                let mut doc = serde_json::Map::new();
+                $(Service::write_stats(&*self.$field, &mut doc);)+
+                serde_json::Value::Object(doc)
+            }
+
+            fn count(&self, key: &str) -> Option<u64> {
+                let (service, name) = key.split_once('.')?;
+                $(if service == <crate::$module::$ty as Service>::NAME {
+                    return Service::count(&*self.$field, name);
+                })+
+                None
+            }
+
+            fn on_fault(&self, kind: latlab_core::faults::Kind) {
+                $(Service::on_fault(&*self.$field, kind);)+
+            }
+        }
+
+        impl Emulator {
+            $(
+                /// The running service, for tests and benches that look inside it.
+                pub fn $field(&self) -> &Arc<crate::$module::$ty> {
+                    &self.services.$field
+                }
+            )+
+        }
+    };
+}
+for_each_service!(services);
+
+/// `--lacking`'s operations, each one a service answers; an error lists the valid ones.
+fn check_lacking(lacking: &[String]) -> anyhow::Result<()> {
+    let services = Services::operations();
+    for op in lacking {
+        if services.iter().any(|(_, ops)| ops.contains(&op.as_str())) {
+            continue;
+        }
+        let mut valid = services.iter().map(|(label, ops)| (label, ops.join(", ")));
+        let (first, first_ops) = valid.next().expect("a service");
+        let mut msg = format!(
+            "--lacking {op}: not {} {first} operation the emulator answers; valid: {first_ops}",
+            article(first)
+        );
+        for (label, ops) in valid {
+            msg.push_str(&format!("; or {} {label} operation: {ops}", article(label)));
+        }
+        anyhow::bail!(msg);
+    }
+    Ok(())
+}
+
+/// `a` or `an` before a service's name as it is said (`an S3`, `an SQS`, `a Kinesis`).
+fn article(label: &str) -> &'static str {
+    let acronym = label
+        .chars()
+        .skip(1)
+        .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    let first = label.chars().next().unwrap_or('x').to_ascii_uppercase();
+    let vowel_sound = if acronym {
+        "AEFHILMNORSX".contains(first)
+    } else {
+        "AEIOU".contains(first)
+    };
+    if vowel_sound { "an" } else { "a" }
 }
 
 /// The server's connections: a permit each (at most `max`), how many are open, and the most
@@ -155,40 +259,22 @@ impl Emulator {
             .await
             .with_context(|| format!("cannot listen on {}", config.listen))?;
         let addr = listener.local_addr()?;
-        let kinesis = Arc::new(Kinesis::new(config.limits.kinesis, config.profile.kinesis));
-        let s3 = Arc::new(S3::new(config.limits.s3, config.profile.s3));
-        let sqs = Arc::new(Sqs::new(config.limits.sqs, config.profile.sqs));
-        for op in &config.lacking {
-            if kinesis::Op::parse(op).is_none() && s3::Op::parse(op).is_none() {
-                anyhow::bail!(
-                    "--lacking {op}: not a Kinesis operation the emulator answers; valid: {}; or an S3 operation: {}",
-                    kinesis::Op::NAMES.join(", "),
-                    s3::Op::NAMES.join(", ")
-                );
-            }
-        }
-        *s3.lacking.write() = config
-            .lacking
-            .iter()
-            .filter(|op| s3::Op::parse(op).is_some())
-            .cloned()
-            .collect();
-        let expire = {
-            let kinesis = Arc::downgrade(&kinesis);
-            Box::new(move || {
-                if let Some(k) = kinesis.upgrade() {
-                    k.expire_iterators();
+        check_lacking(&config.lacking)?;
+        let services = Arc::new(Services::new(config.limits, &config.profile));
+        let act = {
+            let services = Arc::downgrade(&services);
+            Box::new(move |kind| {
+                if let Some(s) = services.upgrade() {
+                    s.on_fault(kind);
                 }
             })
         };
-        let injector = Arc::new(Injector::new(config.fault_log.clone(), expire));
+        let injector = Arc::new(Injector::new(config.fault_log.clone(), act));
         for spec in &config.faults {
             injector.add(spec.clone())?;
         }
         let app = Arc::new(App {
-            kinesis: kinesis.clone(),
-            s3: s3.clone(),
-            sqs: sqs.clone(),
+            services: services.clone(),
             lacking: config.lacking.clone(),
             injector: injector.clone(),
         });
@@ -207,9 +293,7 @@ impl Emulator {
         Ok(Emulator {
             addr,
             connections,
-            kinesis,
-            s3,
-            sqs,
+            services,
             injector,
             profile_name: parking_lot::Mutex::new(config.profile.name),
             task,
@@ -230,32 +314,18 @@ impl Emulator {
         self.profile_name.lock().clone()
     }
 
-    /// Applies another latency profile to Kinesis and S3 from the next request on (requests in
+    /// Applies another latency profile to every service from the next request on (requests in
     /// flight finish under the old one).
     pub fn set_profile(&self, profile: &LatencyProfile) {
-        self.kinesis.set_profile(profile.kinesis.clone());
-        self.s3.set_profile(profile.s3.clone());
-        self.sqs.set_profile(profile.sqs.clone());
+        self.services.set_profile(profile);
         *self.profile_name.lock() = profile.name.clone();
-    }
-
-    pub fn kinesis(&self) -> &Arc<Kinesis> {
-        &self.kinesis
     }
 
     /// A handle on the counts only the emulator sees, by key, for the labs measuring it.
     pub fn counts(&self) -> Counts {
         Counts {
-            s3: self.s3.clone(),
+            services: self.services.clone(),
         }
-    }
-
-    pub fn s3(&self) -> &Arc<S3> {
-        &self.s3
-    }
-
-    pub fn sqs(&self) -> &Arc<Sqs> {
-        &self.sqs
     }
 
     /// The faults set on it, and the log of those that fired.
@@ -267,18 +337,18 @@ impl Emulator {
     /// subscriptions and S3 Express sessions run out, records pass their retention, rate limits
     /// refill. For tests of time-based limits at their documented values.
     pub fn advance_clock(&self, by: std::time::Duration) {
-        self.kinesis.clock.advance(by);
-        self.s3.clock.advance(by);
-        self.sqs.clock.advance(by);
+        for clock in self.services.clocks() {
+            clock.advance(by);
+        }
     }
 
     /// Stops the services' clock following real time: from then on only
     /// [`Emulator::advance_clock`] moves it. For tests whose margins are shorter than a busy
     /// machine's pauses.
     pub fn freeze_clock(&self) {
-        self.kinesis.clock.freeze();
-        self.s3.clock.freeze();
-        self.sqs.clock.freeze();
+        for clock in self.services.clocks() {
+            clock.freeze();
+        }
     }
 
     /// Connections open now, and the most that were open at once.
@@ -287,11 +357,6 @@ impl Emulator {
             self.connections.open.load(Ordering::Relaxed),
             self.connections.peak.load(Ordering::Relaxed),
         )
-    }
-
-    /// Calls and throttles per shard and API so far.
-    pub fn stats(&self) -> StatsSnapshot {
-        self.kinesis.stats.snapshot()
     }
 
     /// Serves until the server task ends (it runs until the process does).
@@ -343,145 +408,33 @@ async fn route(
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
     if req.method() == Method::GET && req.uri().path() == STATS_PATH {
-        let mut doc = serde_json::to_value(app.kinesis.stats.snapshot()).unwrap_or_default();
-        doc["s3"] = serde_json::to_value(app.s3.stats()).unwrap_or_default();
-        doc["sqs"] = serde_json::to_value(app.sqs.stats()).unwrap_or_default();
-        let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+        let body = serde_json::to_vec_pretty(&app.services.stats()).unwrap_or_default();
         return Ok(respond(
             StatusCode::OK,
             "application/json",
             Bytes::from(body),
         ));
     }
-    // Kinesis names its operation in a header; everything else is S3's path-style REST.
-    let target = req
-        .headers()
-        .get("x-amz-target")
-        .map(|v| v.to_str().unwrap_or("").to_string());
-    match target {
-        Some(target) if target.starts_with(latlab_core::services::sqs::TARGET_PREFIX) => {
-            Ok(sqs::serve(&app.sqs, &app.injector, &conn, target, req).await)
-        }
-        Some(target) => Ok(kinesis_request(&app, &conn, target, req).await),
-        None => Ok(app.s3.handle(req, &app.injector, &conn).await),
-    }
+    let cx = Cx {
+        injector: &app.injector,
+        conn: &conn,
+        lacking: &app.lacking,
+    };
+    Ok(app.services.serve(cx, req).await)
 }
 
-async fn kinesis_request(
-    app: &App,
-    conn: &Arc<ConnReset>,
-    target: String,
-    req: Request<Incoming>,
-) -> Response<Body> {
-    let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
-    if let Some(op) = target.strip_prefix(kinesis::TARGET_PREFIX)
-        && app.lacking.iter().any(|l| l == op)
-    {
-        return lacking_answer();
-    }
-    if req.method() != Method::POST {
-        return kinesis_error(&ApiError::unknown_operation(&format!(
-            "{} {target}",
-            req.method()
-        )));
-    }
-    // A body declared larger than any operation takes is refused before a byte of it is read.
-    let declared = req
-        .headers()
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if let Some(n) = declared.filter(|n| *n > MAX_JSON_BODY as u64) {
-        let mut err = ApiError::serialization(format!(
-            "the request body is {n} bytes; at most {MAX_JSON_BODY} are accepted"
-        ));
-        err.status = 413;
-        return kinesis_error(&err);
-    }
-    let body = match Limited::new(req.into_body(), MAX_JSON_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            let mut err = ApiError::serialization(format!(
-                "the request body could not be read or exceeds {MAX_JSON_BODY} bytes: {e}"
-            ));
-            err.status = 413;
-            return kinesis_error(&err);
-        }
-    };
-    let op = target
-        .strip_prefix(kinesis::TARGET_PREFIX)
-        .unwrap_or(&target)
-        .to_string();
-    // Only with a fault set is the body read again for the shard and consumer it names.
-    let aim = if app.injector.active() {
-        fault_target(&op, &body)
-    } else {
-        faults::Target {
-            service: Some(latlab_core::faults::Service::Kinesis),
-            operation: op.clone(),
-            ..Default::default()
-        }
-    };
-    let reply = app
-        .injector
-        .around(
-            &aim,
-            conn,
-            |f| match f {
-                faults::Failure::Reset => ApiError::internal("connection reset (fault)"),
-                faults::Failure::Internal => ApiError::internal_failure(),
-                faults::Failure::Unavailable => ApiError::service_unavailable(),
-            },
-            || app.kinesis.handle(&target, &body, &region),
-        )
-        .await;
-    match reply {
-        Ok(kinesis::Reply::Json(v)) => respond(
-            StatusCode::OK,
-            "application/x-amz-json-1.1",
-            Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
-        ),
-        Ok(kinesis::Reply::EventStream(body)) => {
-            let body = Faulty::stream(body, app.injector.clone(), aim, conn.clone());
-            let mut resp = Response::new(body);
-            let h = resp.headers_mut();
-            h.insert(
-                "content-type",
-                "application/vnd.amazon.eventstream".parse().expect("valid"),
-            );
-            h.insert("x-amzn-requestid", request_id().parse().expect("valid"));
-            resp
-        }
-        Err(e) => kinesis_error(&e),
-    }
-}
-
-/// What a Kinesis request is, for matching faults: its operation, the shard it names (by
-/// `ShardId` or inside its `ShardIterator`) and its fan-out consumer.
-fn fault_target(op: &str, body: &[u8]) -> faults::Target {
-    let mut t = faults::Target {
-        service: Some(latlab_core::faults::Service::Kinesis),
-        operation: op.to_string(),
-        ..Default::default()
-    };
-    if !matches!(op, "GetRecords" | "GetShardIterator" | "SubscribeToShard") {
-        return t;
-    }
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return t;
-    };
-    let index = match (v["ShardId"].as_str(), v["ShardIterator"].as_str()) {
-        (Some(id), _) => kinesis::store::parse_shard_id(id),
-        (None, Some(it)) => kinesis::store::Iterator::decode(it).map(|it| it.shard),
-        _ => None,
-    };
-    t.shard = index.map(|i| (i, kinesis::store::shard_id(i)));
-    t.consumer = v["ConsumerARN"]
-        .as_str()
-        .and_then(|arn| arn.split("/consumer/").nth(1))
-        .and_then(|rest| rest.split(':').next())
-        .map(str::to_string);
-    t
+/// What a request whose `x-amz-target` no service claims gets: the JSON protocols' answer to an
+/// operation they do not know.
+fn unclaimed(target: &str) -> Response<Body> {
+    let body = serde_json::json!({
+        "__type": "UnknownOperationException",
+        "message": format!("{target} is not an operation the emulator answers"),
+    });
+    respond(
+        StatusCode::BAD_REQUEST,
+        "application/x-amz-json-1.1",
+        Bytes::from(body.to_string()),
+    )
 }
 
 /// What an endpoint that lacks an operation answers: HTTP 500 with an HTML page, no AWS error.
@@ -495,13 +448,12 @@ pub fn lacking_answer() -> Response<Body> {
     )
 }
 
-fn kinesis_error(e: &ApiError) -> Response<Body> {
-    tracing::debug!("emulator: {} {}", e.code, e.message);
-    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
-    respond(status, "application/x-amz-json-1.1", Bytes::from(e.body()))
-}
-
-fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
+/// A whole answer: its status, content type, a request id and the body.
+pub(crate) fn respond(
+    status: StatusCode,
+    content_type: &'static str,
+    body: Bytes,
+) -> Response<Body> {
     let mut resp = Response::new(Full::new(body).boxed());
     *resp.status_mut() = status;
     let h = resp.headers_mut();
@@ -514,7 +466,7 @@ fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Respo
 }
 
 /// A request id in the service's UUID form.
-fn request_id() -> String {
+pub(crate) fn request_id() -> String {
     let v: u128 = rand::random();
     let h = format!("{v:032x}");
     format!(
@@ -528,7 +480,7 @@ fn request_id() -> String {
 }
 
 /// The region of a SigV4 `Authorization` header (`Credential=AKID/DATE/REGION/SERVICE/aws4_request`).
-fn signing_region(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn signing_region(headers: &HeaderMap) -> Option<String> {
     let auth = headers.get("authorization")?.to_str().ok()?;
     let cred = auth.split("Credential=").nth(1)?;
     let region = cred.split('/').nth(2)?;

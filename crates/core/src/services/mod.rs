@@ -30,6 +30,17 @@ impl Service {
         }
     }
 
+    /// As files and flags write it: `kinesis`, `s3`, `redis`, `sqs` (a limits or profile table, the
+    /// prefix of its fault kinds).
+    pub fn key(self) -> &'static str {
+        match self {
+            Service::Kinesis => "kinesis",
+            Service::S3 => "s3",
+            Service::Redis => "redis",
+            Service::Sqs => "sqs",
+        }
+    }
+
     /// The services the embedded emulator serves, as a phrase: `Kinesis, S3 and SQS`.
     pub fn emulated_list() -> String {
         Service::phrase(true)

@@ -169,8 +169,8 @@ pub struct Injector {
     awaiting: Mutex<Vec<Awaiting>>,
     pub log: Arc<FaultLog>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    /// Expires every iterator (the Kinesis emulator's hook).
-    expire_iterators: Box<dyn Fn() + Send + Sync>,
+    /// Hands a fault that changes a service's state to the services (`Service::on_fault`).
+    act: Box<dyn Fn(Kind) + Send + Sync>,
 }
 
 impl Drop for Injector {
@@ -182,14 +182,14 @@ impl Drop for Injector {
 }
 
 impl Injector {
-    pub fn new(log: Arc<FaultLog>, expire_iterators: Box<dyn Fn() + Send + Sync>) -> Injector {
+    pub fn new(log: Arc<FaultLog>, act: Box<dyn Fn(Kind) + Send + Sync>) -> Injector {
         Injector {
             armed: Mutex::new(Vec::new()),
             any: AtomicBool::new(false),
             awaiting: Mutex::new(Vec::new()),
             log,
             tasks: Mutex::new(Vec::new()),
-            expire_iterators,
+            act,
         }
     }
 
@@ -267,7 +267,7 @@ impl Injector {
                 );
             }
             Kind::KinesisExpireIterators => {
-                (self.expire_iterators)();
+                (self.act)(spec.kind);
                 let id = self
                     .log
                     .fired(spec.kind, "every shard iterator handed out so far".into());
@@ -467,7 +467,7 @@ mod tests {
 
     #[tokio::test]
     async fn faults_injected_once_leave_when_spent() {
-        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| {})));
         for _ in 0..100 {
             injector
                 .add(FaultSpec::now(Kind::KinesisInternalFailure))
@@ -491,7 +491,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_fault_hits_only_what_it_names() {
-        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|| {})));
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| {})));
         let mut spec =
             FaultSpec::parse("kinesis.stall:operation=GetRecords,shard=1,every=1h").unwrap();
         spec.trigger = Trigger::Now;

@@ -98,7 +98,7 @@ impl Stream {
 struct Edit<'a> {
     shards: &'a mut Shards,
     now_micros: i64,
-    limits: &'a crate::limits::KinesisLimits,
+    limits: &'a crate::kinesis::limits::KinesisLimits,
 }
 
 impl Edit<'_> {
@@ -183,7 +183,7 @@ impl Edit<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limits::KinesisLimits;
+    use crate::kinesis::limits::KinesisLimits;
     use crate::time::ServiceClock;
 
     fn stream(count: u32) -> Stream {

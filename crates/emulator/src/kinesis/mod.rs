@@ -8,11 +8,15 @@
 
 pub mod consumers;
 pub mod error;
+pub mod http;
 pub mod json;
+pub mod limits;
 pub mod lineage;
+pub mod profile;
 pub mod records;
 pub mod reshard;
 pub mod shards;
+pub mod stats;
 pub mod store;
 pub mod streams;
 pub mod subscribe;
@@ -26,11 +30,11 @@ use parking_lot::RwLock;
 use serde_json::Value;
 
 use super::Body;
-use super::limits::KinesisLimits;
-use super::profile::KinesisProfile;
-use super::stats::Stats;
 use error::{ApiError, ApiResult};
 use json::Req;
+use limits::KinesisLimits;
+use profile::KinesisProfile;
+use stats::Stats;
 use store::{ACCOUNT, Stream};
 
 pub use latlab_core::services::kinesis::{Op, TARGET_PREFIX};

@@ -13,7 +13,7 @@ use super::store::{
     self, ACCOUNT, Iterator, Record, Shard, Stream, parse_sequence_number, sequence_number,
 };
 use super::{Kinesis, decode_data, epoch_secs};
-use crate::stats::{Api, Outcome};
+use crate::kinesis::stats::{Api, Outcome};
 
 /// A record of a put request, validated. Its shard is found when it is stored: a reshard may
 /// take effect in between.

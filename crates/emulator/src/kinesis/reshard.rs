@@ -19,7 +19,7 @@ use super::json::{Req, check_name, preview};
 use super::lineage::Change;
 use super::store::{ACCOUNT, Stream};
 use super::{Kinesis, empty};
-use crate::limits::{KinesisLimits, RateWindow};
+use crate::kinesis::limits::{KinesisLimits, RateWindow};
 use latlab_core::shaping::CallRate;
 
 /// The account's call rates of the resharding operations. The API reference gives the rates

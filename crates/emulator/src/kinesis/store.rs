@@ -13,7 +13,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
 
 use super::error::{ApiError, ApiResult};
-use crate::limits::KinesisLimits;
+use crate::kinesis::limits::KinesisLimits;
 use latlab_core::shaping::{Bucket, CallRate};
 
 /// The account id in every ARN and message.

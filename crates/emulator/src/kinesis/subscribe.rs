@@ -28,7 +28,7 @@ use super::json::preview;
 use super::records::{RecordOut, counter_of};
 use super::store::{ACCOUNT, Record, Shard, Stream, Subscription, sequence_number};
 use crate::Body;
-use crate::stats::{Api, Outcome};
+use crate::kinesis::stats::{Api, Outcome};
 use latlab_core::shaping::Bucket;
 
 /// Records a pusher holds in memory ahead of delivery; beyond it, it reads from the shard later.
@@ -354,7 +354,7 @@ impl Pusher {
 fn take_due(
     pending: &mut VecDeque<(Record, Instant)>,
     now: Instant,
-    limits: &crate::limits::KinesisLimits,
+    limits: &crate::kinesis::limits::KinesisLimits,
 ) -> (Vec<Record>, u64) {
     let mut batch = Vec::new();
     let mut bytes = 0u64;

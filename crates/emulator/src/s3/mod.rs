@@ -7,7 +7,9 @@
 
 pub mod body;
 pub mod error;
+pub mod limits;
 pub mod ops;
+pub mod profile;
 pub mod store;
 pub mod xml;
 
@@ -18,9 +20,12 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
-use super::profile::{S3ClassProfile, S3Profile};
-use crate::limits::{RateWindow, S3Limits};
+use crate::service::{Answer, Cx, Service};
+use crate::time::ServiceClock;
+use latlab_core::shaping::RateWindow;
 use latlab_core::shaping::{Bucket as RateBucket, CallRate};
+use limits::S3Limits;
+use profile::{S3ClassProfile, S3Profile};
 use store::{Storage, Stored};
 
 pub use latlab_core::services::s3::{Class, Op, is_directory_bucket};
@@ -99,8 +104,6 @@ pub struct S3 {
     /// The service's clock for its rules (request rates, session expiry); bodies are paced on
     /// real time.
     pub clock: super::time::ServiceClock,
-    /// Operations answered as an endpoint that lacks them does (`--lacking`).
-    pub lacking: RwLock<Vec<String>>,
 }
 
 /// Pacing budgets every connection of a kind shares.
@@ -151,7 +154,6 @@ impl S3 {
             create_sessions: Mutex::new(0),
             ids: Mutex::new(0),
             clock: Default::default(),
-            lacking: RwLock::new(Vec::new()),
         }
     }
 
@@ -253,5 +255,54 @@ impl S3 {
 
     fn session_duration(&self) -> Duration {
         self.limits.session_duration
+    }
+}
+
+impl Service for S3 {
+    const NAME: &'static str = "s3";
+    const LABEL: &'static str = "S3";
+
+    type Limits = S3Limits;
+    type Profile = S3Profile;
+
+    fn new(limits: S3Limits, profile: S3Profile) -> S3 {
+        S3::new(limits, profile)
+    }
+
+    /// S3's REST names no operation in a header: every request without `x-amz-target` is S3's.
+    fn claims(target: Option<&str>) -> bool {
+        target.is_none()
+    }
+
+    fn serve<'a>(
+        self: &'a Arc<Self>,
+        cx: Cx<'a>,
+        req: http::Request<hyper::body::Incoming>,
+    ) -> Answer<'a> {
+        Box::pin(self.handle(req, cx))
+    }
+
+    fn operations() -> &'static [&'static str] {
+        Op::NAMES
+    }
+
+    fn set_profile(&self, profile: S3Profile) {
+        S3::set_profile(self, profile)
+    }
+
+    fn clock(&self) -> &ServiceClock {
+        &self.clock
+    }
+
+    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
+        doc.insert(
+            Self::NAME.into(),
+            serde_json::to_value(self.stats()).unwrap_or_default(),
+        );
+    }
+
+    /// `create_sessions`: the CreateSession calls answered.
+    fn count(&self, key: &str) -> Option<u64> {
+        (key == "create_sessions").then(|| self.stats().create_sessions)
     }
 }

@@ -16,6 +16,8 @@ use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::service::{Answer, Cx, Service};
+use crate::time::ServiceClock;
 use error::{SqsError, SqsResult};
 use latlab_core::services::sqs::Op;
 use limits::SqsLimits;
@@ -134,15 +136,71 @@ impl Sqs {
 
 /// One SQS request over HTTP: its body read (bounded), the faults set on SQS applied, answered
 /// as the JSON protocol answers.
-pub async fn serve(
+impl Service for Sqs {
+    const NAME: &'static str = "sqs";
+    const LABEL: &'static str = "SQS";
+
+    type Limits = SqsLimits;
+    type Profile = SqsProfile;
+
+    fn new(limits: SqsLimits, profile: SqsProfile) -> Sqs {
+        Sqs::new(limits, profile)
+    }
+
+    fn claims(target: Option<&str>) -> bool {
+        target.is_some_and(|t| t.starts_with(latlab_core::services::sqs::TARGET_PREFIX))
+    }
+
+    fn serve<'a>(
+        self: &'a Arc<Self>,
+        cx: Cx<'a>,
+        req: http::Request<hyper::body::Incoming>,
+    ) -> Answer<'a> {
+        Box::pin(serve(self, cx, req))
+    }
+
+    fn operations() -> &'static [&'static str] {
+        Op::NAMES
+    }
+
+    fn set_profile(&self, profile: SqsProfile) {
+        Sqs::set_profile(self, profile)
+    }
+
+    fn clock(&self) -> &ServiceClock {
+        &self.clock
+    }
+
+    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
+        doc.insert(
+            Self::NAME.into(),
+            serde_json::to_value(self.stats()).unwrap_or_default(),
+        );
+    }
+}
+
+/// One request's path: `--lacking`, the body's bounds, the faults around it, the answer or the
+/// error as SQS sends it.
+async fn serve(
     sqs: &Sqs,
-    injector: &super::faults::Injector,
-    conn: &Arc<super::faults::ConnReset>,
-    target: String,
+    cx: Cx<'_>,
     req: http::Request<hyper::body::Incoming>,
 ) -> http::Response<super::Body> {
     use http_body_util::{BodyExt, Limited};
 
+    let target = req
+        .headers()
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let op = target
+        .strip_prefix(latlab_core::services::sqs::TARGET_PREFIX)
+        .unwrap_or(&target)
+        .to_string();
+    if cx.lacks(&op) {
+        return super::lacking_answer();
+    }
     let region = super::signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
     let host = req
         .headers()
@@ -172,16 +230,14 @@ pub async fn serve(
     };
     let aim = super::faults::Target {
         service: Some(latlab_core::services::Service::Sqs),
-        operation: target
-            .strip_prefix(latlab_core::services::sqs::TARGET_PREFIX)
-            .unwrap_or(&target)
-            .to_string(),
+        operation: op,
         ..Default::default()
     };
-    let reply = injector
+    let reply = cx
+        .injector
         .around(
             &aim,
-            conn,
+            cx.conn,
             |f| match f {
                 super::faults::Failure::Reset => SqsError::internal("connection reset (fault)"),
                 super::faults::Failure::Internal => {

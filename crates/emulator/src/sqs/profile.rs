@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::service::{Builtin, ServiceProfile};
 use latlab_core::provenance::{Provenance, Source};
 use latlab_core::shaping::dist::{Dist, DistSpec};
 
@@ -25,19 +26,10 @@ pub struct SqsProfile {
 pub const LEGS: [&str; 4] = ["sqs.send", "sqs.receive", "sqs.delete", "sqs.other"];
 
 impl SqsProfile {
-    pub fn zero() -> SqsProfile {
-        SqsProfile {
-            send: Dist::ZERO,
-            receive: Dist::ZERO,
-            delete: Dist::ZERO,
-            other: Dist::ZERO,
-        }
-    }
-
     /// A client in the service's region. The send leg rests on two independent public
     /// measurements; AWS publishes no latency figure for SQS, and no measurement of a receive or
     /// a delete alone was found, so those are assumptions of the same size.
-    pub fn same_region() -> (SqsProfile, Vec<(&'static str, Provenance)>) {
+    fn same_region() -> (SqsProfile, Vec<(&'static str, Provenance)>) {
         let p = SqsProfile {
             send: Dist::lognormal_ms(4.0, 16.0, 50.0),
             receive: Dist::lognormal_ms(4.0, 14.0, 45.0),
@@ -69,9 +61,22 @@ impl SqsProfile {
         ];
         (p, prov)
     }
+}
+
+impl ServiceProfile for SqsProfile {
+    type Spec = SqsSpec;
+
+    fn zero() -> SqsProfile {
+        SqsProfile {
+            send: Dist::ZERO,
+            receive: Dist::ZERO,
+            delete: Dist::ZERO,
+            other: Dist::ZERO,
+        }
+    }
 
     /// Every leg's name and value in words.
-    pub fn values(&self) -> Vec<(String, String)> {
+    fn values(&self) -> Vec<(String, String)> {
         [&self.send, &self.receive, &self.delete, &self.other]
             .into_iter()
             .zip(LEGS)
@@ -80,7 +85,7 @@ impl SqsProfile {
     }
 
     /// Applies a profile file's `[sqs]` table; returns the legs it set.
-    pub fn apply(&mut self, spec: SqsSpec) -> anyhow::Result<Vec<String>> {
+    fn apply(&mut self, spec: SqsSpec) -> anyhow::Result<Vec<String>> {
         let mut set = Vec::new();
         for (slot, s, name) in [
             (&mut self.send, spec.send, LEGS[0]),
@@ -94,6 +99,19 @@ impl SqsProfile {
             }
         }
         Ok(set)
+    }
+
+    /// The seed measured no SQS: `seed-tokyo`'s legs are the same-region profile's, with their
+    /// sources.
+    fn builtin(profile: Builtin) -> (Self, Vec<(String, Provenance)>) {
+        let (p, prov) = SqsProfile::same_region();
+        let prov = prov.into_iter().map(|(k, mut v)| {
+            if profile == Builtin::SeedTokyo {
+                v.note = format!("the seed measured no SQS; as in same-region: {}", v.note);
+            }
+            (k.to_string(), v)
+        });
+        (p, prov.collect())
     }
 }
 

@@ -23,9 +23,10 @@ use super::error::{S3Error, S3Result};
 use super::xml::{all, doc, el, text};
 use super::{BucketState, Class, Object, Op, Part, S3, Session, Upload, is_directory_bucket};
 use crate::Body;
-use crate::faults::{Action, ConnReset, Faulty, Injector, Target};
+use crate::faults::{Action, Faulty, Target};
 use crate::s3::body::{ALGORITHMS, Checksum, Chunked, algorithm_name};
 use crate::s3::store::{Reader, Writer};
+use crate::service::Cx;
 use latlab_core::clock::{http_date_ms, rfc3339_ms};
 use latlab_core::faults::Service;
 use latlab_core::shaping::delay;
@@ -198,20 +199,16 @@ fn pays_first_byte_with_body(op: Op) -> bool {
 }
 
 impl S3 {
-    /// Answers one S3 request, with the faults set on the emulator: `conn` resets the
-    /// connection it came on.
-    pub async fn handle(
-        self: &Arc<Self>,
-        req: Request<Incoming>,
-        faults: &Arc<Injector>,
-        conn: &Arc<ConnReset>,
-    ) -> Response<Body> {
+    /// Answers one S3 request, with the faults set on the emulator (`cx.conn` resets the
+    /// connection it came on) and the operations it is to lack.
+    pub async fn handle(self: &Arc<Self>, req: Request<Incoming>, cx: Cx<'_>) -> Response<Body> {
+        let (faults, conn) = (cx.injector, cx.conn);
         let call = parse(&req);
         let op = route(&call);
         let name = op.map_or(UNROUTED, Op::name);
         let head = call.method == Method::HEAD;
         let class = Class::of_bucket(&call.bucket);
-        if self.lacking.read().iter().any(|l| l == name) {
+        if cx.lacks(name) {
             return crate::lacking_answer();
         }
         let aim = Target {

@@ -1,7 +1,7 @@
 //! The Kinesis emulator through the real aws-sdk-kinesis over HTTP: every operation, the errors a
 //! client sees, and each per-shard limit.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use aws_sdk_kinesis::types::{
     PutRecordsRequestEntry, ShardIteratorType, SubscribeToShardEventStream,
 };
 use common::*;
-use latlab::emulator::stats::Api;
+use latlab_emulator::kinesis::stats::Api;
 
 const SHARD0: &str = "shardId-000000000000";
 
@@ -530,7 +530,11 @@ async fn get_records_calls_beyond_five_per_second_are_throttled() {
         (5, 15),
         "20 back-to-back calls: 5 pass, 15 throttled"
     );
-    let stats = emu.stats().get("s", SHARD0, Api::GetRecords);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::GetRecords);
     assert_eq!((stats.calls, stats.throttled), (20, 15));
 
     tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -544,7 +548,11 @@ async fn get_records_calls_beyond_five_per_second_are_throttled() {
         it = out.next_shard_iterator().unwrap().to_string();
         tokio::time::sleep(Duration::from_millis(210)).await;
     }
-    let stats = emu.stats().get("s", SHARD0, Api::GetRecords);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::GetRecords);
     assert_eq!(
         (stats.calls, stats.throttled),
         (25, 15),
@@ -565,7 +573,9 @@ async fn get_records_calls_beyond_five_per_second_are_throttled() {
     .collect();
     assert_eq!(results.iter().filter(|ok| **ok).count(), 5);
     assert_eq!(
-        emu.stats()
+        emu.kinesis()
+            .stats
+            .snapshot()
             .get("s", SHARD0, Api::GetShardIterator)
             .throttled,
         5
@@ -590,7 +600,11 @@ async fn the_sdk_retries_throttles_with_back_off() {
     }
     let t = Instant::now();
     let result = c.get_records().shard_iterator(&it).send().await;
-    let stats = emu.stats().get("s", SHARD0, Api::GetRecords);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::GetRecords);
     // The emulator saw the call's every attempt: more than one means the SDK retried.
     let attempts = stats.calls - 5;
     assert!(
@@ -658,7 +672,11 @@ async fn writes_beyond_the_shard_limits_fail_per_record() {
         "1,500 records at once into a 1,000 records/s shard: {failed} refused"
     );
     assert_eq!(
-        emu.stats().get("s", SHARD0, Api::PutRecords).throttled,
+        emu.kinesis()
+            .stats
+            .snapshot()
+            .get("s", SHARD0, Api::PutRecords)
+            .throttled,
         failed as u64
     );
 
@@ -1003,7 +1021,11 @@ async fn a_subscriber_receives_pushed_records_and_resumes_without_loss_or_duplic
         subscriptions >= 2,
         "the run spanned more than one subscription"
     );
-    let s = emu.stats().get("s", SHARD0, Api::SubscribeToShard);
+    let s = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::SubscribeToShard);
     assert_eq!(s.records, 40);
     assert_eq!(s.calls, subscriptions);
 }
@@ -1070,7 +1092,11 @@ async fn subscribe_rate_resource_in_use_and_take_over() {
     let (got, _, end) = watcher.await.unwrap();
     assert_eq!(got, ["x"]);
     assert_eq!(end, Err("ResourceNotFoundException".into()));
-    let stats = emu.stats().get("s", SHARD0, Api::SubscribeToShard);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::SubscribeToShard);
     assert_eq!((stats.calls, stats.throttled), (4, 1));
 }
 

@@ -17,7 +17,7 @@
 //! process, on 127.0.0.1. A handler that panics drops its connection without an answer, which the
 //! client here reports as a failure.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -29,12 +29,12 @@ use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use aws_smithy_types::event_stream::Message;
 use base64::Engine;
 use bytes::{Bytes, BytesMut};
-use latlab::emulator::kinesis::store::{Record, parse_sequence_number};
-use latlab::emulator::kinesis::subscribe::event;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::s3::ops::object::parse_range;
-use latlab::emulator::s3::xml;
-use latlab::emulator::{Emulator, EmulatorConfig};
+use latlab_emulator::kinesis::store::{Record, parse_sequence_number};
+use latlab_emulator::kinesis::subscribe::event;
+use latlab_emulator::limits::Limits;
+use latlab_emulator::s3::ops::object::parse_range;
+use latlab_emulator::s3::xml;
+use latlab_emulator::{Emulator, EmulatorConfig};
 use proptest::prelude::*;
 use proptest::sample::Index;
 

@@ -5,10 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
-use latlab::emulator::profile::LatencyProfile;
-use latlab::emulator::{Emulator, EmulatorConfig, STATS_PATH};
+use latlab_emulator::profile::LatencyProfile;
+use latlab_emulator::{Emulator, EmulatorConfig, STATS_PATH};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

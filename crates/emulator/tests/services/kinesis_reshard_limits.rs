@@ -3,15 +3,15 @@
 //! UpdateShardCount's factor of two, its ten scalings per rolling 24 hours and 10 calls per second,
 //! SplitShard's 5 calls per second, and the per-shard limits on child shards.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
 use aws_sdk_kinesis::primitives::Blob;
 use aws_sdk_kinesis::types::{PutRecordsRequestEntry, ScalingType, ShardIteratorType};
 use common::*;
-use latlab::emulator::Emulator;
-use latlab::emulator::kinesis::store::partition_hash;
+use latlab_emulator::Emulator;
+use latlab_emulator::kinesis::store::partition_hash;
 
 const HALF: u128 = 1 << 127;
 

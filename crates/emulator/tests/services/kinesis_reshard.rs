@@ -4,7 +4,7 @@
 //! SubscribeToShard with ChildShards; ListShards lists by ShardFilter.
 //! The errors and limits of resharding are in tests/kinesis_reshard_limits.rs.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -15,8 +15,8 @@ use aws_sdk_kinesis::types::{
     SubscribeToShardEventStream,
 };
 use common::*;
-use latlab::emulator::Emulator;
-use latlab::emulator::kinesis::store::partition_hash;
+use latlab_emulator::Emulator;
+use latlab_emulator::kinesis::store::partition_hash;
 
 const STREAM_ARN: &str = "arn:aws:kinesis:us-east-1:000000000000:stream/s";
 const HALF: u128 = 1 << 127;

@@ -3,7 +3,7 @@
 //! the purge and deleted-name holds) are checked at their real values by moving the emulator's
 //! clock forward instead of waiting.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ use aws_sdk_sqs::types::{
     MessageSystemAttributeName, QueueAttributeName, SendMessageBatchRequestEntry,
 };
 use common::{code, emulator, message};
-use latlab::emulator::Emulator;
+use latlab_emulator::Emulator;
 
 const MIB: usize = 1024 * 1024;
 
@@ -267,7 +267,7 @@ async fn a_message_is_sent_received_and_deleted_with_its_attributes() {
     let sent: i64 = m.attributes().unwrap()[&MessageSystemAttributeName::SentTimestamp]
         .parse()
         .unwrap();
-    assert!((sent - latlab::clock::now_micros() / 1000).abs() < 60_000);
+    assert!((sent - latlab_core::clock::now_micros() / 1000).abs() < 60_000);
     // In flight: counted as not visible, not received again.
     let a = attributes(&c, &url).await;
     assert_eq!(

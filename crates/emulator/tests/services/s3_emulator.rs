@@ -2,15 +2,15 @@
 //! for byte, the S3 Express session flow, SlowDown, storage bounds, and bad requests answered with
 //! the right XML error.
 
-mod common;
+use crate::common;
 
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart, Delete, ObjectIdentifier};
 use aws_smithy_types::retry::RetryConfig;
 use common::{emulator, raw};
 
-fn client(emu: &latlab::emulator::Emulator) -> aws_sdk_s3::Client {
-    latlab::aws::emulator_s3_client(&emu.endpoint_url(), RetryConfig::disabled())
+fn client(emu: &latlab_emulator::Emulator) -> aws_sdk_s3::Client {
+    common::s3_client(&emu.endpoint_url(), RetryConfig::disabled())
 }
 
 fn code<E: aws_sdk_s3::error::ProvideErrorMetadata, R>(

@@ -5,7 +5,7 @@
 //! instead of waiting. Only `stream_activation` and `consumer_activation`, which are not service
 //! values, are shortened.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -14,8 +14,8 @@ use aws_sdk_kinesis::types::{
     PutRecordsRequestEntry, ShardIteratorType, SubscribeToShardEventStream,
 };
 use common::*;
-use latlab::emulator::Emulator;
-use latlab::emulator::stats::Api;
+use latlab_emulator::Emulator;
+use latlab_emulator::kinesis::stats::Api;
 
 const SHARD0: &str = "shardId-000000000000";
 const STREAM_ARN: &str = "arn:aws:kinesis:us-east-1:000000000000:stream/s";
@@ -112,7 +112,11 @@ async fn a_read_that_returns_all_a_call_may_is_penalized_five_seconds() {
         Ok(0),
         "repaid, no penalty"
     );
-    let stats = emu.stats().get("s", SHARD0, Api::GetRecords);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::GetRecords);
     assert_eq!((stats.calls, stats.throttled), (3, 1));
 }
 
@@ -371,7 +375,11 @@ async fn subscribe_to_shard_once_a_second_take_over_after_five_seconds() {
         ended.starts_with("ResourceInUseException"),
         "the old subscription ends with ResourceInUse: {ended}"
     );
-    let stats = emu.stats().get("s", SHARD0, Api::SubscribeToShard);
+    let stats = emu
+        .kinesis()
+        .stats
+        .snapshot()
+        .get("s", SHARD0, Api::SubscribeToShard);
     assert_eq!((stats.calls, stats.throttled), (7, 3));
 }
 

@@ -1,4 +1,4 @@
-//! Per-shard, per-API counters of calls and throttles: what a probe or test reads to see the
+//! Kinesis's per-shard, per-API counters of calls and throttles: what a probe or test reads to see the
 //! limits at work. Served as JSON at `GET /_latlab/stats` and readable in-process.
 
 use std::collections::BTreeMap;
@@ -131,7 +131,7 @@ impl Stats {
                 .iter()
                 .map(|((stream, shard, api), counts)| ShardApiStats {
                     stream: stream.to_string(),
-                    shard: super::kinesis::store::shard_id(*shard),
+                    shard: super::store::shard_id(*shard),
                     api: *api,
                     counts: *counts,
                 })

@@ -1,0 +1,189 @@
+//! Kinesis as one of the emulator's services: which requests are its own (`x-amz-target:
+//! Kinesis_20131202.*`), and the path a request takes: `--lacking`, the body's bounds, the faults
+//! around it, the answer (a JSON document or an event stream) or the error as the service sends it.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+
+use super::error::ApiError;
+use super::limits::KinesisLimits;
+use super::profile::KinesisProfile;
+use super::{Kinesis, Op, Reply, TARGET_PREFIX, store};
+use crate::faults::{self, Faulty};
+use crate::service::{Answer, Cx, Service};
+use crate::time::ServiceClock;
+use crate::{Body, MAX_JSON_BODY, lacking_answer, request_id, respond, signing_region};
+use latlab_core::faults::Kind;
+
+impl Service for Kinesis {
+    const NAME: &'static str = "kinesis";
+    const LABEL: &'static str = "Kinesis";
+
+    type Limits = KinesisLimits;
+    type Profile = KinesisProfile;
+
+    fn new(limits: KinesisLimits, profile: KinesisProfile) -> Kinesis {
+        Kinesis::new(limits, profile)
+    }
+
+    fn claims(target: Option<&str>) -> bool {
+        target.is_some_and(|t| t.starts_with(TARGET_PREFIX))
+    }
+
+    fn serve<'a>(self: &'a Arc<Self>, cx: Cx<'a>, req: Request<Incoming>) -> Answer<'a> {
+        Box::pin(request(self, cx, req))
+    }
+
+    fn operations() -> &'static [&'static str] {
+        Op::NAMES
+    }
+
+    fn set_profile(&self, profile: KinesisProfile) {
+        Kinesis::set_profile(self, profile)
+    }
+
+    fn clock(&self) -> &ServiceClock {
+        &self.clock
+    }
+
+    /// Its rows (per stream, shard and API) are the stats document's top level, where they were
+    /// before the other services joined it.
+    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
+        if let Ok(serde_json::Value::Object(rows)) = serde_json::to_value(self.stats.snapshot()) {
+            doc.extend(rows);
+        }
+    }
+
+    fn on_fault(&self, kind: Kind) {
+        if kind == Kind::KinesisExpireIterators {
+            self.expire_iterators();
+        }
+    }
+}
+
+async fn request(kinesis: &Arc<Kinesis>, cx: Cx<'_>, req: Request<Incoming>) -> Response<Body> {
+    let target = req
+        .headers()
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
+    let op = target
+        .strip_prefix(TARGET_PREFIX)
+        .unwrap_or(&target)
+        .to_string();
+    if cx.lacks(&op) {
+        return lacking_answer();
+    }
+    if req.method() != Method::POST {
+        return error(&ApiError::unknown_operation(&format!(
+            "{} {target}",
+            req.method()
+        )));
+    }
+    // A body declared larger than any operation takes is refused before a byte of it is read.
+    let declared = req
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = declared.filter(|n| *n > MAX_JSON_BODY as u64) {
+        let mut err = ApiError::serialization(format!(
+            "the request body is {n} bytes; at most {MAX_JSON_BODY} are accepted"
+        ));
+        err.status = 413;
+        return error(&err);
+    }
+    let body = match Limited::new(req.into_body(), MAX_JSON_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            let mut err = ApiError::serialization(format!(
+                "the request body could not be read or exceeds {MAX_JSON_BODY} bytes: {e}"
+            ));
+            err.status = 413;
+            return error(&err);
+        }
+    };
+    // Only with a fault set is the body read again for the shard and consumer it names.
+    let aim = if cx.injector.active() {
+        fault_target(&op, &body)
+    } else {
+        faults::Target {
+            service: Some(latlab_core::faults::Service::Kinesis),
+            operation: op.clone(),
+            ..Default::default()
+        }
+    };
+    let reply = cx
+        .injector
+        .around(
+            &aim,
+            cx.conn,
+            |f| match f {
+                faults::Failure::Reset => ApiError::internal("connection reset (fault)"),
+                faults::Failure::Internal => ApiError::internal_failure(),
+                faults::Failure::Unavailable => ApiError::service_unavailable(),
+            },
+            || kinesis.handle(&target, &body, &region),
+        )
+        .await;
+    match reply {
+        Ok(Reply::Json(v)) => respond(
+            StatusCode::OK,
+            "application/x-amz-json-1.1",
+            Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
+        ),
+        Ok(Reply::EventStream(body)) => {
+            let body = Faulty::stream(body, cx.injector.clone(), aim, cx.conn.clone());
+            let mut resp = Response::new(body);
+            let h = resp.headers_mut();
+            h.insert(
+                "content-type",
+                "application/vnd.amazon.eventstream".parse().expect("valid"),
+            );
+            h.insert("x-amzn-requestid", request_id().parse().expect("valid"));
+            resp
+        }
+        Err(e) => error(&e),
+    }
+}
+
+/// What a Kinesis request is, for matching faults: its operation, the shard it names (by
+/// `ShardId` or inside its `ShardIterator`) and its fan-out consumer.
+fn fault_target(op: &str, body: &[u8]) -> faults::Target {
+    let mut t = faults::Target {
+        service: Some(latlab_core::faults::Service::Kinesis),
+        operation: op.to_string(),
+        ..Default::default()
+    };
+    if !matches!(op, "GetRecords" | "GetShardIterator" | "SubscribeToShard") {
+        return t;
+    }
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return t;
+    };
+    let index = match (v["ShardId"].as_str(), v["ShardIterator"].as_str()) {
+        (Some(id), _) => store::parse_shard_id(id),
+        (None, Some(it)) => store::Iterator::decode(it).map(|it| it.shard),
+        _ => None,
+    };
+    t.shard = index.map(|i| (i, store::shard_id(i)));
+    t.consumer = v["ConsumerARN"]
+        .as_str()
+        .and_then(|arn| arn.split("/consumer/").nth(1))
+        .and_then(|rest| rest.split(':').next())
+        .map(str::to_string);
+    t
+}
+
+/// An error as Kinesis sends it.
+fn error(e: &ApiError) -> Response<Body> {
+    tracing::debug!("emulator: {} {}", e.code, e.message);
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
+    respond(status, "application/x-amz-json-1.1", Bytes::from(e.body()))
+}

@@ -1,0 +1,166 @@
+//! What an emulated service is to the emulator, and the registry of them.
+//!
+//! A service is one folder (`kinesis/`, `s3/`, `sqs/`) that implements [`Service`]: it says which
+//! requests are its own, answers them, and owns its limits ([`ServiceLimits`], its `[NAME]` table
+//! of a limits file), its part of a latency profile ([`ServiceProfile`], its `[NAME]` table of a
+//! profile file, with the provenance of every built-in value), its clock, its counters and the
+//! operations `--lacking` can take away. `for_each_service!` lists them once; from that list the
+//! emulator builds its dispatch, [`crate::limits::Limits`], [`crate::profile::LatencyProfile`],
+//! `--print-limits`, the profile listing and `--lacking`.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use http::{Request, Response};
+use hyper::body::Incoming;
+use serde::de::DeserializeOwned;
+
+use crate::Body;
+use crate::faults::{ConnReset, Injector};
+use crate::time::ServiceClock;
+use latlab_core::provenance::{Param, Provenance};
+
+/// The emulated services, written once: `for_each_service!(callback)` hands the list to
+/// `callback!` as `field: module::Type` entries, in the order files and listings show them. No two
+/// services claim one request, so the order is not the dispatch's. The library's own test build
+/// adds a made-up service from a test-only folder (`echo_service/`, one line below).
+macro_rules! for_each_service {
+    ($callback:ident) => {
+        $crate::service::with_test_service! {
+            $callback,
+            kinesis: kinesis::Kinesis,
+            s3: s3::S3,
+            sqs: sqs::Sqs,
+        }
+    };
+}
+pub(crate) use for_each_service;
+
+/// The registry as it is.
+#[cfg(not(test))]
+macro_rules! with_test_service {
+    ($callback:ident, $($services:tt)*) => {
+        $callback! { $($services)* }
+    };
+}
+
+/// The registry of the library's own test build: with a made-up service from a test-only folder
+/// (`echo_service/`), registered by this one line, so the tests show a new service reaching the
+/// dispatch, the limits, the profiles and `--lacking` with nothing outside its folder changed.
+#[cfg(test)]
+macro_rules! with_test_service {
+    ($callback:ident, $($services:tt)*) => {
+        $callback! { $($services)* echo: echo_service::Echo, }
+    };
+}
+pub(crate) use with_test_service;
+
+/// A service's limits: its `[NAME]` table of a limits file (`--limit NAME.KEY=VALUE`).
+pub trait ServiceLimits: Clone + fmt::Debug + PartialEq + Default + Send + Sync + 'static {
+    /// The table's form: every key optional, unknown keys rejected.
+    type Spec: DeserializeOwned;
+
+    /// The documented limits with a table applied, checked.
+    fn from_spec(spec: Self::Spec) -> anyhow::Result<Self>;
+
+    /// Every limit as `key = value` (`latlab emulate --print-limits`), in a fixed order.
+    fn describe(&self) -> Vec<(&'static str, String)>;
+
+    /// Limits that are a model rather than a documented figure (how a rate is counted, a size
+    /// no document gives), with their provenance, for a run that uses the service.
+    fn modelled(&self) -> Vec<Param> {
+        Vec::new()
+    }
+}
+
+/// A built-in latency profile other than `zero` (whose every part is [`ServiceProfile::zero`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// A client in the service's region, from AWS's documents and independent measurements.
+    SameRegion,
+    /// Calibrated on the seed experiments where they measured the service.
+    SeedTokyo,
+}
+
+/// A service's part of a latency profile: its `[NAME]` table of a profile file.
+pub trait ServiceProfile: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
+    /// The table's form: every key optional, unknown keys rejected.
+    type Spec: DeserializeOwned;
+
+    /// Nothing added.
+    fn zero() -> Self;
+
+    /// Every parameter's name (`NAME.…`) and value in words, in a fixed order.
+    fn values(&self) -> Vec<(String, String)>;
+
+    /// Applies a profile file's table; returns the names of the parameters it set.
+    fn apply(&mut self, spec: Self::Spec) -> anyhow::Result<Vec<String>>;
+
+    /// Its part of a built-in profile, with where each parameter's value comes from.
+    fn builtin(profile: Builtin) -> (Self, Vec<(String, Provenance)>);
+}
+
+/// What a service's request path is given besides the request.
+pub struct Cx<'a> {
+    /// The faults set on the emulator.
+    pub injector: &'a Arc<Injector>,
+    /// The connection the request came on (a fault may reset it).
+    pub conn: &'a Arc<ConnReset>,
+    /// Operations to answer as an endpoint that lacks them does (`--lacking`).
+    pub lacking: &'a [String],
+}
+
+impl Cx<'_> {
+    /// Whether `op` is to be answered as missing.
+    pub fn lacks(&self, op: &str) -> bool {
+        self.lacking.iter().any(|l| l == op)
+    }
+}
+
+/// An answer on its way.
+pub type Answer<'a> = Pin<Box<dyn Future<Output = Response<Body>> + Send + 'a>>;
+
+/// An emulated service: one folder of the emulator.
+pub trait Service: Send + Sync + Sized + 'static {
+    /// Its name in limits and profile files, `--limit`, the stats document and fault kinds
+    /// (`kinesis`).
+    const NAME: &'static str;
+    /// As people write it (`Kinesis`).
+    const LABEL: &'static str;
+
+    type Limits: ServiceLimits;
+    type Profile: ServiceProfile;
+
+    fn new(limits: Self::Limits, profile: Self::Profile) -> Self;
+
+    /// Whether a request is this service's, from its `x-amz-target` header (the JSON protocols
+    /// name their operation there; S3's REST sends none).
+    fn claims(target: Option<&str>) -> bool;
+
+    /// Answers one of its requests.
+    fn serve<'a>(self: &'a Arc<Self>, cx: Cx<'a>, req: Request<Incoming>) -> Answer<'a>;
+
+    /// The operations it answers, by API name (what `--lacking` takes).
+    fn operations() -> &'static [&'static str];
+
+    /// Applies another part of a latency profile from the next request on.
+    fn set_profile(&self, profile: Self::Profile);
+
+    /// Its clock: every time-based rule reads it.
+    fn clock(&self) -> &ServiceClock;
+
+    /// Writes its part of the stats document (`GET /_latlab/stats`) into it: under its name,
+    /// unless it says otherwise.
+    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>);
+
+    /// Acts on its own state when a fault that changes it fires (Kinesis expires every
+    /// iterator); a fault that hits requests needs nothing here.
+    fn on_fault(&self, _kind: latlab_core::faults::Kind) {}
+
+    /// A count only the emulator sees, by its key within the service (`create_sessions`).
+    fn count(&self, _key: &str) -> Option<u64> {
+        None
+    }
+}
