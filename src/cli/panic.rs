@@ -6,7 +6,7 @@
 use std::io::Write as _;
 
 /// The variable that makes latlab panic on purpose at start, so its panic report can be checked
-/// as a user would see it (tests/setup.rs). Nothing else reads it.
+/// as a user would see it (tests/cli/setup.rs). Nothing else reads it.
 pub(super) const PANIC_ENV: &str = "LATLAB_PANIC_FOR_TEST";
 
 /// How to get a backtrace that names functions. The release profile strips symbols (the binary

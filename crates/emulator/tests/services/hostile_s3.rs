@@ -1,5 +1,5 @@
 //! Property tests of the S3 emulator's parsers and of the SubscribeToShard event-stream encoder,
-//! the parsers tests/hostile_input.rs does not reach, with a fixed number of cases so CI runs them
+//! the parsers tests/cli/hostile_input.rs does not reach, with a fixed number of cases so CI runs them
 //! in seconds:
 //!
 //! - the XML request bodies (CompleteMultipartUpload, DeleteObjects, CreateBucketConfiguration):

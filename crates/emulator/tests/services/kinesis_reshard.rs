@@ -2,7 +2,7 @@
 //! shards as the service does; records put before a reshard are read from the parents, then the
 //! children, with nothing lost and each key's order kept; closed shards end GetRecords and
 //! SubscribeToShard with ChildShards; ListShards lists by ShardFilter.
-//! The errors and limits of resharding are in tests/kinesis_reshard_limits.rs.
+//! The errors and limits of resharding are in crates/emulator/tests/services/kinesis_reshard_limits.rs.
 
 use crate::common;
 
