@@ -371,8 +371,9 @@ fn parse_fault(i: usize, t: &toml::Table) -> anyhow::Result<latlab_core::faults:
         Some(toml::Value::String(k)) => k.clone(),
         _ => bail!(
             "[[faults]] number {n}: kind = \"...\" is missing; valid: {}",
-            latlab_core::faults::Kind::ALL
+            latlab_core::faults::Kind::all()
                 .map(latlab_core::faults::Kind::name)
+                .collect::<Vec<_>>()
                 .join(", ")
         ),
     };

@@ -78,8 +78,8 @@ pub fn profile_listing(p: &LatencyProfile) -> String {
 pub fn faults_listing() -> String {
     use latlab_core::faults::Kind;
     let mut out = String::new();
-    let width = Kind::ALL.iter().map(|k| k.name().len()).max().unwrap_or(0);
-    for k in Kind::ALL {
+    let width = Kind::all().map(|k| k.name().len()).max().unwrap_or(0);
+    for k in Kind::all() {
         out.push_str(&format!("{:width$}  {}\n", k.name(), k.describe()));
     }
     out.push_str(

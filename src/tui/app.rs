@@ -348,8 +348,7 @@ impl App {
     /// (skipping the keys that close the menu).
     pub fn menu_faults(&self) -> Vec<(char, latlab_core::faults::Kind)> {
         use latlab_core::faults::Kind;
-        Kind::ALL
-            .into_iter()
+        Kind::all()
             .filter(|k| LabKind::of_service(k.service()).is_some_and(|l| self.labs.contains(&l)))
             // Not f or q: in the menu they close it.
             .zip(('a'..='z').filter(|c| !matches!(c, 'f' | 'q')))

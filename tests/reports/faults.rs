@@ -382,7 +382,7 @@ fn bad_faults_are_refused_with_what_is_valid() {
     );
     let out = latlab().arg("faults").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for k in Kind::ALL {
+    for k in Kind::all() {
         assert!(
             text.contains(k.name()),
             "{} missing from:\n{text}",

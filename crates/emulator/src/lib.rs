@@ -174,8 +174,12 @@ macro_rules! services {
                 None
             }
 
-            fn on_fault(&self, kind: latlab_core::faults::Kind) {
-                $(Service::on_fault(&*self.$field, kind);)+
+            /// The fault's own service acts on it.
+            fn on_fault(&self, kind: latlab_core::faults::Kind) -> Option<faults::Changed> {
+                $(if kind.service().key() == <crate::$module::$ty as Service>::NAME {
+                    return Service::on_fault(&*self.$field, kind);
+                })+
+                None
             }
         }
 
@@ -263,11 +267,7 @@ impl Emulator {
         let services = Arc::new(Services::new(config.limits, &config.profile));
         let act = {
             let services = Arc::downgrade(&services);
-            Box::new(move |kind| {
-                if let Some(s) = services.upgrade() {
-                    s.on_fault(kind);
-                }
-            })
+            Box::new(move |kind| services.upgrade()?.on_fault(kind))
         };
         let injector = Arc::new(Injector::new(config.fault_log.clone(), act));
         for spec in &config.faults {

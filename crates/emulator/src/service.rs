@@ -155,9 +155,12 @@ pub trait Service: Send + Sync + Sized + 'static {
     /// unless it says otherwise.
     fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>);
 
-    /// Acts on its own state when a fault that changes it fires (Kinesis expires every
-    /// iterator); a fault that hits requests needs nothing here.
-    fn on_fault(&self, _kind: latlab_core::faults::Kind) {}
+    /// Acts on its own state when one of its faults that changes it fires (Kinesis expires every
+    /// iterator): what it changed, and the operation whose next correct answer is the recovery.
+    /// A fault that hits requests needs nothing here.
+    fn on_fault(&self, _kind: latlab_core::faults::Kind) -> Option<crate::faults::Changed> {
+        None
+    }
 
     /// A count only the emulator sees, by its key within the service (`create_sessions`).
     fn count(&self, _key: &str) -> Option<u64> {

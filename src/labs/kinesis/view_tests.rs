@@ -34,18 +34,19 @@ fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
 #[test]
 fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
     use crate::run::snapshot::FaultRow;
-    use latlab_core::faults::{Kind, KindCounts};
+    use latlab_core::faults::KindCounts;
+    use latlab_core::services::kinesis::faults::STALL;
     let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
     let now = view.snapshot.elapsed_secs;
     view.snapshot.faults.events.push(FaultRow {
         at_secs: now - 2.0,
-        kind: Kind::KinesisStall,
+        kind: STALL,
         target: "GetRecords on shardId-000000000000".into(),
         recovered_secs: Some(3.0),
         failed: None,
     });
     view.snapshot.faults.counts = vec![(
-        Kind::KinesisStall,
+        STALL,
         KindCounts {
             fired: 1,
             recovered: 1,
@@ -86,7 +87,7 @@ fn the_fault_menu_offers_the_faults_of_the_labs_the_scenario_runs() {
     // menu.
     app.sync_labs(&crate::labs::LabKind::ALL);
     let items = app.menu_faults();
-    assert_eq!(items.len(), latlab_core::faults::Kind::ALL.len());
+    assert_eq!(items.len(), latlab_core::faults::Kind::all().count());
     let mut letters: Vec<char> = items.iter().map(|(c, _)| *c).collect();
     assert!(
         !letters.contains(&'f') && !letters.contains(&'q'),

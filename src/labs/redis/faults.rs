@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::RedisLab;
 use super::endpoints::connect;
-use latlab_core::faults::{FaultLog, FaultSpec, Kind, Node, Trigger};
+use latlab_core::faults::{FaultLog, FaultSpec, Node, Trigger};
+use latlab_core::services::redis::faults as redis_faults;
 
 impl RedisLab {
     /// Sets a Redis fault: now, or on its schedule until the lab stops.
@@ -18,7 +19,7 @@ impl RedisLab {
         }
         let local_only = matches!(
             spec.kind,
-            Kind::RedisReplicaRestart | Kind::RedisLinkPartition
+            redis_faults::REPLICA_RESTART | redis_faults::LINK_PARTITION
         );
         if local_only && self.local.is_none() {
             anyhow::bail!(
@@ -65,7 +66,7 @@ impl RedisLab {
         let log: &FaultLog = &self.fault_log;
         let secs = spec.duration.as_secs_f64();
         let (id, result, after): (u64, anyhow::Result<()>, Instant) = match spec.kind {
-            Kind::RedisReplicaRestart => {
+            redis_faults::REPLICA_RESTART => {
                 let local = self.local.as_ref().expect("checked when set");
                 let id = log.fired(spec.kind, "the replica's redis-server".into());
                 let r = local.restart_replica().await;
@@ -81,7 +82,7 @@ impl RedisLab {
                     }
                 }
             }
-            Kind::RedisLinkPartition => {
+            redis_faults::LINK_PARTITION => {
                 let local = self.local.as_ref().expect("checked when set");
                 local.shaper.partition(spec.duration);
                 let id = log.fired(
@@ -94,7 +95,7 @@ impl RedisLab {
                 self.await_recovery(id, Instant::now() + spec.duration);
                 return;
             }
-            Kind::RedisClientPause => {
+            redis_faults::CLIENT_PAUSE => {
                 let id = log.fired(
                     spec.kind,
                     format!(
@@ -115,7 +116,7 @@ impl RedisLab {
                 .await;
                 (id, r, Instant::now() + spec.duration)
             }
-            Kind::RedisDebugSleep => {
+            redis_faults::DEBUG_SLEEP => {
                 let (client, label) = match spec.node {
                     Node::Primary => (&self.ends.primary, "the primary"),
                     Node::Replica => (&self.ends.replica, "the replica"),

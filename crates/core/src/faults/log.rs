@@ -131,13 +131,13 @@ mod tests {
     #[test]
     fn the_log_counts_every_fault_and_keeps_the_newest() {
         let log = FaultLog::default();
-        let a = log.fired(Kind::KinesisStall, "GetRecords".into());
-        let b = log.fired(Kind::KinesisStall, "GetRecords".into());
+        let a = log.fired(crate::services::kinesis::faults::STALL, "GetRecords".into());
+        let b = log.fired(crate::services::kinesis::faults::STALL, "GetRecords".into());
         log.recovered(a);
         log.recovered(a);
         log.failed(b, "refused".into());
         log.recovered(b);
-        let c = log.counts()[&Kind::KinesisStall];
+        let c = log.counts()[&crate::services::kinesis::faults::STALL];
         assert_eq!(
             c,
             KindCounts {
@@ -147,11 +147,11 @@ mod tests {
             }
         );
         for _ in 0..LOG_CAPACITY + 5 {
-            log.fired(Kind::S3SlowDown, "PutObject".into());
+            log.fired(crate::services::s3::faults::SLOW_DOWN, "PutObject".into());
         }
         assert_eq!(log.events().len(), LOG_CAPACITY);
         assert_eq!(
-            log.counts()[&Kind::S3SlowDown].fired,
+            log.counts()[&crate::services::s3::faults::SLOW_DOWN].fired,
             LOG_CAPACITY as u64 + 5
         );
     }

@@ -1,216 +1,23 @@
 //! Faults injected on purpose: what each kind does, where it is set (a scenario's `[[faults]]`,
 //! `--fault KIND:key=value,...`, the TUI's fault menu) and the record of every one that fired.
 //!
-//! The emulator injects the Kinesis and S3 kinds (`emulator/faults/`); the Redis lab the Redis
-//! kinds, on its real processes. Every fault that fires is a [`FaultEvent`] in a [`FaultLog`]
+//! Each service declares its kinds (`services::kinesis::faults`, ...: a constant and what it
+//! does, its [`Effect`]); the emulator injects the emulated services' kinds by their effect
+//! (`emulator/faults/`), the Redis lab the Redis kinds on its real processes. Every fault that fires is a [`FaultEvent`] in a [`FaultLog`]
 //! (`log.rs`): when, what kind, what it hit, and when the target next answered (its recovery).
 
 mod log;
 
 pub use log::{FaultEvent, FaultLog, KindCounts, LOG_CAPACITY};
 
-use std::fmt;
 use std::time::Duration;
 
 use crate::units::{format_duration, parse_duration};
 
 /// Which service a fault is injected into.
 pub use crate::services::Service;
-
-/// Every kind of fault latlab injects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// The connection is reset before the request is served: nothing happened.
-    KinesisResetBefore,
-    /// The request is served (a put is stored) and the connection reset instead of the answer.
-    KinesisResetAfter,
-    /// 500 InternalFailure.
-    KinesisInternalFailure,
-    /// 503 ServiceUnavailable.
-    KinesisServiceUnavailable,
-    /// A SubscribeToShard event stream is cut in the middle of a frame.
-    KinesisStreamCut,
-    /// A SubscribeToShard event stream ends early, cleanly.
-    KinesisStreamEnd,
-    /// The answer is held back for the fault's duration.
-    KinesisStall,
-    /// Every request waits the fault's delay more, for its duration.
-    KinesisSpike,
-    /// Every shard iterator handed out so far expires.
-    KinesisExpireIterators,
-    /// 500 InternalError.
-    S3InternalError,
-    /// 503 SlowDown.
-    S3SlowDown,
-    /// The connection is reset halfway through a body (an upload's or a download's).
-    S3BodyReset,
-    /// The answer's first byte is held back for the fault's duration.
-    S3FirstByteStall,
-    /// The replica's redis-server is killed and started again (a full resync follows).
-    RedisReplicaRestart,
-    /// `CLIENT PAUSE` on the primary for the fault's duration.
-    RedisClientPause,
-    /// The replication link carries nothing for the fault's duration.
-    RedisLinkPartition,
-    /// `DEBUG SLEEP` on a server for the fault's duration.
-    RedisDebugSleep,
-    /// The connection is reset before an SQS request is served: nothing happened.
-    SqsReset,
-    /// 500 InternalFailure from SQS.
-    SqsInternalError,
-    /// A ReceiveMessage's answer is held back for the fault's duration (its messages already
-    /// taken: their visibility timeout runs meanwhile).
-    SqsReceiveStall,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 20] = [
-        Kind::KinesisResetBefore,
-        Kind::KinesisResetAfter,
-        Kind::KinesisInternalFailure,
-        Kind::KinesisServiceUnavailable,
-        Kind::KinesisStreamCut,
-        Kind::KinesisStreamEnd,
-        Kind::KinesisStall,
-        Kind::KinesisSpike,
-        Kind::KinesisExpireIterators,
-        Kind::S3InternalError,
-        Kind::S3SlowDown,
-        Kind::S3BodyReset,
-        Kind::S3FirstByteStall,
-        Kind::RedisReplicaRestart,
-        Kind::RedisClientPause,
-        Kind::RedisLinkPartition,
-        Kind::RedisDebugSleep,
-        Kind::SqsReset,
-        Kind::SqsInternalError,
-        Kind::SqsReceiveStall,
-    ];
-
-    /// The name scenarios, `--fault` and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::KinesisResetBefore => "kinesis.reset-before",
-            Kind::KinesisResetAfter => "kinesis.reset-after",
-            Kind::KinesisInternalFailure => "kinesis.internal-failure",
-            Kind::KinesisServiceUnavailable => "kinesis.service-unavailable",
-            Kind::KinesisStreamCut => "kinesis.stream-cut",
-            Kind::KinesisStreamEnd => "kinesis.stream-end",
-            Kind::KinesisStall => "kinesis.stall",
-            Kind::KinesisSpike => "kinesis.spike",
-            Kind::KinesisExpireIterators => "kinesis.expire-iterators",
-            Kind::S3InternalError => "s3.internal-error",
-            Kind::S3SlowDown => "s3.slow-down",
-            Kind::S3BodyReset => "s3.body-reset",
-            Kind::S3FirstByteStall => "s3.first-byte-stall",
-            Kind::RedisReplicaRestart => "redis.replica-restart",
-            Kind::RedisClientPause => "redis.client-pause",
-            Kind::RedisLinkPartition => "redis.link-partition",
-            Kind::RedisDebugSleep => "redis.debug-sleep",
-            Kind::SqsReset => "sqs.reset",
-            Kind::SqsInternalError => "sqs.internal-error",
-            Kind::SqsReceiveStall => "sqs.receive-stall",
-        }
-    }
-
-    /// What it does, in a few words, for the menu and `--help`.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Kind::KinesisResetBefore => "connection reset before the request is served",
-            Kind::KinesisResetAfter => {
-                "request served, then the connection reset instead of the answer"
-            }
-            Kind::KinesisInternalFailure => "500 InternalFailure",
-            Kind::KinesisServiceUnavailable => "503 ServiceUnavailable",
-            Kind::KinesisStreamCut => "a fan-out event stream cut mid-frame",
-            Kind::KinesisStreamEnd => "a fan-out event stream ended early",
-            Kind::KinesisStall => "an answer held back",
-            Kind::KinesisSpike => "every request slower for a while",
-            Kind::KinesisExpireIterators => "every shard iterator expires",
-            Kind::S3InternalError => "500 InternalError",
-            Kind::S3SlowDown => "503 SlowDown",
-            Kind::S3BodyReset => "connection reset halfway through a body",
-            Kind::S3FirstByteStall => "an answer's first byte held back",
-            Kind::RedisReplicaRestart => "replica killed and restarted (full resync)",
-            Kind::RedisClientPause => "CLIENT PAUSE on the primary",
-            Kind::RedisLinkPartition => "replication link partitioned",
-            Kind::RedisDebugSleep => "DEBUG SLEEP on a server",
-            Kind::SqsReset => "connection reset before an SQS request is served",
-            Kind::SqsInternalError => "500 InternalFailure from SQS",
-            Kind::SqsReceiveStall => "a ReceiveMessage answer held back",
-        }
-    }
-
-    pub fn service(self) -> Service {
-        match self {
-            Kind::S3InternalError
-            | Kind::S3SlowDown
-            | Kind::S3BodyReset
-            | Kind::S3FirstByteStall => Service::S3,
-            Kind::RedisReplicaRestart
-            | Kind::RedisClientPause
-            | Kind::RedisLinkPartition
-            | Kind::RedisDebugSleep => Service::Redis,
-            Kind::SqsReset | Kind::SqsInternalError | Kind::SqsReceiveStall => Service::Sqs,
-            _ => Service::Kinesis,
-        }
-    }
-
-    /// Lasts a while (its `for`), rather than hitting requests one at a time.
-    pub fn has_duration(self) -> bool {
-        matches!(
-            self,
-            Kind::KinesisStall
-                | Kind::KinesisSpike
-                | Kind::S3FirstByteStall
-                | Kind::RedisClientPause
-                | Kind::RedisLinkPartition
-                | Kind::RedisDebugSleep
-                | Kind::SqsReceiveStall
-        )
-    }
-
-    /// Hits one request (or `count` of them) each time it fires.
-    pub fn per_request(self) -> bool {
-        !matches!(
-            self,
-            Kind::KinesisSpike
-                | Kind::KinesisExpireIterators
-                | Kind::KinesisStreamCut
-                | Kind::KinesisStreamEnd
-        ) && self.service() != Service::Redis
-    }
-
-    fn default_duration(self) -> Duration {
-        match self {
-            Kind::KinesisStall | Kind::S3FirstByteStall | Kind::SqsReceiveStall => {
-                Duration::from_secs(3)
-            }
-            Kind::KinesisSpike => Duration::from_secs(5),
-            Kind::RedisClientPause | Kind::RedisLinkPartition => Duration::from_secs(3),
-            Kind::RedisDebugSleep => Duration::from_secs(2),
-            _ => Duration::ZERO,
-        }
-    }
-
-    pub fn parse(text: &str) -> Result<Kind, String> {
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.name() == text.trim())
-            .ok_or_else(|| {
-                format!(
-                    "'{text}' is not a fault kind; valid: {}",
-                    Kind::ALL.map(Kind::name).join(", ")
-                )
-            })
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// A kind of fault, declared by its service.
+pub use crate::services::fault_kinds::{Effect, Kind, KindInfo};
 
 /// When a fault fires.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -266,7 +73,7 @@ impl FaultSpec {
             shard: None,
             consumer: None,
             class: None,
-            count: if kind == Kind::S3SlowDown { 10 } else { 1 },
+            count: kind.info().count,
             duration: kind.default_duration(),
             delay: Duration::from_millis(500),
             node: Node::Primary,
@@ -367,12 +174,7 @@ impl FaultSpec {
         let kind = self.kind;
         let service = kind.service();
         if let Some(op) = &self.operation {
-            let valid: &[&str] = match service {
-                Service::Kinesis => crate::services::kinesis::Op::NAMES,
-                Service::S3 => crate::services::s3::Op::NAMES,
-                Service::Sqs => crate::services::sqs::Op::NAMES,
-                Service::Redis => &[],
-            };
+            let valid = service.operations();
             if !valid.contains(&op.as_str()) {
                 return Err(if valid.is_empty() {
                     format!("{kind} takes no operation")
@@ -383,26 +185,18 @@ impl FaultSpec {
                     )
                 });
             }
-            if matches!(kind, Kind::KinesisStreamCut | Kind::KinesisStreamEnd)
-                && op != "SubscribeToShard"
-            {
-                return Err(format!("{kind} hits SubscribeToShard's event streams only"));
-            }
-            if kind == Kind::S3BodyReset
-                && !crate::services::s3::Op::parse(op).is_some_and(|o| o.carries_object_body())
-            {
-                return Err(format!(
-                    "{kind} cuts a body: operation PutObject, UploadPart or GetObject"
-                ));
-            }
-            if kind == Kind::KinesisExpireIterators {
-                return Err(format!(
-                    "{kind} takes no operation: it expires every iterator"
-                ));
+            match kind.only() {
+                Some([]) => {
+                    return Err(format!("{kind} takes no operation: {}", kind.describe()));
+                }
+                Some(only) if !only.contains(&op.as_str()) => {
+                    return Err(format!("{kind} hits {} only", or_list(only)));
+                }
+                _ => {}
             }
         }
         if self.consumer.is_some() {
-            let subscribe = matches!(kind, Kind::KinesisStreamCut | Kind::KinesisStreamEnd)
+            let subscribe = matches!(kind.effect(), Effect::StreamCut | Effect::StreamEnd)
                 || self.operation.as_deref() == Some("SubscribeToShard");
             if service != Service::Kinesis || !subscribe {
                 return Err(
@@ -420,7 +214,7 @@ impl FaultSpec {
             return Err(format!("{kind} needs for=DURATION above zero"));
         }
         if kind.has_duration()
-            && kind.service() == Service::Redis
+            && kind.effect() == Effect::OnServers
             && self.duration > Duration::from_secs(60)
         {
             return Err(format!(
@@ -463,7 +257,7 @@ impl FaultSpec {
         if self.kind.has_duration() {
             add(format!("for {}", format_duration(self.duration)));
         }
-        if self.kind == Kind::KinesisSpike {
+        if self.kind.effect() == Effect::Spike {
             add(format!("+{}", format_duration(self.delay)));
         }
         if self.kind.per_request() && self.count > 1 {
@@ -475,6 +269,14 @@ impl FaultSpec {
             Trigger::Now => {}
         }
         out
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => items.join(""),
     }
 }
 
@@ -498,7 +300,7 @@ mod tests {
     #[test]
     fn the_flag_form_parses_and_describes_itself() {
         let f = FaultSpec::parse("kinesis.reset-after:operation=PutRecord,every=10s").unwrap();
-        assert_eq!(f.kind, Kind::KinesisResetAfter);
+        assert_eq!(f.kind, crate::services::kinesis::faults::RESET_AFTER);
         assert_eq!(f.operation.as_deref(), Some("PutRecord"));
         assert_eq!(
             f.trigger,

@@ -73,3 +73,74 @@ impl Op {
         )
     }
 }
+
+/// The faults the emulator injects into Kinesis (`--fault kinesis.KIND`, `[[faults]]`, the TUI's
+/// menu), in the order they are listed.
+pub mod faults {
+    use std::time::Duration;
+
+    use crate::services::Service;
+    use crate::services::fault_kinds::{Effect, KindInfo, declare};
+
+    declare! { Service::Kinesis;
+        /// The connection is reset before the request is served: nothing happened.
+        RESET_BEFORE = KindInfo::hits(
+            "kinesis.reset-before",
+            "connection reset before the request is served",
+            Effect::ResetBefore,
+        );
+        /// The request is served (a put is stored) and the connection reset instead of the answer.
+        RESET_AFTER = KindInfo::hits(
+            "kinesis.reset-after",
+            "request served, then the connection reset instead of the answer",
+            Effect::ResetAfter,
+        );
+        /// 500 InternalFailure.
+        INTERNAL_FAILURE = KindInfo::hits(
+            "kinesis.internal-failure",
+            "500 InternalFailure",
+            Effect::InternalError,
+        );
+        /// 503 ServiceUnavailable.
+        SERVICE_UNAVAILABLE = KindInfo::hits(
+            "kinesis.service-unavailable",
+            "503 ServiceUnavailable",
+            Effect::Unavailable,
+        );
+        /// A SubscribeToShard event stream is cut in the middle of a frame.
+        STREAM_CUT = KindInfo::hits(
+            "kinesis.stream-cut",
+            "a fan-out event stream cut mid-frame",
+            Effect::StreamCut,
+        )
+        .only(&["SubscribeToShard"]);
+        /// A SubscribeToShard event stream ends early, cleanly.
+        STREAM_END = KindInfo::hits(
+            "kinesis.stream-end",
+            "a fan-out event stream ended early",
+            Effect::StreamEnd,
+        )
+        .only(&["SubscribeToShard"]);
+        /// The answer is held back for the fault's duration.
+        STALL = KindInfo::lasting(
+            "kinesis.stall",
+            "an answer held back",
+            Effect::Stall,
+            Duration::from_secs(3),
+        );
+        /// Every request waits the fault's delay more, for its duration.
+        SPIKE = KindInfo::lasting(
+            "kinesis.spike",
+            "every request slower for a while",
+            Effect::Spike,
+            Duration::from_secs(5),
+        );
+        /// Every shard iterator handed out so far expires.
+        EXPIRE_ITERATORS = KindInfo::hits(
+            "kinesis.expire-iterators",
+            "every shard iterator expires",
+            Effect::Change,
+        )
+        .only(&[]);
+    }
+}

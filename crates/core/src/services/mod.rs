@@ -1,9 +1,11 @@
 //! The services' own vocabulary, below both the emulator and the labs: what Kinesis, S3 and SQS
-//! call their operations, S3's storage classes and its directory-bucket naming rule, Kinesis's name
-//! rule. The labs also run against real AWS, where no emulator exists, so none of this belongs to
+//! call their operations, each service's fault kinds (`X::faults`), S3's storage classes and its
+//! directory-bucket naming rule, Kinesis's name rule. The labs also run against real AWS, where no emulator exists, so none of this belongs to
 //! the emulator; it imports nothing of latlab's.
 
+pub mod fault_kinds;
 pub mod kinesis;
+pub mod redis;
 pub mod s3;
 pub mod sqs;
 
@@ -38,6 +40,27 @@ impl Service {
             Service::S3 => "s3",
             Service::Redis => "redis",
             Service::Sqs => "sqs",
+        }
+    }
+
+    /// The operations latlab makes of it, by API name (none for Redis, whose commands are not
+    /// named by faults).
+    pub fn operations(self) -> &'static [&'static str] {
+        match self {
+            Service::Kinesis => kinesis::Op::NAMES,
+            Service::S3 => s3::Op::NAMES,
+            Service::Redis => &[],
+            Service::Sqs => sqs::Op::NAMES,
+        }
+    }
+
+    /// Its fault kinds, as it declares them (`kinesis::faults`, ...).
+    pub fn faults(self) -> &'static [fault_kinds::KindInfo] {
+        match self {
+            Service::Kinesis => kinesis::faults::FAULTS,
+            Service::S3 => s3::faults::FAULTS,
+            Service::Redis => redis::faults::FAULTS,
+            Service::Sqs => sqs::faults::FAULTS,
         }
     }
 

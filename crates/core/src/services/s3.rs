@@ -46,9 +46,12 @@ impl Op {
     /// Moves an object's bytes in its body: the request's (PutObject, UploadPart) or the
     /// answer's (GetObject).
     pub fn carries_object_body(self) -> bool {
-        matches!(self, Op::PutObject | Op::UploadPart | Op::GetObject)
+        BODY_OPERATIONS.contains(&self.name())
     }
 }
+
+/// The operations that move an object's bytes in their body (what `s3.body-reset` can cut).
+pub const BODY_OPERATIONS: &[&str] = &["PutObject", "UploadPart", "GetObject"];
 
 /// The storage class of a bucket, decided by its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -154,5 +157,35 @@ impl Op {
                 | Op::CreateMultipartUpload
                 | Op::CompleteMultipartUpload
         )
+    }
+}
+
+/// The faults the emulator injects into S3 (`--fault s3.KIND`, `[[faults]]`, the TUI's menu), in
+/// the order they are listed.
+pub mod faults {
+    use std::time::Duration;
+
+    use crate::services::Service;
+    use crate::services::fault_kinds::{Effect, KindInfo, declare};
+
+    declare! { Service::S3;
+        /// 500 InternalError.
+        INTERNAL_ERROR = KindInfo::hits("s3.internal-error", "500 InternalError", Effect::InternalError);
+        /// 503 SlowDown, ten requests at a time by default (S3 throttles in bursts).
+        SLOW_DOWN = KindInfo::hits("s3.slow-down", "503 SlowDown", Effect::Unavailable).count(10);
+        /// The connection is reset halfway through a body (an upload's or a download's).
+        BODY_RESET = KindInfo::hits(
+            "s3.body-reset",
+            "connection reset halfway through a body",
+            Effect::BodyReset,
+        )
+        .only(super::BODY_OPERATIONS);
+        /// The answer's first byte is held back for the fault's duration.
+        FIRST_BYTE_STALL = KindInfo::lasting(
+            "s3.first-byte-stall",
+            "an answer's first byte held back",
+            Effect::FirstByteStall,
+            Duration::from_secs(3),
+        );
     }
 }

@@ -95,3 +95,36 @@ mod tests {
         assert_eq!(Op::of_target("Kinesis_20131202.GetRecords"), None);
     }
 }
+
+/// The faults the emulator injects into SQS (`--fault sqs.KIND`, `[[faults]]`, the TUI's menu),
+/// in the order they are listed.
+pub mod faults {
+    use std::time::Duration;
+
+    use crate::services::Service;
+    use crate::services::fault_kinds::{Effect, KindInfo, declare};
+
+    declare! { Service::Sqs;
+        /// The connection is reset before an SQS request is served: nothing happened.
+        RESET = KindInfo::hits(
+            "sqs.reset",
+            "connection reset before an SQS request is served",
+            Effect::ResetBefore,
+        );
+        /// 500 InternalFailure from SQS.
+        INTERNAL_ERROR = KindInfo::hits(
+            "sqs.internal-error",
+            "500 InternalFailure from SQS",
+            Effect::InternalError,
+        );
+        /// A ReceiveMessage's answer is held back for the fault's duration (its messages already
+        /// taken: their visibility timeout runs meanwhile).
+        RECEIVE_STALL = KindInfo::lasting(
+            "sqs.receive-stall",
+            "a ReceiveMessage answer held back",
+            Effect::Stall,
+            Duration::from_secs(3),
+        )
+        .only(&["ReceiveMessage"]);
+    }
+}

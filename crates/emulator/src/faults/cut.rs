@@ -12,7 +12,7 @@ use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
 use super::{Injector, Target};
 use crate::Body;
-use latlab_core::faults::Kind;
+use latlab_core::faults::Effect;
 
 /// A handle on one connection's socket that can reset it: `SO_LINGER` 0 and a shutdown, so the
 /// client sees its connection die (a reset once the server lets go of it). It holds the socket's
@@ -141,7 +141,7 @@ impl HttpBody for Faulty {
                 *seen += 1;
                 if *seen > 1 {
                     match injector.on_frame(target) {
-                        Some(Kind::KinesisStreamCut) => {
+                        Some(Effect::StreamCut) => {
                             let half = data.slice(..data.len() / 2);
                             this.cut();
                             return Poll::Ready(Some(Ok(Frame::data(half))));

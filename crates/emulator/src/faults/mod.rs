@@ -1,4 +1,5 @@
-//! The emulator's fault injector: the Kinesis and S3 kinds of [`latlab_core::faults`], set at start
+//! The emulator's fault injector: the emulated services' kinds of [`latlab_core::faults`] (each
+//! service declares its own; the injector acts on what a kind does, its `Effect`), set at start
 //! (`--fault`, a scenario's `[[faults]]`) or added while it runs (the TUI's menu).
 //!
 //! A fault that fires on a schedule arms itself: the next matching request (or `count` of them)
@@ -18,7 +19,7 @@ use parking_lot::Mutex;
 pub use cut::{ConnReset, Faulty};
 
 use super::s3::Class;
-use latlab_core::faults::{FaultLog, FaultSpec, Kind, Service, Trigger};
+use latlab_core::faults::{Effect, FaultLog, FaultSpec, Kind, Service, Trigger};
 
 /// What a hit request gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,15 @@ pub enum Action {
     Stall(Duration),
     BodyReset,
     FirstByteStall(Duration),
+}
+
+/// What a fault that changes a service's state changed ([`crate::service::Service::on_fault`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    /// What it hit, for the fault log (`every shard iterator handed out so far`).
+    pub what: String,
+    /// The operation whose next correct answer is the recovery (`GetRecords`).
+    pub recovers_on: String,
 }
 
 /// What [`Injector::on_request`] decided for one request.
@@ -101,15 +111,10 @@ impl Armed {
         {
             return false;
         }
-        // Only a request or answer that carries an object's body has one to cut.
-        if s.kind == Kind::S3BodyReset
-            && !latlab_core::services::s3::Op::parse(&t.operation)
-                .is_some_and(|op| op.carries_object_body())
+        // A kind that hits some operations only (a body reset, a receive stall) passes the rest.
+        if let Some(only) = s.kind.only()
+            && !only.contains(&t.operation.as_str())
         {
-            return false;
-        }
-        // A receive stall holds back ReceiveMessage answers only.
-        if s.kind == Kind::SqsReceiveStall && t.operation != "ReceiveMessage" {
             return false;
         }
         if let Some(want) = &s.shard {
@@ -136,17 +141,16 @@ impl Armed {
     }
 
     fn action(&self) -> Option<Action> {
-        Some(match self.spec.kind {
-            Kind::KinesisResetBefore | Kind::SqsReset => Action::ResetBefore,
-            Kind::KinesisResetAfter => Action::ResetAfter,
-            Kind::KinesisInternalFailure | Kind::S3InternalError | Kind::SqsInternalError => {
-                Action::InternalError
-            }
-            Kind::KinesisServiceUnavailable | Kind::S3SlowDown => Action::Unavailable,
-            Kind::KinesisStall | Kind::SqsReceiveStall => Action::Stall(self.spec.duration),
-            Kind::S3BodyReset => Action::BodyReset,
-            Kind::S3FirstByteStall => Action::FirstByteStall(self.spec.duration),
-            _ => return None,
+        Some(match self.spec.kind.effect() {
+            Effect::ResetBefore => Action::ResetBefore,
+            Effect::ResetAfter => Action::ResetAfter,
+            Effect::InternalError => Action::InternalError,
+            Effect::Unavailable => Action::Unavailable,
+            Effect::Stall => Action::Stall(self.spec.duration),
+            Effect::BodyReset => Action::BodyReset,
+            Effect::FirstByteStall => Action::FirstByteStall(self.spec.duration),
+            Effect::Spike | Effect::Change | Effect::StreamCut | Effect::StreamEnd => return None,
+            Effect::OnServers => return None,
         })
     }
 }
@@ -170,7 +174,7 @@ pub struct Injector {
     pub log: Arc<FaultLog>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// Hands a fault that changes a service's state to the services (`Service::on_fault`).
-    act: Box<dyn Fn(Kind) + Send + Sync>,
+    act: Box<dyn Fn(Kind) -> Option<Changed> + Send + Sync>,
 }
 
 impl Drop for Injector {
@@ -182,7 +186,10 @@ impl Drop for Injector {
 }
 
 impl Injector {
-    pub fn new(log: Arc<FaultLog>, act: Box<dyn Fn(Kind) + Send + Sync>) -> Injector {
+    pub fn new(
+        log: Arc<FaultLog>,
+        act: Box<dyn Fn(Kind) -> Option<Changed> + Send + Sync>,
+    ) -> Injector {
         Injector {
             armed: Mutex::new(Vec::new()),
             any: AtomicBool::new(false),
@@ -196,10 +203,11 @@ impl Injector {
     /// Sets a fault: one that fires now fires at once; one on a schedule starts its clock (the
     /// emulator's runtime must be current).
     pub fn add(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
-        if spec.kind.service() == Service::Redis {
+        if spec.kind.effect() == Effect::OnServers {
             anyhow::bail!(
-                "{} is injected on the Redis lab's servers, not by the emulator",
-                spec.kind
+                "{} is injected on the {} lab's servers, not by the emulator",
+                spec.kind,
+                spec.kind.service().label()
             );
         }
         let armed = Arc::new(Armed {
@@ -245,13 +253,15 @@ impl Injector {
     /// One firing of a scheduled (or immediate) fault.
     fn fire(&self, armed: &Arc<Armed>) {
         let spec = &armed.spec;
-        match spec.kind {
-            Kind::KinesisSpike => {
+        match spec.kind.effect() {
+            Effect::Spike => {
                 let end = Instant::now() + spec.duration;
                 *armed.until.lock() = Some(end);
                 let what = format!(
                     "every {} request +{} for {}",
-                    spec.operation.as_deref().unwrap_or("Kinesis"),
+                    spec.operation
+                        .as_deref()
+                        .unwrap_or(spec.kind.service().label()),
                     latlab_core::units::format_duration(spec.delay),
                     latlab_core::units::format_duration(spec.duration)
                 );
@@ -259,23 +269,25 @@ impl Injector {
                 self.await_recovery(
                     id,
                     Target {
-                        service: Some(Service::Kinesis),
+                        service: Some(spec.kind.service()),
                         operation: spec.operation.clone().unwrap_or_default(),
                         ..Target::default()
                     },
                     end,
                 );
             }
-            Kind::KinesisExpireIterators => {
-                (self.act)(spec.kind);
-                let id = self
-                    .log
-                    .fired(spec.kind, "every shard iterator handed out so far".into());
+            // The service changes its own state; it says what changed and which operation's
+            // next correct answer is the recovery.
+            Effect::Change => {
+                let Some(changed) = (self.act)(spec.kind) else {
+                    return;
+                };
+                let id = self.log.fired(spec.kind, changed.what);
                 self.await_recovery(
                     id,
                     Target {
-                        service: Some(Service::Kinesis),
-                        operation: "GetRecords".into(),
+                        service: Some(spec.kind.service()),
+                        operation: changed.recovers_on,
                         ..Target::default()
                     },
                     Instant::now(),
@@ -283,7 +295,7 @@ impl Injector {
             }
             // Armed anew, not added to what is left: a firing that found no request to hit
             // does not pile up behind the next.
-            Kind::KinesisStreamCut | Kind::KinesisStreamEnd => {
+            Effect::StreamCut | Effect::StreamEnd => {
                 armed.pending.store(1, Ordering::Relaxed);
             }
             _ => {
@@ -376,7 +388,7 @@ impl Injector {
         let armed: Vec<Arc<Armed>> = self.armed.lock().clone();
         let now = Instant::now();
         for a in armed.iter().filter(|a| a.matches(t)) {
-            if a.spec.kind == Kind::KinesisSpike {
+            if a.spec.kind.effect() == Effect::Spike {
                 if a.until.lock().is_some_and(|end| now < end) {
                     hit.delay += a.spec.delay;
                 }
@@ -401,21 +413,22 @@ impl Injector {
         hit
     }
 
-    /// Whether the next frame of an event stream is cut (true) or ends it early (false).
-    pub fn on_frame(&self, t: &Target) -> Option<Kind> {
+    /// Whether the next frame of an event stream is cut ([`Effect::StreamCut`]) or ends it early
+    /// ([`Effect::StreamEnd`]).
+    pub fn on_frame(&self, t: &Target) -> Option<Effect> {
         if !self.any.load(Ordering::Relaxed) {
             return None;
         }
         let armed: Vec<Arc<Armed>> = self.armed.lock().clone();
         for a in armed.iter().filter(|a| {
-            matches!(a.spec.kind, Kind::KinesisStreamCut | Kind::KinesisStreamEnd) && a.matches(t)
+            matches!(a.spec.kind.effect(), Effect::StreamCut | Effect::StreamEnd) && a.matches(t)
         }) {
             if self.take(a) {
                 let id = self
                     .log
                     .fired(a.spec.kind, format!("{} event stream", t.describe()));
                 self.await_recovery(id, t.clone(), Instant::now());
-                return Some(a.spec.kind);
+                return Some(a.spec.kind.effect());
             }
         }
         None
@@ -456,6 +469,7 @@ impl Injector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use latlab_core::services::kinesis::faults::INTERNAL_FAILURE;
 
     fn target(op: &str) -> Target {
         Target {
@@ -467,31 +481,23 @@ mod tests {
 
     #[tokio::test]
     async fn faults_injected_once_leave_when_spent() {
-        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| {})));
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| None)));
         for _ in 0..100 {
-            injector
-                .add(FaultSpec::now(Kind::KinesisInternalFailure))
-                .unwrap();
+            injector.add(FaultSpec::now(INTERNAL_FAILURE)).unwrap();
             let hit = injector.on_request(&target("PutRecord"));
             assert_eq!(hit.action.map(|(a, _)| a), Some(Action::InternalError));
             assert_eq!(injector.on_request(&target("PutRecord")).action, None);
         }
         assert!(injector.armed.lock().len() <= 1);
-        assert_eq!(
-            injector.log.counts()[&Kind::KinesisInternalFailure].fired,
-            100
-        );
+        assert_eq!(injector.log.counts()[&INTERNAL_FAILURE].fired, 100);
         // A success of the same operation is each one's recovery.
         injector.on_success(&target("PutRecord"));
-        assert_eq!(
-            injector.log.counts()[&Kind::KinesisInternalFailure].recovered,
-            100
-        );
+        assert_eq!(injector.log.counts()[&INTERNAL_FAILURE].recovered, 100);
     }
 
     #[tokio::test]
     async fn a_fault_hits_only_what_it_names() {
-        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| {})));
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| None)));
         let mut spec =
             FaultSpec::parse("kinesis.stall:operation=GetRecords,shard=1,every=1h").unwrap();
         spec.trigger = Trigger::Now;

@@ -58,10 +58,14 @@ impl Service for Kinesis {
         }
     }
 
-    fn on_fault(&self, kind: Kind) {
-        if kind == Kind::KinesisExpireIterators {
+    fn on_fault(&self, kind: Kind) -> Option<faults::Changed> {
+        (kind == super::faults::EXPIRE_ITERATORS).then(|| {
             self.expire_iterators();
-        }
+            faults::Changed {
+                what: "every shard iterator handed out so far".into(),
+                recovers_on: "GetRecords".into(),
+            }
+        })
     }
 }
 

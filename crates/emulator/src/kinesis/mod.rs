@@ -37,7 +37,7 @@ use profile::KinesisProfile;
 use stats::Stats;
 use store::{ACCOUNT, Stream};
 
-pub use latlab_core::services::kinesis::{Op, TARGET_PREFIX};
+pub use latlab_core::services::kinesis::{Op, TARGET_PREFIX, faults};
 
 /// What an operation answers: a JSON document, or (SubscribeToShard) an event stream.
 pub enum Reply {

@@ -4,10 +4,12 @@
 
 use std::time::Duration;
 
-use latlab_core::faults::{FaultSpec, Kind};
+use latlab_core::faults::FaultSpec;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common;
+use latlab_core::services::kinesis::faults as kinesis_faults;
+use latlab_core::services::sqs::faults as sqs_faults;
 
 /// De-chunks an HTTP/1.1 answer's body: the bytes, and whether its last chunk came.
 fn dechunk(raw: &[u8]) -> Option<(Vec<u8>, bool)> {
@@ -100,8 +102,8 @@ async fn a_cut_event_stream_ends_mid_frame_and_an_ended_one_on_a_frame_boundary(
         .stream_arn()
         .to_string();
     for (kind, consumer) in [
-        (Kind::KinesisStreamCut, "cutter"),
-        (Kind::KinesisStreamEnd, "ender"),
+        (kinesis_faults::STREAM_CUT, "cutter"),
+        (kinesis_faults::STREAM_END, "ender"),
     ] {
         let arn = common::register_active(&c, &stream_arn, consumer).await;
         let mut s = subscribe_raw(&emu, &arn).await;
@@ -119,7 +121,7 @@ async fn a_cut_event_stream_ends_mid_frame_and_an_ended_one_on_a_frame_boundary(
         let bytes = read_event_stream(&mut s).await;
         let (whole, partial) = frames(&bytes);
         match kind {
-            Kind::KinesisStreamCut => {
+            kinesis_faults::STREAM_CUT => {
                 assert_eq!(whole, 1, "only the initial response is whole");
                 assert!(partial > 0, "the cut leaves part of a frame");
             }
@@ -140,7 +142,7 @@ async fn a_put_reset_after_it_was_stored_is_stored_and_its_client_sees_a_broken_
     let emu = common::emulator(&[]).await;
     let c = common::client_no_retry(&emu);
     common::create_stream(&c, "reset", 1).await;
-    let mut spec = FaultSpec::now(Kind::KinesisResetAfter);
+    let mut spec = FaultSpec::now(kinesis_faults::RESET_AFTER);
     spec.operation = Some("PutRecord".into());
     emu.faults().add(spec).unwrap();
     let err = c
@@ -180,7 +182,7 @@ async fn a_put_reset_after_it_was_stored_is_stored_and_its_client_sees_a_broken_
     // Expired iterators: every iterator handed out before the fault answers
     // ExpiredIteratorException; a new one reads.
     emu.faults()
-        .add(FaultSpec::now(Kind::KinesisExpireIterators))
+        .add(FaultSpec::now(kinesis_faults::EXPIRE_ITERATORS))
         .unwrap();
     let e = c
         .get_records()
@@ -205,8 +207,8 @@ async fn a_put_reset_after_it_was_stored_is_stored_and_its_client_sees_a_broken_
         .unwrap();
     assert_eq!(again.records().len(), 1);
     let counts = emu.faults().log.counts();
-    assert_eq!(counts[&Kind::KinesisResetAfter].fired, 1);
-    assert_eq!(counts[&Kind::KinesisExpireIterators].recovered, 1);
+    assert_eq!(counts[&kinesis_faults::RESET_AFTER].fired, 1);
+    assert_eq!(counts[&kinesis_faults::EXPIRE_ITERATORS].recovered, 1);
 }
 
 #[tokio::test]
@@ -215,8 +217,8 @@ async fn errors_are_the_services_own_and_a_rate_hits_about_its_share() {
     let c = common::client_no_retry(&emu);
     common::create_stream(&c, "errs", 1).await;
     for (kind, code) in [
-        (Kind::KinesisInternalFailure, "InternalFailure"),
-        (Kind::KinesisServiceUnavailable, "ServiceUnavailable"),
+        (kinesis_faults::INTERNAL_FAILURE, "InternalFailure"),
+        (kinesis_faults::SERVICE_UNAVAILABLE, "ServiceUnavailable"),
     ] {
         emu.faults().add(FaultSpec::now(kind)).unwrap();
         let e = c
@@ -256,7 +258,7 @@ async fn sqs_faults_reset_fail_and_stall_a_receive() {
         .queue_url
         .unwrap();
 
-    emu.faults().add(FaultSpec::now(Kind::SqsReset)).unwrap();
+    emu.faults().add(FaultSpec::now(sqs_faults::RESET)).unwrap();
     let e = c
         .send_message()
         .queue_url(&url)
@@ -269,7 +271,7 @@ async fn sqs_faults_reset_fail_and_stall_a_receive() {
         "a reset is a broken connection to the SDK: {e:?}"
     );
     emu.faults()
-        .add(FaultSpec::now(Kind::SqsInternalError))
+        .add(FaultSpec::now(sqs_faults::INTERNAL_ERROR))
         .unwrap();
     let e = c
         .send_message()
@@ -302,7 +304,7 @@ async fn sqs_faults_reset_fail_and_stall_a_receive() {
         .send()
         .await
         .unwrap();
-    let mut stall = FaultSpec::now(Kind::SqsReceiveStall);
+    let mut stall = FaultSpec::now(sqs_faults::RECEIVE_STALL);
     stall.duration = Duration::from_millis(1500);
     emu.faults().add(stall).unwrap();
     // A send is no receive: the stall waits for ReceiveMessage.
@@ -336,9 +338,9 @@ async fn sqs_faults_reset_fail_and_stall_a_receive() {
     );
     let counts = emu.faults().log.counts();
     for kind in [
-        Kind::SqsReset,
-        Kind::SqsInternalError,
-        Kind::SqsReceiveStall,
+        sqs_faults::RESET,
+        sqs_faults::INTERNAL_ERROR,
+        sqs_faults::RECEIVE_STALL,
     ] {
         assert_eq!(counts[&kind].fired, 1, "{kind}");
     }
@@ -346,9 +348,9 @@ async fn sqs_faults_reset_fail_and_stall_a_receive() {
     c.get_queue_url().queue_name("faults").send().await.unwrap();
     let counts = emu.faults().log.counts();
     for kind in [
-        Kind::SqsReset,
-        Kind::SqsInternalError,
-        Kind::SqsReceiveStall,
+        sqs_faults::RESET,
+        sqs_faults::INTERNAL_ERROR,
+        sqs_faults::RECEIVE_STALL,
     ] {
         assert_eq!(counts[&kind].recovered, 1, "{kind} recovers");
     }
