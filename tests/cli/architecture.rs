@@ -400,3 +400,81 @@ fn no_source_file_is_over_700_lines() {
         .collect();
     assert!(long.is_empty(), "over 700 lines: {long:?}");
 }
+
+/// Lines of production code in the emulator outside a service's folder that name an emulated
+/// service, apart from the registry (`service.rs`'s list and `lib.rs`'s `pub mod` lines): a
+/// service is one folder, and the dispatch, limits, profiles, faults and stats are built from the
+/// registry. The services are those of `crates/core/src/services/`; a service's folder is one
+/// that implements `service::Service`.
+#[test]
+fn the_emulators_shared_files_name_no_service() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let services: Vec<String> = std::fs::read_dir(root.join("crates/core/src/services"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            let stem = p.file_stem()?.to_str()?.to_string();
+            (p.extension()? == "rs" && stem != "mod" && stem != "fault_kinds").then_some(stem)
+        })
+        .collect();
+    assert!(services.len() >= 4, "{services:?}");
+    let src = root.join("crates/emulator/src");
+    let folders: Vec<PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir()
+                && rust_files(p).iter().any(|f| {
+                    std::fs::read_to_string(f)
+                        .unwrap()
+                        .contains("impl Service for")
+                })
+        })
+        .collect();
+    assert!(folders.len() >= 3, "{folders:?}");
+    let names = |line: &str| {
+        let lower = line.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        services.iter().any(|s| words.contains(&s.as_str()))
+            || services.iter().any(|s| {
+                let mut c = s.chars();
+                let title = c.next().unwrap().to_uppercase().collect::<String>() + c.as_str();
+                line.match_indices(&title).any(|(at, m)| {
+                    line[at + m.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+                })
+            })
+    };
+    let mut found = Vec::new();
+    for f in rust_files(&src)
+        .into_iter()
+        .filter(|f| !folders.iter().any(|d| f.starts_with(d)) && !is_tests_file(f))
+    {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let mut in_registry = false;
+        for (i, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            if f.ends_with("service.rs") && t.starts_with("macro_rules! for_each_service") {
+                in_registry = true;
+            }
+            if in_registry && t == "}" {
+                in_registry = false;
+            }
+            let registry = in_registry || (f.ends_with("lib.rs") && t.starts_with("pub mod "));
+            if t.starts_with("//") || registry {
+                continue;
+            }
+            if names(line) {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, t));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "{} lines of the emulator's shared files name a service: {found:#?}",
+        found.len()
+    );
+}

@@ -69,6 +69,14 @@ impl Class {
         }
     }
 
+    /// As a fault's `class=` names it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Class::Standard => "standard",
+            Class::ExpressOneZone => "express",
+        }
+    }
+
     pub fn storage_class(self) -> &'static str {
         match self {
             Class::Standard => "STANDARD",

@@ -18,7 +18,6 @@ use parking_lot::Mutex;
 
 pub use cut::{ConnReset, Faulty};
 
-use super::s3::Class;
 use latlab_core::faults::{Effect, FaultLog, FaultSpec, Kind, Service, Trigger};
 
 /// What a hit request gets.
@@ -73,7 +72,16 @@ pub struct Target {
     /// Kinesis: the fan-out consumer's name (SubscribeToShard).
     pub consumer: Option<String>,
     /// S3: the bucket's class.
-    pub class: Option<Class>,
+    pub class: Option<ResourceClass>,
+}
+
+/// A class of a service's resources, which a fault's `class=` can pick (S3's storage classes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceClass {
+    /// As `class=` names it (`express`).
+    pub key: &'static str,
+    /// As the fault log shows it (`EXPRESS_ONEZONE`).
+    pub shown: &'static str,
 }
 
 impl Target {
@@ -86,7 +94,7 @@ impl Target {
             out.push_str(&format!(" on {id}"));
         }
         if let Some(c) = self.class {
-            out.push_str(&format!(" ({})", c.storage_class()));
+            out.push_str(&format!(" ({})", c.shown));
         }
         out
     }
@@ -128,14 +136,10 @@ impl Armed {
         {
             return false;
         }
-        if let Some(want) = &s.class {
-            let class = match want.as_str() {
-                "express" => Class::ExpressOneZone,
-                _ => Class::Standard,
-            };
-            if t.class != Some(class) {
-                return false;
-            }
+        if let Some(want) = &s.class
+            && t.class.map(|c| c.key) != Some(want.as_str())
+        {
+            return false;
         }
         true
     }

@@ -13,9 +13,6 @@ use latlab_core::units::{one_line, toml_error};
 
 pub use latlab_core::shaping::RateWindow;
 
-/// The section a `--limit` key without one (`iterator_expiry=20s`) belongs to, as it always has.
-const UNSECTIONED: &str = "kinesis";
-
 /// Copies the keys a file's table set onto a service's limits: `plain` keys as they are, `wrapped`
 /// ones out of their unit's parser (`Dur`, `Bytes`).
 macro_rules! apply {
@@ -90,12 +87,14 @@ impl Limits {
         };
         for o in overrides {
             let (key, value) = o.split_once('=').with_context(|| {
-                format!("--limit '{o}' must be KEY=VALUE, e.g. kinesis.subscription_duration=30s")
+                let (section, lines) = &Limits::default().sections()[0];
+                let (key, value) = &lines[0];
+                format!("--limit '{o}' must be KEY=VALUE, e.g. {section}.{key}={value}")
             })?;
-            let (section, key) = key
-                .trim()
-                .split_once('.')
-                .unwrap_or((UNSECTIONED, key.trim()));
+            // A key without its service's name is the first service's, as it always was
+            // (`iterator_expiry=20s`).
+            let first = Limits::default().sections()[0].0;
+            let (section, key) = key.trim().split_once('.').unwrap_or((first, key.trim()));
             // A value is TOML when it parses as one (numbers, quoted strings); otherwise text.
             let value = format!("v = {value}")
                 .parse::<toml::Table>()

@@ -139,7 +139,7 @@ impl LatencyProfile {
     pub fn seed_tokyo() -> Self {
         Self::assembled(
             "seed-tokyo",
-            "calibrated on the seed experiments (ap-northeast-1): Kinesis round 1, S3's 1 GB and 100 KB sets",
+            "calibrated on the seed experiments (ap-northeast-1), where they measured the service; each parameter names its seed cells",
             Some(Builtin::SeedTokyo),
         )
     }

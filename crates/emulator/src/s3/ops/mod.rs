@@ -214,7 +214,10 @@ impl S3 {
         let aim = Target {
             service: Some(Service::S3),
             operation: name.to_string(),
-            class: Some(class),
+            class: Some(crate::faults::ResourceClass {
+                key: class.key(),
+                shown: class.storage_class(),
+            }),
             ..Target::default()
         };
         let hit = faults.on_request(&aim);
