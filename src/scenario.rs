@@ -23,14 +23,14 @@ const LAST: &[(&str, &str)] = &[
 
 macro_rules! lab_scenarios {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// The built-in scenarios: (name, file text), each lab's (`Lab::SCENARIOS`, in its
+        /// The built-in scenarios: (name, file text), each lab's (`Facts::scenarios`, in its
         /// folder) in the registry's order, then the tour and the soak.
         pub fn builtin() -> &'static [(&'static str, &'static str)] {
             static ALL: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
                 std::sync::OnceLock::new();
             ALL.get_or_init(|| {
                 let mut all: Vec<(&'static str, &'static str)> = Vec::new();
-                $(all.extend_from_slice(<crate::labs::$module::$ty as Lab>::SCENARIOS);)*
+                $(all.extend_from_slice(<crate::labs::$module::$ty as Lab>::FACTS.scenarios);)*
                 all.extend_from_slice(LAST);
                 all
             })

@@ -325,7 +325,7 @@ mod tests {
         assert!(c.rows.iter().all(|r| r.figures[0].verdict == Verdict::None));
     }
 
-    /// Every lab's series are titled by its lab (`Report::COMPARED`) and come in the registry's
+    /// Every lab's series are titled by its lab (`Facts::compared`) and come in the registry's
     /// order: SQS's after Redis's, under its own title, not "Other series".
     #[test]
     fn sqs_series_are_titled_by_their_lab() {

@@ -34,7 +34,7 @@ fn heading(out: &mut String, md: bool, text: &str) {
 }
 
 /// The title of a lab's table, and the name of its subject column (each lab's own,
-/// `Report::COMPARED`).
+/// `Facts::compared`).
 fn lab_title(lab: &str) -> (&'static str, &'static str) {
     crate::labs::LabKind::of_key(lab).map_or(("Other series", "series"), |l| l.compared())
 }

@@ -1,7 +1,7 @@
 //! A price file's data (`prices/REGION.toml`, or `--prices FILE`): the list prices of one
 //! region, the date they were taken, the pages they came from, and which of them are
 //! unverified; and its form, read against the sections it is given. Each lab declares its own
-//! sections (`Cost::PRICES`, `labs/X/cost.rs`): every key a price must have, its unit, and how
+//! sections (`Facts::prices`, `labs/X/cost.rs`): every key a price must have, its unit, and how
 //! `latlab prices fetch` finds it in AWS's Price List. This module names no lab; `crate::prices`
 //! reads a file with every lab's sections. A bad file gets one line naming the file, the line and
 //! the key.

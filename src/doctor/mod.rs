@@ -162,7 +162,7 @@ macro_rules! lab_checks {
         /// Every lab's own checks, in the registry's order.
         async fn lab_checks(cx: &crate::labs::check::DoctorContext<'_>) -> Vec<Check> {
             let mut out = Vec::new();
-            $(out.extend(<crate::labs::$module::$ty as crate::labs::Doctor>::doctor(cx).await);)*
+            $(out.extend(<crate::labs::$module::$ty as crate::labs::Doctor>::doctor(cx, &cx.target.labs.$module).await);)*
             out
         }
 
@@ -199,7 +199,7 @@ macro_rules! lab_checks {
             >;
             let kinds = [$(crate::labs::LabKind::$kind,)*];
             let ops: Vec<Ops<'_>> = vec![
-                $(Box::pin(<crate::labs::$module::$ty as crate::labs::Doctor>::ops(cx)),)*
+                $(Box::pin(<crate::labs::$module::$ty as crate::labs::Doctor>::ops(cx, &cx.target.labs.$module)),)*
             ];
             kinds
                 .into_iter()

@@ -168,7 +168,7 @@ pub fn lines(hosts: &[HostRun]) -> Vec<Line> {
                     })
                     .collect();
                 if parts.iter().any(|p| p.part.is_some()) {
-                    out.extend(<crate::labs::$module::$ty as crate::labs::Fleet>::fleet(&parts));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Report>::fleet(&parts));
                 }
             })*
         };

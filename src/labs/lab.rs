@@ -9,8 +9,8 @@
 //! | [`Probe`]    | `lab.rs`       | starting, commands, snapshots, stopping and cleaning up   |
 //! | [`Screen`]   | `view.rs`      | its tab as data, header, status, brief rows, keys, colours|
 //! | [`Fixture`]  | `sample.rs`    | a made-up sample for screen tests and benches             |
-//! | [`Report`]   | `report.rs`    | its report sections, seed cells, CSV, compare's title     |
-//! | [`Fleet`]    | `fleet.rs`     | what several hosts' runs say together (none by default)   |
+//! | [`Report`]   | `report.rs`    | its report sections, seed cells, CSV, compare's title, and |
+//! |              |                | what several hosts' runs say together (none by default)   |
 //! | [`Series`]   | `metrics.rs`   | its series for recordings, compare and Prometheus         |
 //! | [`Plan`]     | `plan.rs`      | what a run would create and call, before it runs          |
 //! | [`Cleanup`]  | `cleanup.rs`   | what runs left on a target, and removing it               |
@@ -44,32 +44,97 @@ pub fn left_out<T: ReportPart>(part: &Option<T>) -> bool {
     part.is_none() && !T::REPORTED_WHEN_ABSENT
 }
 
-/// Who a lab is: its name, the service it measures, its built-in scenarios, and the types its
-/// other parts share. Implemented beside the lab's type (`labs/X/mod.rs`).
-pub trait Lab: Sized + Send + Sync + 'static {
+/// What a lab is, in one record (its [`Lab::FACTS`]): everything the rest of latlab asks of it by
+/// kind. [`Facts::new`] gives the defaults of a lab that measures no service latlab knows, runs
+/// on one host, stops when its probes finish, takes an even share of the overview, keeps its
+/// schema in the published file, and has one-part subjects, no gauge, no colours of its own and
+/// no price.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
     /// Its kind in the registry.
-    const KIND: LabKind;
+    pub kind: LabKind,
     /// As screens name it: "Kinesis".
-    const NAME: &'static str;
+    pub name: &'static str,
     /// A built-in scenario that runs it alone.
-    const DEMO: &'static str;
-    /// The service it measures, when it is one latlab knows (its faults, the emulator's part);
-    /// None for a lab of something else.
-    const SERVICE: Option<Service>;
-
+    pub demo: &'static str,
     /// Its built-in scenarios, (name, file text), kept in its folder (`labs/X/scenarios/`):
     /// `latlab scenarios` lists them in the registry's order, then the tour and the soak.
-    const SCENARIOS: &'static [(&'static str, &'static str)];
-
+    pub scenarios: &'static [(&'static str, &'static str)],
+    /// The service it measures, when it is one latlab knows (its faults, the emulator's part);
+    /// None for a lab of something else.
+    pub service: Option<Service>,
     /// Whether it splits into a producer and consumers that may run on different hosts, one
     /// host producing and others reading what it produced (`--no-producer`, `--producer-only`,
     /// the scenario's `role`): such a lab reads [`crate::labs::RunContext::role`] as it starts.
     /// A run with a role refuses a scenario with any lab that does not.
-    const ROLES: bool = false;
-
+    pub roles: bool,
     /// Whether its figures count from the moment it starts (a producer's period): such a lab
     /// starts after the others, so their set-up does not eat into what it measures.
-    const MEASURES_FROM_START: bool = false;
+    pub measures_from_start: bool,
+    /// What it waits for while it stops, for the screen's stopping line: "the producer has
+    /// stopped; consumers are draining".
+    pub stopping: &'static str,
+    /// Its share of its column on the overview (the others' weights beside it).
+    pub overview_weight: u16,
+    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
+    /// stack on the right (the lab whose panes are tallest).
+    pub overview_lead: bool,
+    /// Its own theme items (its series' colours).
+    pub colours: &'static [crate::view::Colour],
+    /// The title of its table in `latlab compare`, and the name of its subject column.
+    pub compared: (&'static str, &'static str),
+    /// Its part of the report's JSON schema, when it keeps it in its folder; None: its part is
+    /// in the published `schemas/run-report.schema.json`.
+    pub schema: Option<&'static str>,
+    /// How many parts the subject of one of its series has: a consumer (1); a storage class
+    /// and an operation (2).
+    pub subject_parts: usize,
+    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
+    pub quantities: &'static [&'static str],
+    /// The key a recording's frame writes its gauge series under (`read_rate`: Kinesis's
+    /// GetRecords calls a second per shard); None: it has no gauge series.
+    pub gauge: Option<&'static str>,
+    /// Its sections of a price file (`[kinesis]`, `[s3.standard]`): every key a price must
+    /// have, its unit, and which Price List product `latlab prices fetch` reads it from.
+    pub prices: &'static [crate::cost::Section],
+}
+
+impl Facts {
+    /// A lab's facts with every default (see [`Facts`]).
+    pub const fn new(
+        kind: LabKind,
+        name: &'static str,
+        demo: &'static str,
+        scenarios: &'static [(&'static str, &'static str)],
+    ) -> Facts {
+        Facts {
+            kind,
+            name,
+            demo,
+            scenarios,
+            service: None,
+            roles: false,
+            measures_from_start: false,
+            stopping: "its probes finish",
+            overview_weight: 3,
+            overview_lead: false,
+            colours: &[],
+            compared: (name, "series"),
+            schema: None,
+            subject_parts: 1,
+            quantities: &[],
+            gauge: None,
+            prices: &[],
+        }
+    }
+}
+
+/// Who a lab is: its name, the service it measures, its built-in scenarios, and the types its
+/// other parts share. Implemented beside the lab's type (`labs/X/mod.rs`).
+pub trait Lab: Sized + Send + Sync + 'static {
+    /// What it is, in one record: its name, demo, scenarios, service and every other fact the
+    /// rest of latlab asks of it by kind.
+    const FACTS: Facts;
 
     /// Its part of the scenario file, as parsed and checked.
     type Scenario: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
@@ -98,6 +163,16 @@ pub trait Lab: Sized + Send + Sync + 'static {
     /// keys, declared once ([`crate::labs::target`]).
     type Target: LabTarget;
 }
+
+/// The seed of a lab no seed experiment measured (SQS, the test build's echo lab): a scenario's
+/// `[seed.X]` can only name where figures would come from, and the lab has none to compare.
+#[derive(Clone, Debug, PartialEq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoSeed {
+    pub source: String,
+}
+
+impl ReportPart for NoSeed {}
 
 /// A lab's command: what one of its keys asks of it while it runs.
 pub trait LabCommand: Copy + std::fmt::Debug + PartialEq + Eq + Send + Sync + 'static {
@@ -187,6 +262,7 @@ pub trait Probe: Lab {
     fn start(
         ctx: &Arc<RunContext>,
         scenario: &Self::Scenario,
+        target: &Self::Target,
     ) -> impl Future<Output = anyhow::Result<Self>> + Send;
 
     /// Its snapshot when it could not start, saying why, so that the run's other labs go on
@@ -242,10 +318,6 @@ pub trait Probe: Lab {
         None
     }
 
-    /// What it waits for while it stops, for the screen's stopping line: "the producer has
-    /// stopped; consumers are draining".
-    const STOPPING: &'static str = "its probes finish";
-
     /// Stops its probes and lets them drain; `hurry` told (a second `q` or Ctrl-C) ends the
     /// drain at once, and what was not drained counts as unread.
     fn stop(&self, hurry: &super::context::Hurry) -> impl Future<Output = ()> + Send;
@@ -258,14 +330,6 @@ pub trait Probe: Lab {
 pub trait Screen: Lab {
     /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
     const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
-    /// Its share of its column on the overview (the others' weights beside it).
-    const OVERVIEW_WEIGHT: u16 = 3;
-    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
-    /// stack on the right (the lab whose panes are tallest).
-    const OVERVIEW_LEAD: bool = false;
-    /// Its own theme items, its series' colours (`labs/X/view.rs`): a theme file may set them as
-    /// it sets latlab's own items.
-    const COLOURS: &'static [crate::view::Colour];
 
     /// What its tab shows (`crate::view`), from its snapshot and its last seconds (None: none
     /// yet).
@@ -282,8 +346,12 @@ pub trait Screen: Lab {
     /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts).
     fn brief(snap: &Self::Snapshot) -> Vec<Vec<crate::view::Text>>;
 
-    /// Rows its tab needs to show every pane with a row of sparkline.
-    fn min_rows(snap: &Self::Snapshot) -> u16;
+    /// Rows its tab needs to show every pane with a row of sparkline; by default one pane of a
+    /// sparkline over a one-row table (its borders, a row of sparkline, the table's head and
+    /// row, a line under it).
+    fn min_rows(_snap: &Self::Snapshot) -> u16 {
+        6
+    }
 
     /// Its part of a headless run's progress line (None: it has none).
     fn progress(_snap: &Self::Snapshot) -> Option<String> {
@@ -306,13 +374,6 @@ pub trait Fixture: Lab {
 
 /// Its sections of a finished run's report and its title in a comparison (`labs/X/report.rs`).
 pub trait Report: Lab {
-    /// The title of its table in `latlab compare`, and the name of its subject column.
-    const COMPARED: (&'static str, &'static str);
-
-    /// Its part of the report's JSON schema, when it keeps it in its folder; None (the default):
-    /// its part is in the published `schemas/run-report.schema.json`.
-    const SCHEMA: Option<&'static str> = None;
-
     /// Its sections of the text or Markdown report, from its snapshot, the run, the seed's
     /// figures for it and every compared cell.
     fn write(
@@ -350,12 +411,10 @@ pub trait Report: Lab {
     fn soak(_part: &serde_json::Value, _out: &mut String) -> u64 {
         0
     }
-}
 
-/// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
-/// line each, from every host's part of its report (None where the host's report has no part
-/// of it). Nothing by default.
-pub trait Fleet: Lab {
+    /// What it says of several hosts' runs of one scenario taken together (`latlab merge`): one
+    /// line each, from every host's part of its report (None where the host's report has no
+    /// part of it). Nothing by default.
     fn fleet(
         _hosts: &[crate::labs::hosts::HostPart<'_, Self::Snapshot>],
     ) -> Vec<crate::labs::hosts::Line> {
@@ -366,15 +425,6 @@ pub trait Fleet: Lab {
 /// Its measured series as recordings, comparisons and the Prometheus export name and read them
 /// (`labs/X/metrics.rs`).
 pub trait Series: Lab {
-    /// How many parts the subject of one of its series has: a consumer (1); a storage class
-    /// and an operation (2).
-    const SUBJECT_PARTS: usize;
-    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
-    const QUANTITIES: &'static [&'static str];
-    /// The key a recording's frame writes its gauge series under (`read_rate`: Kinesis's
-    /// GetRecords calls a second per shard); None (the default): it has no gauge series.
-    const GAUGE: Option<&'static str> = None;
-
     /// Its sparklines as a recording's frame writes them, from its snapshot and history; None
     /// while the two disagree (a consumer added between them: the next tick writes it).
     fn frame_series<'a>(
@@ -401,11 +451,31 @@ pub trait Series: Lab {
     fn watched(snap: &Self::Snapshot) -> Vec<crate::labs::series::Watched>;
 
     /// Its figures as metric families for the Prometheus export, from its snapshot and its
-    /// series' whole histograms (`series`: its own, from [`Probe::histograms`]).
+    /// series' whole histograms (`series`: its own, from [`Probe::histograms`]). By default one
+    /// histogram family per quantity, `latlab_LAB_QUANTITY_seconds`, a sample per series with
+    /// the series' labels.
     fn metric_families(
-        snap: &Self::Snapshot,
+        _snap: &Self::Snapshot,
         series: &[crate::labs::series::Histogrammed],
-    ) -> Vec<crate::metrics::exposition::Family>;
+    ) -> Vec<crate::metrics::exposition::Family> {
+        use crate::metrics::exposition::{Family, Type, Value};
+        let facts = Self::FACTS;
+        facts
+            .quantities
+            .iter()
+            .map(|q| {
+                let mut f = Family::new(
+                    format!("latlab_{}_{q}_seconds", facts.kind.key()),
+                    Type::Histogram,
+                    format!("{}: {}, in seconds.", facts.name, q.replace('_', " ")),
+                );
+                for h in series.iter().filter(|h| h.id.quantity == *q) {
+                    f.push(h.labels.clone(), Value::histogram(&h.histogram));
+                }
+                f
+            })
+            .collect()
+    }
 
     /// Its AWS SDK clients' counts, labelled (`client`, ...), for the export's SDK families;
     /// none by default (a lab that uses no AWS SDK).
@@ -424,48 +494,68 @@ pub trait Series: Lab {
     }
 }
 
-/// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`).
+/// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`). A lab of no account (one that
+/// creates nothing, calls no service and costs nothing) takes every default of this trait and of
+/// [`Cleanup`], [`Cost`] and [`Doctor`]: its plan says so, it leaves nothing, has no price and
+/// no check.
 pub trait Plan: Lab {
     /// What it would create and what it only uses, every call it would make, and its
     /// configuration at list price. It calls nothing but reads (Describe, List, Head) on `cx`'s
-    /// clients.
+    /// clients. By default: nothing on any account.
     fn plan(
-        cx: &crate::plan::PlanContext<'_>,
-        scenario: &Self::Scenario,
-        target: &Self::Target,
-    ) -> impl Future<Output = crate::plan::LabPlan> + Send;
+        _cx: &crate::plan::PlanContext<'_>,
+        _scenario: &Self::Scenario,
+        _target: &Self::Target,
+    ) -> impl Future<Output = crate::plan::LabPlan> + Send {
+        async {
+            let mut p = crate::plan::LabPlan::new(Self::FACTS.name, "latlab's own process");
+            p.notes
+                .push("it creates nothing and calls no service: nothing on any account".into());
+            p
+        }
+    }
 }
 
 /// What runs left of its resources on the target (`labs/X/cleanup.rs`, `latlab cleanup`).
 pub trait Cleanup: Lab {
     /// Those latlab's tag or prefix names, and those only named like them, which it leaves
-    /// alone.
+    /// alone. None by default.
     fn leftovers(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-        target: &Self::Target,
-    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send;
+        _cx: &crate::plan::leftovers::CleanupContext<'_>,
+        _target: &Self::Target,
+    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send {
+        async { crate::plan::leftovers::Found::default() }
+    }
 
-    /// Deletes one of its leftovers; the service's reason when it cannot.
+    /// Deletes one of its leftovers; the service's reason when it cannot. By default it has
+    /// none, so any item named is not its own.
     fn remove(
-        cx: &crate::plan::leftovers::CleanupContext<'_>,
-        target: &Self::Target,
+        _cx: &crate::plan::leftovers::CleanupContext<'_>,
+        _target: &Self::Target,
         item: &crate::plan::leftovers::Leftover,
-    ) -> impl Future<Output = Result<(), String>> + Send;
+    ) -> impl Future<Output = Result<(), String>> + Send {
+        let name = item.name.clone();
+        async move {
+            Err(format!(
+                "the {} lab leaves nothing behind, not {name}",
+                Self::FACTS.name
+            ))
+        }
+    }
 }
 
 /// What it costs at list price (`labs/X/cost.rs`).
 pub trait Cost: Lab {
-    /// Its sections of a price file (`[kinesis]`, `[s3.standard]`): every key a price must
-    /// have, its unit, and which Price List product `latlab prices fetch` reads it from.
-    const PRICES: &'static [crate::cost::Section];
-
     /// Its configuration at list price, with the price keys it used; None when there is nothing
-    /// to price (it could not start). `complete`: the run has ended.
+    /// to price (it could not start, or it has no list price: the default). `complete`: the run
+    /// has ended.
     fn cost(
-        snap: &Self::Snapshot,
-        complete: bool,
-        prices: &crate::cost::Prices,
-    ) -> Option<(crate::cost::LabCost, Vec<String>)>;
+        _snap: &Self::Snapshot,
+        _complete: bool,
+        _prices: &crate::cost::Prices,
+    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
+        None
+    }
 
     /// Its trade-off table for the report's cost section (None: it has none); `snap` is None when
     /// it is not in the run (the JSON still carries the table's key, empty).
@@ -495,37 +585,46 @@ pub trait Doctor: Lab {
     /// the permissions line. None (the default): it calls no operation of the endpoint's.
     fn ops(
         _cx: &crate::labs::check::DoctorContext<'_>,
+        _target: &Self::Target,
     ) -> impl Future<Output = Option<(crate::labs::check::Check, Vec<crate::labs::check::Probe>)>> + Send
     {
         async { None }
     }
 
     /// Its other checks: the stream or buckets given, redis-server or the given Redis pair.
+    /// None by default.
     fn doctor(
-        cx: &crate::labs::check::DoctorContext<'_>,
-    ) -> impl Future<Output = Vec<crate::labs::check::Check>> + Send;
+        _cx: &crate::labs::check::DoctorContext<'_>,
+        _target: &Self::Target,
+    ) -> impl Future<Output = Vec<crate::labs::check::Check>> + Send {
+        async { Vec::new() }
+    }
 }
 
 /// Every part the registry asks of a lab: a lab missing one is a compile error naming it.
 pub trait Registered:
-    Lab + Setup + Probe + Screen + Fixture + Report + Fleet + Series + Plan + Cleanup + Cost + Doctor
+    Lab + Setup + Probe + Screen + Fixture + Report + Series + Plan + Cleanup + Cost + Doctor
 {
 }
 
 impl<L> Registered for L where
-    L: Lab
-        + Setup
-        + Probe
-        + Screen
-        + Fixture
-        + Report
-        + Fleet
-        + Series
-        + Plan
-        + Cleanup
-        + Cost
-        + Doctor
+    L: Lab + Setup + Probe + Screen + Fixture + Report + Series + Plan + Cleanup + Cost + Doctor
 {
+}
+
+/// A snapshot that is its own part of the JSON report (its fields in the report's form, as the
+/// echo lab's): written and read back as it is.
+impl<S> ReportJson<S> for S
+where
+    S: serde::Serialize + serde::de::DeserializeOwned + ReportPart + Clone,
+{
+    fn of(snap: &S) -> S {
+        snap.clone()
+    }
+
+    fn into_snapshot(self) -> S {
+        self
+    }
 }
 
 /// A lab's snapshot in the report's public form.

@@ -18,8 +18,9 @@ pub mod target;
 
 pub use context::{Hurry, Role, RunContext, TargetOptions};
 pub use lab::{
-    Cleanup, Cost, Doctor, Fixture, Fleet, Lab, LabCommand, LabTarget, Plan, Probe, Registered,
-    Report, ReportJson, ReportPart, Screen, Series, Setup, from_json, left_out, to_json,
+    Cleanup, Cost, Doctor, Facts, Fixture, Lab, LabCommand, LabTarget, NoSeed, Plan, Probe,
+    Registered, Report, ReportJson, ReportPart, Screen, Series, Setup, from_json, left_out,
+    to_json,
 };
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show
@@ -78,11 +79,16 @@ macro_rules! lab_kinds {
         impl LabKind {
             pub const ALL: [LabKind; [$(LabKind::$kind),*].len()] = [$(LabKind::$kind),*];
 
+            /// What it is: its name, demo, scenarios, service and the rest ([`Facts`]).
+            pub fn facts(self) -> Facts {
+                match self {
+                    $(LabKind::$kind => <$module::$ty as Lab>::FACTS,)*
+                }
+            }
+
             /// As screens name it: "Kinesis".
             pub fn name(self) -> &'static str {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::NAME,)*
-                }
+                self.facts().name
             }
 
             /// Its key in scenario files, snapshots and reports: "kinesis".
@@ -94,30 +100,22 @@ macro_rules! lab_kinds {
 
             /// A built-in scenario that runs this lab alone, for messages that suggest one.
             pub fn demo(self) -> &'static str {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::DEMO,)*
-                }
+                self.facts().demo
             }
 
             /// How many parts the subject of one of its series has (see [`series::SeriesId`]).
             pub fn subject_parts(self) -> usize {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Series>::SUBJECT_PARTS,)*
-                }
+                self.facts().subject_parts
             }
 
             /// The quantities its series measure.
             pub fn quantities(self) -> &'static [&'static str] {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Series>::QUANTITIES,)*
-                }
+                self.facts().quantities
             }
 
             /// Its sections of a price file.
             pub fn prices(self) -> &'static [crate::cost::Section] {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Cost>::PRICES,)*
-                }
+                self.facts().prices
             }
 
             /// Its lines of the soak's summary, from its part of a run's JSON report; the
@@ -130,23 +128,17 @@ macro_rules! lab_kinds {
 
             /// Its part of the report's JSON schema, when it keeps it in its folder.
             pub fn schema(self) -> Option<&'static str> {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Report>::SCHEMA,)*
-                }
+                self.facts().schema
             }
 
             /// Its own theme items (its series' colours).
             pub fn colours(self) -> &'static [crate::view::Colour] {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Screen>::COLOURS,)*
-                }
+                self.facts().colours
             }
 
             /// The title of its table in `latlab compare`, and the name of its subject column.
             pub fn compared(self) -> (&'static str, &'static str) {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Report>::COMPARED,)*
-                }
+                self.facts().compared
             }
 
             /// The lab whose key (`kinesis`) this is, if latlab has one.
@@ -156,31 +148,23 @@ macro_rules! lab_kinds {
 
             /// Whether its figures count from the moment it starts (a producer's period).
             pub fn measures_from_start(self) -> bool {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::MEASURES_FROM_START,)*
-                }
+                self.facts().measures_from_start
             }
 
             /// Its share of its column on the overview.
             pub fn overview_weight(self) -> u16 {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Screen>::OVERVIEW_WEIGHT,)*
-                }
+                self.facts().overview_weight
             }
 
             /// Whether it leads the overview (the left, on a wide screen).
             pub fn overview_lead(self) -> bool {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Screen>::OVERVIEW_LEAD,)*
-                }
+                self.facts().overview_lead
             }
 
             /// The service it measures (the one its faults are injected into), when it is one
             /// latlab knows.
             pub fn service(self) -> Option<latlab_core::services::Service> {
-                match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::SERVICE,)*
-                }
+                self.facts().service
             }
 
             /// The lab that measures `service`, if one does.

@@ -81,7 +81,7 @@ pub struct FrameSeries<'a> {
     /// Each latency series: its id, the key the frame writes it under (a consumer's name,
     /// `EXPRESS_ONEZONE PUT`, a Redis method), and its last seconds (the newest under way).
     pub series: Vec<(SeriesId, String, &'a [crate::metrics::Point])>,
-    /// Its gauge's last seconds, ending at `upto`, written under the lab's `Lab::GAUGE` key.
+    /// Its gauge's last seconds, ending at `upto`, written under the lab's `Facts::gauge` key.
     pub gauge: &'a [f64],
     /// Its last whole second, when it has one.
     pub upto: Option<u64>,

@@ -6,6 +6,7 @@
 //! samples `foo_total`), and OpenMetrics' closing `# EOF` line.
 
 use hdrhistogram::Histogram;
+use std::borrow::Cow;
 
 /// Which text form a scrape gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,17 +162,21 @@ pub struct Sample {
 /// A metric family. `name` is the OpenMetrics family name: a counter's without `_total`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Family {
-    pub name: &'static str,
-    pub help: &'static str,
+    pub name: Cow<'static, str>,
+    pub help: Cow<'static, str>,
     pub kind: Type,
     pub samples: Vec<Sample>,
 }
 
 impl Family {
-    pub fn new(name: &'static str, kind: Type, help: &'static str) -> Family {
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        kind: Type,
+        help: impl Into<Cow<'static, str>>,
+    ) -> Family {
         Family {
-            name,
-            help,
+            name: name.into(),
+            help: help.into(),
             kind,
             samples: Vec::new(),
         }
@@ -194,15 +199,15 @@ pub fn render(families: &[Family], format: Format) -> String {
             _ => f.name.to_string(),
         };
         let family_name = match format {
-            Format::Prometheus => &sample_name,
-            Format::OpenMetrics => f.name,
+            Format::Prometheus => sample_name.as_str(),
+            Format::OpenMetrics => &f.name,
         };
         let kind = match f.kind {
             Type::Counter => "counter",
             Type::Gauge => "gauge",
             Type::Histogram => "histogram",
         };
-        let _ = writeln!(out, "# HELP {family_name} {}", escape_help(f.help, format));
+        let _ = writeln!(out, "# HELP {family_name} {}", escape_help(&f.help, format));
         let _ = writeln!(out, "# TYPE {family_name} {kind}");
         let mut seen = std::collections::HashSet::new();
         for s in &f.samples {

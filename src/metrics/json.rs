@@ -155,3 +155,23 @@ impl Sdk {
         }
     }
 }
+
+/// A [`crate::metrics::Summary`] field written in the report's form ([`Summary`]: no latency
+/// for a series with no samples) and read back: `#[serde(with = "crate::metrics::json::as_report")]`
+/// on a snapshot that is its own JSON part.
+pub mod as_report {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        s: &crate::metrics::Summary,
+        ser: S,
+    ) -> Result<S::Ok, S::Error> {
+        super::summary(s).serialize(ser)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<crate::metrics::Summary, D::Error> {
+        super::Summary::deserialize(d).map(super::Summary::into_summary)
+    }
+}

@@ -1,4 +1,4 @@
-//! The price files as latlab reads them: each lab's sections (`Cost::PRICES`, in its folder)
+//! The price files as latlab reads them: each lab's sections (`Facts::prices`, in its folder)
 //! through the registry, the built-in files of us-east-1 and ap-northeast-1 (compiled in;
 //! nothing is fetched at run time), the file a run prices with (`--prices FILE`, else its
 //! region's, else us-east-1's with a note), `latlab prices` (`listing.rs`) and `latlab prices

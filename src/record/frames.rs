@@ -191,7 +191,7 @@ macro_rules! framer {
                 $(if let (Some(s), Some(h)) = (&snapshot.$module, &history.$module)
                     && let Some(f) = <crate::labs::$module::$ty as crate::labs::Series>::frame_series(s, h)
                 {
-                    let gauge = <crate::labs::$module::$ty as crate::labs::Series>::GAUGE;
+                    let gauge = <crate::labs::$module::$ty as crate::labs::Lab>::FACTS.gauge;
                     self.write(LabKind::$kind, gauge, f, points);
                 })*
             }

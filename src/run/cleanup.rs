@@ -56,7 +56,7 @@ pub async fn remove(
     macro_rules! each {
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             $(
-                if item.lab == <$module::$ty as Lab>::NAME {
+                if item.lab == <$module::$ty as Lab>::FACTS.name {
                     return <$module::$ty as crate::labs::Cleanup>::remove(cx, &targets.$module, item).await;
                 }
             )*

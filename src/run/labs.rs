@@ -95,7 +95,7 @@ macro_rules! per_lab {
                 let started = match kind {
                     $(LabKind::$kind => match &scenario.$module {
                         Some(section) => Some(
-                            <$module::$ty as crate::labs::Probe>::start(ctx, section)
+                            <$module::$ty as crate::labs::Probe>::start(ctx, section, &ctx.target.labs.$module)
                                 .await
                                 .map(|l| Running::$kind(Arc::new(l))),
                         ),
@@ -205,7 +205,7 @@ macro_rules! per_lab {
             /// What it waits for while it stops: "Kinesis: the producer has stopped; ...".
             pub(super) fn stopping(&self) -> String {
                 match self {
-                    $(Running::$kind(_) => format!("{}: {}", LabKind::$kind.name(), <$module::$ty as crate::labs::Probe>::STOPPING),)*
+                    $(Running::$kind(_) => format!("{}: {}", LabKind::$kind.name(), <$module::$ty as crate::labs::Lab>::FACTS.stopping),)*
                 }
             }
 

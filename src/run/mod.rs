@@ -195,8 +195,8 @@ pub fn role(scenario: &Scenario, opts: &TargetOptions) -> anyhow::Result<crate::
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             [$((
                 scenario.$module.is_some(),
-                <crate::labs::$module::$ty as crate::labs::Lab>::ROLES,
-                <crate::labs::$module::$ty as crate::labs::Lab>::NAME,
+                <crate::labs::$module::$ty as crate::labs::Lab>::FACTS.roles,
+                <crate::labs::$module::$ty as crate::labs::Lab>::FACTS.name,
             ),)*]
         };
     }

@@ -1,5 +1,5 @@
 //! Colour themes: a flat, documented set of themable items, latlab's own and each lab's (its
-//! series' colours, declared in its folder: `Screen::COLOURS`, with their colours in the dark
+//! series' colours, declared in its folder: `Facts::colours`, with their colours in the dark
 //! and light themes). A theme file names only the items it changes (the rest come from the dark
 //! default, which is compiled in); unknown items are errors naming the file, the line and the
 //! key. Colours are names (`red`, `lightblue`), `#rrggbb`, or `reset`.

@@ -42,7 +42,7 @@ macro_rules! of_sparks {
                             Some(upto) => sparks.points(&format!("{lab} {key}"), upto, window),
                             None => Vec::new(),
                         };
-                        let gauge = || match (upto, <crate::labs::$module::$ty as crate::labs::Series>::GAUGE) {
+                        let gauge = || match (upto, <crate::labs::$module::$ty as crate::labs::Lab>::FACTS.gauge) {
                             (Some(upto), Some(key)) => sparks.gauge(key, upto, window),
                             _ => vec![0.0; window as usize],
                         };

@@ -9,7 +9,7 @@
 //!
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
 //! colours every lab's model the same way it colours the rest of the screen. A lab's own items
-//! (its series' colours) are declared in its folder ([`Colour`], `Screen::COLOURS`).
+//! (its series' colours) are declared in its folder ([`Colour`], `Facts::colours`).
 
 pub mod keys;
 

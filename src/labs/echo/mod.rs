@@ -79,14 +79,6 @@ pub struct EchoScenario {
     pub interval: Duration,
 }
 
-/// No seed measured it.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct EchoSeed {
-    pub source: String,
-}
-
-impl crate::labs::ReportPart for EchoSeed {}
-
 /// What its one key asks: double the payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -99,32 +91,43 @@ impl crate::labs::LabCommand for Command {
     }
 }
 
-/// Its figures at one moment.
-#[derive(Clone, Debug, PartialEq)]
+/// Its figures at one moment, and its part of the JSON report as they are.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EchoSnapshot {
     pub payload: u64,
     pub sent: u64,
     pub errors: u64,
+    #[serde(rename = "round_trip", with = "crate::metrics::json::as_report")]
     pub rtt: Summary,
 }
+
+impl crate::labs::ReportPart for EchoSnapshot {}
 
 /// Its last seconds of round trips.
 pub type History = Vec<Point>;
 
 impl crate::labs::Lab for EchoLab {
-    const KIND: LabKind = LabKind::Echo;
-    const NAME: &'static str = "Echo";
-    const DEMO: &'static str = "echo-demo";
-    const SERVICE: Option<latlab_core::services::Service> = None;
-    const SCENARIOS: &'static [(&'static str, &'static str)] =
-        &[("echo-demo", include_str!("scenarios/echo-demo.toml"))];
+    const FACTS: crate::labs::Facts = crate::labs::Facts {
+        overview_weight: 1,
+        colours: view::COLOURS,
+        compared: ("Echo: round trip on 127.0.0.1", "socket"),
+        schema: Some(include_str!("schema.json")),
+        quantities: &["round_trip"],
+        ..crate::labs::Facts::new(
+            LabKind::Echo,
+            "Echo",
+            "echo-demo",
+            &[("echo-demo", include_str!("scenarios/echo-demo.toml"))],
+        )
+    };
+
     type Scenario = EchoScenario;
     type File = EchoFile;
-    type Seed = EchoSeed;
+    type Seed = crate::labs::NoSeed;
     type Command = Command;
     type Snapshot = EchoSnapshot;
     type History = History;
-    type Json = report::Echo;
+    type Json = EchoSnapshot;
     type Target = crate::labs::target::Nothing;
 }
 
@@ -208,7 +211,11 @@ async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken
 }
 
 impl crate::labs::Probe for EchoLab {
-    async fn start(ctx: &Arc<RunContext>, s: &EchoScenario) -> anyhow::Result<Self> {
+    async fn start(
+        ctx: &Arc<RunContext>,
+        s: &EchoScenario,
+        _target: &crate::labs::target::Nothing,
+    ) -> anyhow::Result<Self> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let cancel = CancellationToken::new();

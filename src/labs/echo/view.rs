@@ -25,15 +25,15 @@ const KEYS: &[LabKey<Command>] = &[LabKey {
     bindings: &[('u', Command::PayloadUp)],
 }];
 
+pub(super) const COLOURS: &[Colour] = &[Colour {
+    item: "echo",
+    what: "the echo lab's round trips",
+    dark: "#98c379",
+    light: "#116329",
+}];
+
 impl crate::labs::Screen for EchoLab {
     const KEYS: &'static [LabKey<Command>] = KEYS;
-    const OVERVIEW_WEIGHT: u16 = 1;
-    const COLOURS: &'static [Colour] = &[Colour {
-        item: "echo",
-        what: "the echo lab's round trips",
-        dark: "#98c379",
-        light: "#116329",
-    }];
 
     fn view(s: &EchoSnapshot, history: Option<&History>) -> LabView {
         let values = history
@@ -126,10 +126,6 @@ impl crate::labs::Screen for EchoLab {
             s.errors > 0,
         ));
         vec![cells]
-    }
-
-    fn min_rows(_s: &EchoSnapshot) -> u16 {
-        6
     }
 
     fn progress(s: &EchoSnapshot) -> Option<String> {

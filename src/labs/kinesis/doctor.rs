@@ -327,12 +327,15 @@ impl crate::labs::Doctor for super::KinesisLab {
         ))
     }
 
-    async fn ops(cx: &DoctorContext<'_>) -> Option<(Check, Vec<crate::labs::check::Probe>)> {
+    async fn ops(
+        cx: &DoctorContext<'_>,
+        target: &super::target::KinesisTarget,
+    ) -> Option<(Check, Vec<crate::labs::check::Probe>)> {
         let e = cx.endpoint?;
         let c = client(e);
         let names = Names::of(e);
         let probes = run_probes(probes(&c, &names, e.embedded)).await;
-        let note = match (e.embedded, &cx.target.labs.kinesis.stream) {
+        let note = match (e.embedded, &target.stream) {
             (true, _) => "",
             (false, Some(_)) => {
                 " (CreateStream and DeleteStream not called; with --stream the lab needs neither)"
@@ -353,8 +356,8 @@ impl crate::labs::Doctor for super::KinesisLab {
     }
 
     /// Its checks: the stream given, when the endpoint answered.
-    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
-        match (cx.endpoint, &cx.target.labs.kinesis.stream) {
+    async fn doctor(cx: &DoctorContext<'_>, target: &super::target::KinesisTarget) -> Vec<Check> {
+        match (cx.endpoint, &target.stream) {
             (Some(e), Some(stream)) => vec![stream_check(&client(e), stream, &e.at).await],
             _ => Vec::new(),
         }

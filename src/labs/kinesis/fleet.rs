@@ -181,81 +181,77 @@ fn clock_lines(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
     out
 }
 
-impl crate::labs::Fleet for super::KinesisLab {
-    /// What a merge says of the lab across hosts: each producing host's acknowledged records
-    /// against what each host's consumers received of them, then the hosts' clocks.
-    fn fleet(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
-        let mut out = Vec::new();
-        for producer in hosts {
-            let Some(pk) = producer.part else { continue };
-            if pk.producer.elsewhere.is_some() || pk.producer.acked == 0 {
+/// What a merge says of the lab across hosts: each producing host's acknowledged records
+/// against what each host's consumers received of them, then the hosts' clocks.
+pub(super) fn fleet(hosts: &[HostPart<'_, KinesisSnapshot>]) -> Vec<Line> {
+    let mut out = Vec::new();
+    for producer in hosts {
+        let Some(pk) = producer.part else { continue };
+        if pk.producer.elsewhere.is_some() || pk.producer.acked == 0 {
+            continue;
+        }
+        let acked = pk.producer.acked;
+        out.push(Line::info(format!(
+            "records of {}'s producer (run {}): {} acknowledged",
+            producer.host,
+            producer.run_id,
+            thousands(acked)
+        )));
+        for reader in hosts {
+            let Some(rk) = reader.part else { continue };
+            // Runs on embedded emulators of their own: the producer's records were never
+            // in the stream this host read.
+            if reader.run_id != producer.run_id && (reader.own_emulator || producer.own_emulator) {
+                out.push(Line::info(format!(
+                    "  {}: its consumers read an embedded emulator of their own, not this producer's stream: not counted",
+                    reader.host
+                )));
                 continue;
             }
-            let acked = pk.producer.acked;
-            out.push(Line::info(format!(
-                "records of {}'s producer (run {}): {} acknowledged",
-                producer.host,
-                producer.run_id,
-                thousands(acked)
-            )));
-            for reader in hosts {
-                let Some(rk) = reader.part else { continue };
-                // Runs on embedded emulators of their own: the producer's records were never
-                // in the stream this host read.
-                if reader.run_id != producer.run_id
-                    && (reader.own_emulator || producer.own_emulator)
-                {
-                    out.push(Line::info(format!(
-                        "  {}: its consumers read an embedded emulator of their own, not this producer's stream: not counted",
-                        reader.host
-                    )));
-                    continue;
-                }
-                for c in &rk.consumers {
-                    let got = if reader.run_id == producer.run_id {
-                        Some(c.counts.received)
-                    } else {
-                        c.foreign_runs
-                            .iter()
-                            .find(|f| f.run == producer.run_id)
-                            .map(|f| f.received)
-                    };
-                    let got = got.unwrap_or(0);
-                    let text = if got == acked {
-                        format!(
-                            "  {} {}: {} received, every one",
-                            reader.host,
-                            c.name,
-                            thousands(got)
-                        )
-                    } else if got < acked {
-                        format!(
-                            "  {} {}: {} received, {} not (lost, or unread when it ended)",
-                            reader.host,
-                            c.name,
-                            thousands(got),
-                            thousands(acked - got)
-                        )
-                    } else {
-                        format!(
-                            "  {} {}: {} received, {} more than acknowledged (stored though the producer saw the put fail)",
-                            reader.host,
-                            c.name,
-                            thousands(got),
-                            thousands(got - acked)
-                        )
-                    };
-                    out.push(if got < acked {
-                        Line::warning(text)
-                    } else {
-                        Line::info(text)
-                    });
-                }
+            for c in &rk.consumers {
+                let got = if reader.run_id == producer.run_id {
+                    Some(c.counts.received)
+                } else {
+                    c.foreign_runs
+                        .iter()
+                        .find(|f| f.run == producer.run_id)
+                        .map(|f| f.received)
+                };
+                let got = got.unwrap_or(0);
+                let text = if got == acked {
+                    format!(
+                        "  {} {}: {} received, every one",
+                        reader.host,
+                        c.name,
+                        thousands(got)
+                    )
+                } else if got < acked {
+                    format!(
+                        "  {} {}: {} received, {} not (lost, or unread when it ended)",
+                        reader.host,
+                        c.name,
+                        thousands(got),
+                        thousands(acked - got)
+                    )
+                } else {
+                    format!(
+                        "  {} {}: {} received, {} more than acknowledged (stored though the producer saw the put fail)",
+                        reader.host,
+                        c.name,
+                        thousands(got),
+                        thousands(got - acked)
+                    )
+                };
+                out.push(if got < acked {
+                    Line::warning(text)
+                } else {
+                    Line::info(text)
+                });
             }
         }
-        out.extend(clock_lines(hosts));
-        out
     }
+    out.extend(clock_lines(hosts));
+    out
 }
 
 #[cfg(test)]
@@ -263,7 +259,7 @@ mod tests {
     use super::*;
     use crate::labs::kinesis::KinesisLab;
     use crate::labs::kinesis::foreign::ForeignCount;
-    use crate::labs::{Fixture, Fleet};
+    use crate::labs::{Fixture, Report};
 
     /// A producing host (its consumers elsewhere) and two reading hosts: one whole, one that
     /// read part of the records, with clocks `ahead_us` apart at the readers.

@@ -63,10 +63,14 @@ impl Probe for KinesisLab {
 
     /// Creates (or finds) the stream, starts every consumer, waits until each holds its position,
     /// then starts the producer.
-    async fn start(ctx: &Arc<RunContext>, scenario: &KinesisScenario) -> anyhow::Result<Self> {
+    async fn start(
+        ctx: &Arc<RunContext>,
+        scenario: &KinesisScenario,
+        target: &super::target::KinesisTarget,
+    ) -> anyhow::Result<Self> {
         let run = ctx.clone();
         let clients = run.clients(crate::labs::LabKind::Kinesis)?.clone();
-        let existing_stream = run.target.labs.kinesis.stream.clone();
+        let existing_stream = target.stream.clone();
         let role = run.role();
         if role != crate::labs::Role::Both && existing_stream.is_none() {
             anyhow::bail!(
@@ -226,8 +230,6 @@ impl Probe for KinesisLab {
     fn measured_for(&self) -> Option<Duration> {
         Some(self.ctx.shared.producing_for())
     }
-
-    const STOPPING: &'static str = "the producer has stopped; consumers are draining";
 
     /// Stops the producer, lets the consumers catch up for at most the scenario's drain time (or
     /// until the user hurries it), then stops them.

@@ -17,11 +17,6 @@ pub(super) fn series_id(consumer: &str) -> SeriesId {
 }
 
 impl crate::labs::Series for super::KinesisLab {
-    /// A consumer.
-    const SUBJECT_PARTS: usize = 1;
-    const QUANTITIES: &'static [&'static str] = &["arrival_to_receive"];
-    const GAUGE: Option<&'static str> = Some("read_rate");
-
     /// Each consumer's arrival -> receive by its name, and the shard's GetRecords rate; its last
     /// whole second is the one before the consumers' newest.
     fn frame_series<'a>(

@@ -98,6 +98,18 @@ pub struct Readiness {
     consumer: Arc<ConsumerState>,
 }
 
+const SCENARIOS: &[(&str, &str)] = &[
+    ("demo", include_str!("scenarios/demo.toml")),
+    (
+        "seed-kinesis-round1",
+        include_str!("scenarios/seed-kinesis-round1.toml"),
+    ),
+    (
+        "seed-kinesis-round2",
+        include_str!("scenarios/seed-kinesis-round2.toml"),
+    ),
+];
+
 impl Readiness {
     fn new(shared: &Arc<Shared>, consumer: &Arc<ConsumerState>, shards: usize) -> Readiness {
         if shards == 0 {
@@ -403,25 +415,24 @@ pub enum Command {
 }
 
 impl crate::labs::Lab for KinesisLab {
-    const KIND: crate::labs::LabKind = crate::labs::LabKind::Kinesis;
-    const NAME: &'static str = "Kinesis";
-    const DEMO: &'static str = "demo";
-    const SERVICE: Option<latlab_core::services::Service> =
-        Some(latlab_core::services::Service::Kinesis);
-    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
-        ("demo", include_str!("scenarios/demo.toml")),
-        (
-            "seed-kinesis-round1",
-            include_str!("scenarios/seed-kinesis-round1.toml"),
+    const FACTS: crate::labs::Facts = crate::labs::Facts {
+        service: Some(latlab_core::services::Service::Kinesis),
+        roles: true,
+        measures_from_start: true,
+        stopping: "the producer has stopped; consumers are draining",
+        overview_weight: 4,
+        overview_lead: true,
+        colours: view::COLOURS,
+        compared: (
+            "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
+            "consumer",
         ),
-        (
-            "seed-kinesis-round2",
-            include_str!("scenarios/seed-kinesis-round2.toml"),
-        ),
-    ];
-    const ROLES: bool = true;
-    /// The producer puts from the moment the lab has started.
-    const MEASURES_FROM_START: bool = true;
+        quantities: &["arrival_to_receive"],
+        gauge: Some("read_rate"),
+        prices: cost::PRICES,
+        ..crate::labs::Facts::new(crate::labs::LabKind::Kinesis, "Kinesis", "demo", SCENARIOS)
+    };
+
     type File = config::KinesisFile;
     type Seed = config::KinesisSeed;
     type Json = json::Kinesis;

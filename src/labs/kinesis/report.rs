@@ -54,11 +54,6 @@ impl crate::labs::Report for super::KinesisLab {
         lost_total
     }
 
-    const COMPARED: (&'static str, &'static str) = (
-        "Kinesis: arrival -> receive (receive time - ApproximateArrivalTimestamp)",
-        "consumer",
-    );
-
     /// The stream and the producer, the SDK's retries, and the seed's source.
     fn facts(k: &KinesisSnapshot, seed: Option<&KinesisSeed>) -> Vec<(&'static str, String)> {
         let p = &k.producer;
@@ -563,5 +558,11 @@ impl crate::labs::Report for super::KinesisLab {
                 hi,
             );
         }
+    }
+
+    fn fleet(
+        hosts: &[crate::labs::hosts::HostPart<'_, KinesisSnapshot>],
+    ) -> Vec<crate::labs::hosts::Line> {
+        super::fleet::fleet(hosts)
     }
 }

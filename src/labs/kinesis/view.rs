@@ -370,31 +370,29 @@ fn extra_line(
     }
 }
 
+pub(super) const COLOURS: &[crate::view::Colour] = &[
+    crate::view::Colour {
+        item: "fan_out",
+        what: "sparklines and marks of enhanced fan-out consumers",
+        dark: "#56b6c2",
+        light: "#0a7b83",
+    },
+    crate::view::Colour {
+        item: "poller",
+        what: "sparklines and marks of GetRecords pollers",
+        dark: "#e5a45c",
+        light: "#bc4c00",
+    },
+    crate::view::Colour {
+        item: "lambda",
+        what: "sparklines and marks of Lambda consumers",
+        dark: "#c678dd",
+        light: "#8250df",
+    },
+];
+
 impl crate::labs::Screen for super::KinesisLab {
-    const COLOURS: &'static [crate::view::Colour] = &[
-        crate::view::Colour {
-            item: "fan_out",
-            what: "sparklines and marks of enhanced fan-out consumers",
-            dark: "#56b6c2",
-            light: "#0a7b83",
-        },
-        crate::view::Colour {
-            item: "poller",
-            what: "sparklines and marks of GetRecords pollers",
-            dark: "#e5a45c",
-            light: "#bc4c00",
-        },
-        crate::view::Colour {
-            item: "lambda",
-            what: "sparklines and marks of Lambda consumers",
-            dark: "#c678dd",
-            light: "#8250df",
-        },
-    ];
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
-    /// Its panes are the tallest: on a wide overview it takes the left.
-    const OVERVIEW_LEAD: bool = true;
-    const OVERVIEW_WEIGHT: u16 = 4;
 
     fn view(snap: &KinesisSnapshot, history: Option<&super::KinesisHistory>) -> LabView {
         match history {

@@ -109,8 +109,6 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
 }
 
 impl crate::labs::Cost for super::RedisLab {
-    const PRICES: &'static [Section] = PRICES;
-
     /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
     fn cost(
         snap: &RedisSnapshot,

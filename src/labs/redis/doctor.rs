@@ -209,12 +209,8 @@ async fn ask(client: &redis::Client) -> Result<(String, String), String> {
 impl crate::labs::Doctor for super::RedisLab {
     /// redis-server on PATH and its version, or, with `--redis-primary` and `--redis-replica`, that
     /// both answer and the replica replicates.
-    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
-        let target = cx.target;
-        match (
-            &target.labs.redis.redis_primary,
-            &target.labs.redis.redis_replica,
-        ) {
+    async fn doctor(_cx: &DoctorContext<'_>, target: &super::target::RedisTarget) -> Vec<Check> {
+        match (&target.redis_primary, &target.redis_replica) {
             (Some(primary), Some(replica)) => given_redis(primary, replica).await,
             _ => vec![redis_server().await],
         }

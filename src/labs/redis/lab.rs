@@ -11,12 +11,12 @@ use local::{LinkProfile, LocalRedis};
 use snapshot::RedisSnapshot;
 
 impl Probe for RedisLab {
-    async fn start(ctx: &Arc<RunContext>, r: &RedisScenario) -> anyhow::Result<Self> {
-        let opts = &ctx.target;
-        let (ends, local) = match (
-            &opts.labs.redis.redis_primary,
-            &opts.labs.redis.redis_replica,
-        ) {
+    async fn start(
+        ctx: &Arc<RunContext>,
+        r: &RedisScenario,
+        target: &target::RedisTarget,
+    ) -> anyhow::Result<Self> {
+        let (ends, local) = match (&target.redis_primary, &target.redis_replica) {
             (Some(p), Some(rep)) => (Endpoints::open(p, rep, false)?, None),
             (None, None) => {
                 let link = LinkProfile::resolve(&r.link)?;
@@ -233,8 +233,6 @@ impl Probe for RedisLab {
     fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
         self.set_fault(spec)
     }
-
-    const STOPPING: &'static str = "the tries in flight finish";
 
     async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();

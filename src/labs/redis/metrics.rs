@@ -11,10 +11,6 @@ pub(super) fn series_id(method: super::Method) -> SeriesId {
 }
 
 impl crate::labs::Series for super::RedisLab {
-    /// A method.
-    const SUBJECT_PARTS: usize = 1;
-    const QUANTITIES: &'static [&'static str] = &["lag"];
-
     /// Each method's lag, by the method's key.
     fn frame_series<'a>(
         _snap: &'a RedisSnapshot,

@@ -106,6 +106,11 @@ pub enum Method {
     Offset,
 }
 
+const SCENARIOS: &[(&str, &str)] = &[
+    ("seed-redis", include_str!("scenarios/seed-redis.toml")),
+    ("redis-demo", include_str!("scenarios/redis-demo.toml")),
+];
+
 impl Method {
     pub const ALL: [Method; 3] = [Method::NewClients, Method::Persistent, Method::Offset];
 
@@ -300,15 +305,21 @@ impl crate::labs::LabCommand for Command {
 pub type History = Vec<(Method, Vec<crate::metrics::Point>)>;
 
 impl crate::labs::Lab for RedisLab {
-    const KIND: crate::labs::LabKind = crate::labs::LabKind::Redis;
-    const NAME: &'static str = "Redis";
-    const DEMO: &'static str = "redis-demo";
-    const SERVICE: Option<latlab_core::services::Service> =
-        Some(latlab_core::services::Service::Redis);
-    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
-        ("seed-redis", include_str!("scenarios/seed-redis.toml")),
-        ("redis-demo", include_str!("scenarios/redis-demo.toml")),
-    ];
+    const FACTS: crate::labs::Facts = crate::labs::Facts {
+        service: Some(latlab_core::services::Service::Redis),
+        stopping: "the tries in flight finish",
+        colours: view::COLOURS,
+        compared: ("Redis: replication lag", "method"),
+        quantities: &["lag"],
+        prices: cost::PRICES,
+        ..crate::labs::Facts::new(
+            crate::labs::LabKind::Redis,
+            "Redis",
+            "redis-demo",
+            SCENARIOS,
+        )
+    };
+
     type File = config::RedisFile;
     type Seed = config::RedisSeed;
     type Json = json::Redis;

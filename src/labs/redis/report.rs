@@ -23,8 +23,6 @@ impl crate::labs::Report for super::RedisLab {
         0
     }
 
-    const COMPARED: (&'static str, &'static str) = ("Redis: replication lag", "method");
-
     /// Its rows of the CSV.
     fn csv(snap: &RedisSnapshot, rows: &mut CsvRows) {
         for c in &snap.conditions {
@@ -256,4 +254,3 @@ impl crate::labs::Report for super::RedisLab {
         cmp.cells.extend(redis.cells);
     }
 }
-impl crate::labs::Fleet for super::RedisLab {}

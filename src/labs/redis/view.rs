@@ -173,13 +173,14 @@ fn info(r: &RedisSnapshot) -> Vec<Line> {
 /// lines.
 pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
 
+pub(super) const COLOURS: &[crate::view::Colour] = &[crate::view::Colour {
+    item: "redis",
+    what: "Redis replication lag series",
+    dark: "#e06c75",
+    light: "#a40e26",
+}];
+
 impl crate::labs::Screen for super::RedisLab {
-    const COLOURS: &'static [crate::view::Colour] = &[crate::view::Colour {
-        item: "redis",
-        what: "Redis replication lag series",
-        dark: "#e06c75",
-        light: "#a40e26",
-    }];
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &RedisSnapshot, history: Option<&super::History>) -> LabView {

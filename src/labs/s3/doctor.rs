@@ -214,11 +214,9 @@ fn probes<'a>(c: &'a aws_sdk_s3::Client, n: &'a Names, embedded: bool) -> Vec<Ca
 
 /// The buckets given for another endpoint (latlab creates none there): each answers HeadBucket.
 /// Without S3 Express the lab measures Standard, as it does when it runs.
-async fn buckets_check(c: &aws_sdk_s3::Client, target: &TargetOptions) -> Check {
+async fn buckets_check(c: &aws_sdk_s3::Client, target: &super::target::S3Target) -> Check {
     let fix = "give --s3-bucket NAME and --s3-express-bucket NAME--AZID--x-s3 (latlab writes only under their latlab/ prefix)";
-    let (Some(standard), Some(express)) =
-        (&target.labs.s3.s3_bucket, &target.labs.s3.s3_express_bucket)
-    else {
+    let (Some(standard), Some(express)) = (&target.s3_bucket, &target.s3_express_bucket) else {
         return Check::fail(
             "s3 buckets",
             "not given: on another endpoint the S3 lab needs a Standard bucket and a directory bucket (it creates none)",
@@ -263,7 +261,10 @@ impl crate::labs::Doctor for super::S3Lab {
         ))
     }
 
-    async fn ops(cx: &DoctorContext<'_>) -> Option<(Check, Vec<crate::labs::check::Probe>)> {
+    async fn ops(
+        cx: &DoctorContext<'_>,
+        _target: &super::target::S3Target,
+    ) -> Option<(Check, Vec<crate::labs::check::Probe>)> {
         let e = cx.endpoint?;
         let c = client(e);
         let names = Names::of(e, cx.target);
@@ -285,9 +286,9 @@ impl crate::labs::Doctor for super::S3Lab {
     }
 
     /// Its checks: the buckets given, when another endpoint answered.
-    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
+    async fn doctor(cx: &DoctorContext<'_>, target: &super::target::S3Target) -> Vec<Check> {
         match cx.endpoint {
-            Some(e) if !e.embedded => vec![buckets_check(&client(e), cx.target).await],
+            Some(e) if !e.embedded => vec![buckets_check(&client(e), target).await],
             _ => Vec::new(),
         }
     }

@@ -9,12 +9,15 @@ use config::S3Scenario;
 use snapshot::S3Snapshot;
 
 impl Probe for S3Lab {
-    async fn start(ctx: &Arc<RunContext>, scenario: &S3Scenario) -> anyhow::Result<Self> {
-        let opts = &ctx.target;
+    async fn start(
+        ctx: &Arc<RunContext>,
+        scenario: &S3Scenario,
+        target: &target::S3Target,
+    ) -> anyhow::Result<Self> {
         let given = match (
-            &opts.labs.s3.s3_bucket,
-            &opts.labs.s3.s3_express_bucket,
-            opts.external(),
+            &target.s3_bucket,
+            &target.s3_express_bucket,
+            ctx.target.external(),
         ) {
             (Some(std), exp, _) => Some(Buckets {
                 standard: std.clone(),
@@ -146,8 +149,6 @@ impl Probe for S3Lab {
             }
         })
     }
-
-    const STOPPING: &'static str = "the PUTs and GETs in flight finish";
 
     async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         self.cancel.cancel();

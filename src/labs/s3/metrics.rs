@@ -21,10 +21,6 @@ fn frame_key(class: Class, op: &str) -> String {
 }
 
 impl crate::labs::Series for super::S3Lab {
-    /// A storage class and an operation.
-    const SUBJECT_PARTS: usize = 2;
-    const QUANTITIES: &'static [&'static str] = &["total"];
-
     /// Each class and operation's total time, by `CLASS OP`.
     fn frame_series<'a>(
         _snap: &'a S3Snapshot,

@@ -101,6 +101,11 @@ pub struct S3Shared {
     pub concurrency: std::sync::atomic::AtomicUsize,
 }
 
+const SCENARIOS: &[(&str, &str)] = &[
+    ("seed-s3", include_str!("scenarios/seed-s3.toml")),
+    ("s3-demo", include_str!("scenarios/s3-demo.toml")),
+];
+
 impl S3Shared {
     fn record(
         &self,
@@ -265,15 +270,18 @@ fn spawn_loop(
 pub type History = Vec<(Class, String, Vec<crate::metrics::Point>)>;
 
 impl crate::labs::Lab for S3Lab {
-    const KIND: crate::labs::LabKind = crate::labs::LabKind::S3;
-    const NAME: &'static str = "S3";
-    const DEMO: &'static str = "s3-demo";
-    const SERVICE: Option<latlab_core::services::Service> =
-        Some(latlab_core::services::Service::S3);
-    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
-        ("seed-s3", include_str!("scenarios/seed-s3.toml")),
-        ("s3-demo", include_str!("scenarios/s3-demo.toml")),
-    ];
+    const FACTS: crate::labs::Facts = crate::labs::Facts {
+        service: Some(latlab_core::services::Service::S3),
+        stopping: "the PUTs and GETs in flight finish",
+        overview_weight: 2,
+        colours: view::COLOURS,
+        compared: ("S3: total time per request", "class and op"),
+        subject_parts: 2,
+        quantities: &["total"],
+        prices: cost::PRICES,
+        ..crate::labs::Facts::new(crate::labs::LabKind::S3, "S3", "s3-demo", SCENARIOS)
+    };
+
     type File = config::S3File;
     type Seed = config::S3Seed;
     type Json = json::S3;

@@ -55,8 +55,6 @@ impl crate::labs::Report for super::S3Lab {
         0
     }
 
-    const COMPARED: (&'static str, &'static str) = ("S3: total time per request", "class and op");
-
     /// Its rows of the CSV.
     fn csv(snap: &S3Snapshot, rows: &mut CsvRows) {
         for r in snap.matrix.iter().flatten() {
@@ -220,4 +218,3 @@ impl crate::labs::Report for super::S3Lab {
         }
     }
 }
-impl crate::labs::Fleet for super::S3Lab {}

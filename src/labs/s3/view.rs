@@ -213,24 +213,23 @@ fn info(s3: &S3Snapshot) -> Vec<Line> {
 /// Rows the tab needs: two panes (PUT, GET) with a row of sparkline each, and the info lines.
 pub const MIN_ROWS: u16 = 2 * (2 + 1 + 3) + 2;
 
+pub(super) const COLOURS: &[crate::view::Colour] = &[
+    crate::view::Colour {
+        item: "s3_express",
+        what: "S3 Express One Zone series",
+        dark: "#61afef",
+        light: "#0550ae",
+    },
+    crate::view::Colour {
+        item: "s3_standard",
+        what: "S3 Standard series",
+        dark: "#d19a66",
+        light: "#953800",
+    },
+];
+
 impl crate::labs::Screen for super::S3Lab {
-    const COLOURS: &'static [crate::view::Colour] = &[
-        crate::view::Colour {
-            item: "s3_express",
-            what: "S3 Express One Zone series",
-            dark: "#61afef",
-            light: "#0550ae",
-        },
-        crate::view::Colour {
-            item: "s3_standard",
-            what: "S3 Standard series",
-            dark: "#d19a66",
-            light: "#953800",
-        },
-    ];
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
-    /// Two panes to Redis's three.
-    const OVERVIEW_WEIGHT: u16 = 2;
 
     fn view(snap: &S3Snapshot, history: Option<&super::History>) -> LabView {
         model(snap, history.map_or(&[][..], |h| h.as_slice()))

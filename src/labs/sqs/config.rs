@@ -12,16 +12,6 @@ use latlab_core::units::{Bytes, Dur};
 /// The queues' base name unless a scenario gives its own (what `latlab cleanup` looks for).
 pub const DEFAULT_PREFIX: &str = "latlab";
 
-/// No seed measured SQS: a scenario's `[seed.sqs]` can only name where figures would come from,
-/// and the lab says it has none to compare.
-#[derive(Clone, Debug, PartialEq, Default, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SqsSeed {
-    pub source: String,
-}
-
-impl crate::labs::ReportPart for SqsSeed {}
-
 /// How a consumer reads its queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConsumerKind {
@@ -374,7 +364,7 @@ impl crate::labs::Setup for super::SqsLab {
     }
 
     /// No seed measured SQS: a seed section is refused.
-    fn check_seed(seed: &SqsSeed, _s: &SqsScenario) -> anyhow::Result<()> {
+    fn check_seed(seed: &crate::labs::NoSeed, _s: &SqsScenario) -> anyhow::Result<()> {
         anyhow::bail!(
             "seed.sqs (source '{}'): no seed measured SQS, so the SQS lab has no figures to compare; remove [seed.sqs]",
             seed.source

@@ -200,8 +200,6 @@ type UnitRow<'a> = (
 );
 
 impl crate::labs::Cost for super::SqsLab {
-    const PRICES: &'static [Section] = PRICES;
-
     /// A lab that could not create its queues is not priced.
     fn cost(
         snap: &SqsSnapshot,

@@ -10,7 +10,7 @@ use crate::labs::check::{Check, DoctorContext, Part};
 
 impl crate::labs::Doctor for super::SqsLab {
     /// Its checks, once the endpoint answered.
-    async fn doctor(cx: &DoctorContext<'_>) -> Vec<Check> {
+    async fn doctor(cx: &DoctorContext<'_>, _target: &crate::labs::target::Nothing) -> Vec<Check> {
         let Some(e) = cx.endpoint else {
             return Vec::new();
         };

@@ -15,7 +15,11 @@ use crate::labs::{LabKind, Probe, RunContext};
 const DRAIN: Duration = Duration::from_secs(10);
 
 impl Probe for SqsLab {
-    async fn start(ctx: &Arc<RunContext>, s: &SqsScenario) -> anyhow::Result<Self> {
+    async fn start(
+        ctx: &Arc<RunContext>,
+        s: &SqsScenario,
+        _target: &<SqsLab as crate::labs::Lab>::Target,
+    ) -> anyhow::Result<Self> {
         let clients = ctx.clients(LabKind::Sqs)?.clone();
         let retry = crate::aws::RetrySettings::default();
         let n = std::sync::atomic::AtomicU32::new(0);
@@ -200,8 +204,6 @@ impl Probe for SqsLab {
             })
             .collect()
     }
-
-    const STOPPING: &'static str = "the producer has stopped; consumers are draining the queues";
 
     async fn stop(&self, hurry: &crate::labs::context::Hurry) {
         self.probes.stop(DRAIN, hurry).await

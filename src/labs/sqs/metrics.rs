@@ -12,10 +12,6 @@ pub(super) fn series_id(consumer: &str) -> SeriesId {
 }
 
 impl crate::labs::Series for super::SqsLab {
-    /// A consumer.
-    const SUBJECT_PARTS: usize = 1;
-    const QUANTITIES: &'static [&'static str] = &["send_to_receive"];
-
     /// Each consumer's send -> receive, by its name.
     fn frame_series<'a>(
         snap: &'a SqsSnapshot,

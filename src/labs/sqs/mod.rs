@@ -68,21 +68,28 @@ pub struct SqsLab {
 /// Its last seconds: each consumer's send -> receive, by name.
 pub type History = Vec<(String, Vec<crate::metrics::Point>)>;
 
+const SCENARIOS: &[(&str, &str)] = &[
+    ("sqs-demo", include_str!("scenarios/sqs-demo.toml")),
+    (
+        "queue-or-stream",
+        include_str!("scenarios/queue-or-stream.toml"),
+    ),
+];
+
 impl crate::labs::Lab for SqsLab {
-    const KIND: crate::labs::LabKind = crate::labs::LabKind::Sqs;
-    const NAME: &'static str = "SQS";
-    const DEMO: &'static str = "sqs-demo";
-    const SERVICE: Option<latlab_core::services::Service> =
-        Some(latlab_core::services::Service::Sqs);
-    const SCENARIOS: &'static [(&'static str, &'static str)] = &[
-        ("sqs-demo", include_str!("scenarios/sqs-demo.toml")),
-        (
-            "queue-or-stream",
-            include_str!("scenarios/queue-or-stream.toml"),
-        ),
-    ];
+    const FACTS: crate::labs::Facts = crate::labs::Facts {
+        service: Some(latlab_core::services::Service::Sqs),
+        stopping: "the producer has stopped; consumers are draining the queues",
+        overview_weight: 3,
+        colours: view::COLOURS,
+        compared: ("SQS: send -> receive", "consumer"),
+        quantities: &["send_to_receive"],
+        prices: cost::PRICES,
+        ..crate::labs::Facts::new(crate::labs::LabKind::Sqs, "SQS", "sqs-demo", SCENARIOS)
+    };
+
     type File = config::SqsFile;
-    type Seed = config::SqsSeed;
+    type Seed = crate::labs::NoSeed;
     type Json = json::Sqs;
     type Scenario = SqsScenario;
     type Command = Command;

@@ -3,8 +3,8 @@
 //! receives, redeliveries, visibility timeouts that ran out, throttles); the producer; and its
 //! CSV rows. No seed measured SQS, so nothing is compared.
 
-use super::config::SqsSeed;
 use super::snapshot::SqsSnapshot;
+use crate::labs::NoSeed;
 use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, section_heading};
 use latlab_core::units::thousands;
@@ -45,8 +45,6 @@ impl crate::labs::Report for super::SqsLab {
         lost_total
     }
 
-    const COMPARED: (&'static str, &'static str) = ("SQS: send -> receive", "consumer");
-
     /// Its rows of the CSV.
     fn csv(s: &SqsSnapshot, rows: &mut CsvRows) {
         for c in &s.consumers {
@@ -85,7 +83,7 @@ impl crate::labs::Report for super::SqsLab {
     }
 
     /// Its sections of the text or Markdown report.
-    fn write(s: &SqsSnapshot, _cx: &Cx<'_, SqsSeed>, out: &mut String, md: bool) {
+    fn write(s: &SqsSnapshot, _cx: &Cx<'_, NoSeed>, out: &mut String, md: bool) {
         let heading = section_heading(md);
         let table = |t: &Table| if md { t.markdown() } else { t.text() };
         if let Some(why) = &s.unavailable {
@@ -212,7 +210,7 @@ impl crate::labs::Report for super::SqsLab {
     }
 
     /// Its lines of the report's opening facts.
-    fn facts(s: &SqsSnapshot, _seed: Option<&SqsSeed>) -> Vec<(&'static str, String)> {
+    fn facts(s: &SqsSnapshot, _seed: Option<&NoSeed>) -> Vec<(&'static str, String)> {
         if s.unavailable.is_some() {
             return Vec::new();
         }
@@ -230,5 +228,3 @@ impl crate::labs::Report for super::SqsLab {
         )]
     }
 }
-
-impl crate::labs::Fleet for super::SqsLab {}

@@ -232,37 +232,37 @@ fn info(s: &SqsSnapshot) -> Vec<Line> {
 /// Its sparklines as a history.
 pub type Sparks = History;
 
+/// The long poller answers when a message is there, as the pushed consumers do; the short
+/// poller samples, as the pollers do: their defaults are those colours.
+pub(super) const COLOURS: &[crate::view::Colour] = &[
+    crate::view::Colour {
+        item: "sqs_long_poll",
+        what: "sparklines and names of SQS long pollers",
+        dark: "#56b6c2",
+        light: "#0a7b83",
+    },
+    crate::view::Colour {
+        item: "sqs_short_poll",
+        what: "sparklines and names of SQS short pollers (and long pollers set to wait 0 s)",
+        dark: "#e5a45c",
+        light: "#bc4c00",
+    },
+    crate::view::Colour {
+        item: "sqs_fifo",
+        what: "sparklines and names of SQS FIFO consumers",
+        dark: "#88c0d0",
+        light: "#0969da",
+    },
+    crate::view::Colour {
+        item: "sqs_lambda",
+        what: "sparklines and names of Lambda on an SQS queue",
+        dark: "#c678dd",
+        light: "#8250df",
+    },
+];
+
 impl crate::labs::Screen for super::SqsLab {
-    /// The long poller answers when a message is there, as the pushed consumers do; the short
-    /// poller samples, as the pollers do: their defaults are those colours.
-    const COLOURS: &'static [crate::view::Colour] = &[
-        crate::view::Colour {
-            item: "sqs_long_poll",
-            what: "sparklines and names of SQS long pollers",
-            dark: "#56b6c2",
-            light: "#0a7b83",
-        },
-        crate::view::Colour {
-            item: "sqs_short_poll",
-            what: "sparklines and names of SQS short pollers (and long pollers set to wait 0 s)",
-            dark: "#e5a45c",
-            light: "#bc4c00",
-        },
-        crate::view::Colour {
-            item: "sqs_fifo",
-            what: "sparklines and names of SQS FIFO consumers",
-            dark: "#88c0d0",
-            light: "#0969da",
-        },
-        crate::view::Colour {
-            item: "sqs_lambda",
-            what: "sparklines and names of Lambda on an SQS queue",
-            dark: "#c678dd",
-            light: "#8250df",
-        },
-    ];
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
-    const OVERVIEW_WEIGHT: u16 = 3;
 
     fn view(snap: &SqsSnapshot, history: Option<&History>) -> LabView {
         model(snap, history.map_or(&[][..], |h| h.as_slice()))
