@@ -1,7 +1,7 @@
 //! Many hosts, one picture: what latlab knows of the host it runs on, and what `latlab merge`
 //! says of several hosts' runs of one scenario taken together. The recordings travel through
 //! S3 (`--record-to s3://BUCKET/PREFIX/`, [`s3`]); each lab says what its parts add up to
-//! across hosts ([`crate::labs::Lab::fleet`]).
+//! across hosts ([`crate::labs::Report::fleet`]).
 
 pub mod s3;
 

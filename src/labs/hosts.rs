@@ -1,5 +1,5 @@
 //! What a lab is given and says of several hosts' runs of one scenario taken together
-//! ([`super::Lab::fleet`], which `latlab merge` calls through the registry).
+//! ([`super::Report::fleet`], which `latlab merge` calls through the registry).
 
 /// One host's run as a merge sees it: its name, its run's id, and one lab's part of its
 /// report (None when its report has none, or it has no report).

@@ -205,8 +205,8 @@ pub trait LabTarget:
     + 'static
 {
     /// Its keys of the config file, in the order `config show` lists them: each field's (its
-    /// flag's long name, with `_`), and any key of its own without a flag.
-    const KEYS: &'static [crate::labs::target::Key];
+    /// flag's long name, with `_`), and any key of its own without a flag. None by default.
+    const KEYS: &'static [crate::labs::target::Key] = &[];
 
     /// What its options may name that keeps what runs leave outside any endpoint, for
     /// `latlab cleanup`'s message (`a Redis (--redis-primary URL)`); none by default.
@@ -301,8 +301,11 @@ pub trait Probe: Lab {
     fn history(&self, window: usize) -> Self::History;
 
     /// Every series' whole histogram now, each copied under its own lock, one at a time: the
-    /// recorder's logs and the Prometheus export both read them here.
-    fn histograms(&self) -> Vec<super::series::Histogrammed>;
+    /// recorder's logs and the Prometheus export both read them here. None by default (a lab
+    /// whose figures are all counts).
+    fn histograms(&self) -> Vec<super::series::Histogrammed> {
+        Vec::new()
+    }
 
     /// Applies a command; returns the line the screen confirms it with.
     fn apply(&self, cmd: Self::Command) -> impl Future<Output = anyhow::Result<String>> + Send;
@@ -322,8 +325,11 @@ pub trait Probe: Lab {
     /// drain at once, and what was not drained counts as unread.
     fn stop(&self, hurry: &super::context::Hurry) -> impl Future<Output = ()> + Send;
 
-    /// Removes what it created; returns what could not be removed.
-    fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send;
+    /// Removes what it created; returns what could not be removed. Nothing by default (a lab
+    /// that creates nothing).
+    fn cleanup(&self) -> impl Future<Output = Vec<String>> + Send {
+        async { Vec::new() }
+    }
 }
 
 /// What its tab and its parts of the screen show, as data (`labs/X/view.rs`).
@@ -447,8 +453,10 @@ pub trait Series: Lab {
     ) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)>;
 
     /// What a recording watches of its parts (`events.jsonl`: status changes, errors, throttle
-    /// bursts), from its snapshot.
-    fn watched(snap: &Self::Snapshot) -> Vec<crate::labs::series::Watched>;
+    /// bursts), from its snapshot. Nothing by default.
+    fn watched(_snap: &Self::Snapshot) -> Vec<crate::labs::series::Watched> {
+        Vec::new()
+    }
 
     /// Its figures as metric families for the Prometheus export, from its snapshot and its
     /// series' whole histograms (`series`: its own, from [`Probe::histograms`]). By default one

@@ -79,10 +79,14 @@ macro_rules! lab_kinds {
         impl LabKind {
             pub const ALL: [LabKind; [$(LabKind::$kind),*].len()] = [$(LabKind::$kind),*];
 
-            /// What it is: its name, demo, scenarios, service and the rest ([`Facts`]).
-            pub fn facts(self) -> Facts {
+            /// What it is: its name, demo, scenarios, service and the rest ([`Facts`]), read by
+            /// reference (the screen asks for its parts many times a frame).
+            pub fn facts(self) -> &'static Facts {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Lab>::FACTS,)*
+                    $(LabKind::$kind => {
+                        static FACTS: Facts = <$module::$ty as Lab>::FACTS;
+                        &FACTS
+                    })*
                 }
             }
 

@@ -143,9 +143,7 @@ pub trait FileKeys {
 #[serde(deny_unknown_fields)]
 pub struct Nothing {}
 
-impl LabTarget for Nothing {
-    const KEYS: &'static [Key] = &[];
-}
+impl LabTarget for Nothing {}
 
 /// The options as a map of key to value (only the fields set), for `config show` and for
 /// putting in the config file's values.

@@ -3,10 +3,11 @@
 //! that a test shows a lab added as a folder and one registry line reaching the screen, a
 //! headless report, a comparison and a shared frame with nothing outside its folder changed.
 //!
-//! Its parts, each where its code lives: who it is and what it runs (`mod.rs`: `Lab`, `Setup`,
-//! `Probe`, its command), what it shows (`view.rs`: `Screen`, `Fixture`), what it reports and
-//! records (`report.rs`: `Report`, `Fleet`, its JSON, `Series`), what it costs and needs on an
-//! account (`account.rs`: `Plan`, `Cleanup`, `Cost`, `Doctor`), and the test (`tests.rs`).
+//! Its parts, each where its code lives: who it is and what it runs (`mod.rs`: `Lab` and its
+//! facts, `Setup`, `Probe`, its command), what it shows (`view.rs`: `Screen`, `Fixture`), what it
+//! reports and records (`report.rs`: `Report`, `Series`; its snapshot is its JSON part), what it
+//! needs of an account (`account.rs`: nothing, the defaults of `Plan`, `Cleanup`, `Cost` and
+//! `Doctor`), and the test (`tests.rs`).
 
 mod account;
 mod report;
@@ -278,9 +279,5 @@ impl crate::labs::Probe for EchoLab {
         for t in tasks {
             let _ = t.await;
         }
-    }
-
-    async fn cleanup(&self) -> Vec<String> {
-        Vec::new()
     }
 }
