@@ -9,7 +9,7 @@
 
 //!
 //! This is the base each lab prices its own configuration on (`labs/X/cost.rs`, through
-//! `Cost::cost`): the price file's data and form (each lab declares its sections), a charge, a
+//! `Priced::cost`): the price file's data and form (each lab declares its sections), a charge, a
 //! lab's total and the run's. It names no lab; `crate::prices` reads the files with every lab's
 //! sections.
 

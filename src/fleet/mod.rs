@@ -1,7 +1,7 @@
 //! Many hosts, one picture: what latlab knows of the host it runs on, and what `latlab merge`
 //! says of several hosts' runs of one scenario taken together. The recordings travel through
 //! S3 (`--record-to s3://BUCKET/PREFIX/`, [`s3`]); each lab says what its parts add up to
-//! across hosts ([`crate::labs::Report::fleet`]).
+//! across hosts ([`crate::labs::Reported::fleet`]).
 
 pub mod s3;
 
@@ -168,7 +168,7 @@ pub fn lines(hosts: &[HostRun]) -> Vec<Line> {
                     })
                     .collect();
                 if parts.iter().any(|p| p.part.is_some()) {
-                    out.extend(<crate::labs::$module::$ty as crate::labs::Report>::fleet(&parts));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Reported>::fleet(&parts));
                 }
             })*
         };

@@ -2,20 +2,25 @@
 //! its parts share) and a few narrow traits, each implemented in the file of the lab's folder
 //! whose code it describes, in the spirit of mini-redis's one small shape per command:
 //!
-//! | trait        | the lab's file | what it answers                                           |
-//! |--------------|----------------|-----------------------------------------------------------|
-//! | [`Lab`]      | `mod.rs`       | its name, service, built-in scenarios and types           |
-//! | [`Setup`]    | `config.rs`    | its scenario section parsed and checked, its model        |
-//! | [`Probe`]    | `lab.rs`       | starting, commands, snapshots, stopping and cleaning up   |
-//! | [`Screen`]   | `view.rs`      | its tab as data, header, status, brief rows, keys, colours|
-//! | [`Fixture`]  | `sample.rs`    | a made-up sample for screen tests and benches             |
-//! | [`Report`]   | `report.rs`    | its report sections, seed cells, CSV, compare's title, and |
-//! |              |                | what several hosts' runs say together (none by default)   |
-//! | [`Series`]   | `metrics.rs`   | its series for recordings, compare and Prometheus         |
-//! | [`Plan`]     | `plan.rs`      | what a run would create and call, before it runs          |
-//! | [`Cleanup`]  | `cleanup.rs`   | what runs left on a target, and removing it               |
-//! | [`Cost`]     | `cost.rs`      | its price sections and its configuration at list price    |
-//! | [`Doctor`]   | `doctor.rs`    | its `latlab doctor` checks, its service's operations too  |
+//! | trait          | the lab's file | what it answers                                              |
+//! |----------------|----------------|--------------------------------------------------------------|
+//! | [`Lab`]        | `mod.rs`       | its facts (name, demo, scenarios, service, ...) and types    |
+//! | [`Setup`]      | `config.rs`    | its scenario section parsed and checked, its model           |
+//! | [`Live`]       | `lab.rs`       | starting, commands, snapshots, stopping and cleaning up      |
+//! | [`Shown`]      | `view.rs`      | its tab as data, header, status, brief rows, keys            |
+//! | [`Fixture`]    | `sample.rs`    | a made-up sample for screen tests and benches                |
+//! | [`Reported`]   | `report.rs`    | its report sections, seed cells, CSV, and what several hosts' |
+//! |                |                | runs say together (none by default)                          |
+//! | [`Measured`]   | `metrics.rs`   | its series for recordings, compare and Prometheus            |
+//! | [`Planned`]    | `plan.rs`      | what a run would create and call, before it runs             |
+//! | [`Cleanup`]    | `cleanup.rs`   | what runs left on a target, and removing it                  |
+//! | [`Priced`]     | `cost.rs`      | its configuration at list price                              |
+//! | [`Doctor`]     | `doctor.rs`    | its `latlab doctor` checks, its service's operations too     |
+//!
+//! No trait shares its name with a type: `Live` is not `check::Probe`, `Measured` not
+//! `metrics::Series`, `Reported` not `report::Report`, `Planned` not `plan::Plan`, `Priced` not
+//! `report::cost::Cost`, `Shown` not `share::frame::Screen`. The four account traits' every
+//! default means "nothing on any account".
 //!
 //! and three on its associated types: its command ([`LabCommand`], beside the enum), its part of
 //! the JSON report ([`ReportJson`], `json.rs`) and its target options ([`LabTarget`],
@@ -25,9 +30,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{LabKind, RunContext};
+use super::{Facts, RunContext};
 use latlab_core::faults::FaultSpec;
-use latlab_core::services::Service;
 
 /// A lab's part of a report, its JSON (`Lab::Json`) or its seed (`Lab::Seed`): whether a report
 /// of a run without the lab still carries its key, as `null`. True for the labs
@@ -42,91 +46,6 @@ pub trait ReportPart {
 /// inferred from the field's).
 pub fn left_out<T: ReportPart>(part: &Option<T>) -> bool {
     part.is_none() && !T::REPORTED_WHEN_ABSENT
-}
-
-/// What a lab is, in one record (its [`Lab::FACTS`]): everything the rest of latlab asks of it by
-/// kind. [`Facts::new`] gives the defaults of a lab that measures no service latlab knows, runs
-/// on one host, stops when its probes finish, takes an even share of the overview, keeps its
-/// schema in the published file, and has one-part subjects, no gauge, no colours of its own and
-/// no price.
-#[derive(Clone, Copy, Debug)]
-pub struct Facts {
-    /// Its kind in the registry.
-    pub kind: LabKind,
-    /// As screens name it: "Kinesis".
-    pub name: &'static str,
-    /// A built-in scenario that runs it alone.
-    pub demo: &'static str,
-    /// Its built-in scenarios, (name, file text), kept in its folder (`labs/X/scenarios/`):
-    /// `latlab scenarios` lists them in the registry's order, then the tour and the soak.
-    pub scenarios: &'static [(&'static str, &'static str)],
-    /// The service it measures, when it is one latlab knows (its faults, the emulator's part);
-    /// None for a lab of something else.
-    pub service: Option<Service>,
-    /// Whether it splits into a producer and consumers that may run on different hosts, one
-    /// host producing and others reading what it produced (`--no-producer`, `--producer-only`,
-    /// the scenario's `role`): such a lab reads [`crate::labs::RunContext::role`] as it starts.
-    /// A run with a role refuses a scenario with any lab that does not.
-    pub roles: bool,
-    /// Whether its figures count from the moment it starts (a producer's period): such a lab
-    /// starts after the others, so their set-up does not eat into what it measures.
-    pub measures_from_start: bool,
-    /// What it waits for while it stops, for the screen's stopping line: "the producer has
-    /// stopped; consumers are draining".
-    pub stopping: &'static str,
-    /// Its share of its column on the overview (the others' weights beside it).
-    pub overview_weight: u16,
-    /// Whether it leads the overview: on a wide screen it takes the left and the other labs
-    /// stack on the right (the lab whose panes are tallest).
-    pub overview_lead: bool,
-    /// Its own theme items (its series' colours).
-    pub colours: &'static [crate::view::Colour],
-    /// The title of its table in `latlab compare`, and the name of its subject column.
-    pub compared: (&'static str, &'static str),
-    /// Its part of the report's JSON schema, when it keeps it in its folder; None: its part is
-    /// in the published `schemas/run-report.schema.json`.
-    pub schema: Option<&'static str>,
-    /// How many parts the subject of one of its series has: a consumer (1); a storage class
-    /// and an operation (2).
-    pub subject_parts: usize,
-    /// The quantities its series measure: `arrival_to_receive`, `total`, `lag`.
-    pub quantities: &'static [&'static str],
-    /// The key a recording's frame writes its gauge series under (`read_rate`: Kinesis's
-    /// GetRecords calls a second per shard); None: it has no gauge series.
-    pub gauge: Option<&'static str>,
-    /// Its sections of a price file (`[kinesis]`, `[s3.standard]`): every key a price must
-    /// have, its unit, and which Price List product `latlab prices fetch` reads it from.
-    pub prices: &'static [crate::cost::Section],
-}
-
-impl Facts {
-    /// A lab's facts with every default (see [`Facts`]).
-    pub const fn new(
-        kind: LabKind,
-        name: &'static str,
-        demo: &'static str,
-        scenarios: &'static [(&'static str, &'static str)],
-    ) -> Facts {
-        Facts {
-            kind,
-            name,
-            demo,
-            scenarios,
-            service: None,
-            roles: false,
-            measures_from_start: false,
-            stopping: "its probes finish",
-            overview_weight: 3,
-            overview_lead: false,
-            colours: &[],
-            compared: (name, "series"),
-            schema: None,
-            subject_parts: 1,
-            quantities: &[],
-            gauge: None,
-            prices: &[],
-        }
-    }
 }
 
 /// Who a lab is: its name, the service it measures, its built-in scenarios, and the types its
@@ -257,7 +176,7 @@ pub trait Setup: Lab {
 
 /// The lab running: started on the run's context, driven by its commands, read by snapshots,
 /// stopped and cleaned up (`labs/X/lab.rs`).
-pub trait Probe: Lab {
+pub trait Live: Lab {
     /// Creates (or finds) what it measures and starts its probes, on the run's context.
     fn start(
         ctx: &Arc<RunContext>,
@@ -333,7 +252,7 @@ pub trait Probe: Lab {
 }
 
 /// What its tab and its parts of the screen show, as data (`labs/X/view.rs`).
-pub trait Screen: Lab {
+pub trait Shown: Lab {
     /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
     const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
 
@@ -379,7 +298,7 @@ pub trait Fixture: Lab {
 }
 
 /// Its sections of a finished run's report and its title in a comparison (`labs/X/report.rs`).
-pub trait Report: Lab {
+pub trait Reported: Lab {
     /// Its sections of the text or Markdown report, from its snapshot, the run, the seed's
     /// figures for it and every compared cell.
     fn write(
@@ -430,7 +349,7 @@ pub trait Report: Lab {
 
 /// Its measured series as recordings, comparisons and the Prometheus export name and read them
 /// (`labs/X/metrics.rs`).
-pub trait Series: Lab {
+pub trait Measured: Lab {
     /// Its sparklines as a recording's frame writes them, from its snapshot and history; None
     /// while the two disagree (a consumer added between them: the next tick writes it).
     fn frame_series<'a>(
@@ -459,7 +378,7 @@ pub trait Series: Lab {
     }
 
     /// Its figures as metric families for the Prometheus export, from its snapshot and its
-    /// series' whole histograms (`series`: its own, from [`Probe::histograms`]). By default one
+    /// series' whole histograms (`series`: its own, from [`Live::histograms`]). By default one
     /// histogram family per quantity, `latlab_LAB_QUANTITY_seconds`, a sample per series with
     /// the series' labels.
     fn metric_families(
@@ -504,9 +423,9 @@ pub trait Series: Lab {
 
 /// Its part of a run's plan (`labs/X/plan.rs`, `latlab plan`). A lab of no account (one that
 /// creates nothing, calls no service and costs nothing) takes every default of this trait and of
-/// [`Cleanup`], [`Cost`] and [`Doctor`]: its plan says so, it leaves nothing, has no price and
+/// [`Cleanup`], [`Priced`] and [`Doctor`]: its plan says so, it leaves nothing, has no price and
 /// no check.
-pub trait Plan: Lab {
+pub trait Planned: Lab {
     /// What it would create and what it only uses, every call it would make, and its
     /// configuration at list price. It calls nothing but reads (Describe, List, Head) on `cx`'s
     /// clients. By default: nothing on any account.
@@ -553,7 +472,7 @@ pub trait Cleanup: Lab {
 }
 
 /// What it costs at list price (`labs/X/cost.rs`).
-pub trait Cost: Lab {
+pub trait Priced: Lab {
     /// Its configuration at list price, with the price keys it used; None when there is nothing
     /// to price (it could not start, or it has no list price: the default). `complete`: the run
     /// has ended.
@@ -611,12 +530,22 @@ pub trait Doctor: Lab {
 
 /// Every part the registry asks of a lab: a lab missing one is a compile error naming it.
 pub trait Registered:
-    Lab + Setup + Probe + Screen + Fixture + Report + Series + Plan + Cleanup + Cost + Doctor
+    Lab + Setup + Live + Shown + Fixture + Reported + Measured + Planned + Cleanup + Priced + Doctor
 {
 }
 
 impl<L> Registered for L where
-    L: Lab + Setup + Probe + Screen + Fixture + Report + Series + Plan + Cleanup + Cost + Doctor
+    L: Lab
+        + Setup
+        + Live
+        + Shown
+        + Fixture
+        + Reported
+        + Measured
+        + Planned
+        + Cleanup
+        + Priced
+        + Doctor
 {
 }
 

@@ -7,6 +7,7 @@ pub mod check;
 pub mod context;
 #[cfg(test)]
 pub mod echo;
+mod facts;
 pub mod hosts;
 pub mod kinesis;
 mod lab;
@@ -17,10 +18,10 @@ pub mod sqs;
 pub mod target;
 
 pub use context::{Hurry, Role, RunContext, TargetOptions};
+pub use facts::Facts;
 pub use lab::{
-    Cleanup, Cost, Doctor, Facts, Fixture, Lab, LabCommand, LabTarget, NoSeed, Plan, Probe,
-    Registered, Report, ReportJson, ReportPart, Screen, Series, Setup, from_json, left_out,
-    to_json,
+    Cleanup, Doctor, Fixture, Lab, LabCommand, LabTarget, Live, Measured, NoSeed, Planned, Priced,
+    Registered, ReportJson, ReportPart, Reported, Setup, Shown, from_json, left_out, to_json,
 };
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show
@@ -126,7 +127,7 @@ macro_rules! lab_kinds {
             /// records it lost.
             pub fn soak(self, part: &serde_json::Value, out: &mut String) -> u64 {
                 match self {
-                    $(LabKind::$kind => <$module::$ty as Report>::soak(part, out),)*
+                    $(LabKind::$kind => <$module::$ty as Reported>::soak(part, out),)*
                 }
             }
 

@@ -39,7 +39,7 @@ impl Summary {
         }
     }
 
-    /// A made-up summary for the labs' fixed samples (`Lab::sample`): the percentiles between
+    /// A made-up summary for the labs' fixed samples (`Fixture::sample`): the percentiles between
     /// `p50_ms` and `max_ms`, in milliseconds. Never a measurement.
     pub fn sample(p50_ms: f64, p99_ms: f64, max_ms: f64, count: u64) -> Summary {
         // No samples, no figures: as a measured series of none.

@@ -1,5 +1,5 @@
 //! `latlab cleanup`: what latlab runs left on a target, found by latlab's tags and prefixes
-//! (each lab finds its own, `labs/X/cleanup.rs`, through `Lab::leftovers`), filtered by run and
+//! (each lab finds its own, `labs/X/cleanup.rs`, through `Cleanup::leftovers`), filtered by run and
 //! age, listed, and deleted only when asked. A resource without latlab's tag or prefix is never
 //! touched: one merely named like latlab's is listed as left alone.
 

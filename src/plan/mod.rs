@@ -1,7 +1,7 @@
 //! What a run would do, said before it does it (`latlab plan`, `latlab run --dry-run`): every
 //! resource it would create and every one it only uses, every API action it would call, and its
 //! configuration's list price per hour and for the scenario's duration, each price with where it
-//! comes from. Each lab writes its part (`labs/X/plan.rs`, through `Lab::plan`); this module
+//! comes from. Each lab writes its part (`labs/X/plan.rs`, through `Planned::plan`); this module
 //! puts them together, writes them as text or JSON, and makes the least-privilege IAM policy
 //! the actions need (`iam.rs`). It names no lab.
 //!

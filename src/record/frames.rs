@@ -189,7 +189,7 @@ macro_rules! framer {
             /// Each lab's points of this tick (from the registry).
             fn labs(&mut self, snapshot: &Snapshot, history: &History, points: &mut Points) {
                 $(if let (Some(s), Some(h)) = (&snapshot.$module, &history.$module)
-                    && let Some(f) = <crate::labs::$module::$ty as crate::labs::Series>::frame_series(s, h)
+                    && let Some(f) = <crate::labs::$module::$ty as crate::labs::Measured>::frame_series(s, h)
                 {
                     let gauge = <crate::labs::$module::$ty as crate::labs::Lab>::FACTS.gauge;
                     self.write(LabKind::$kind, gauge, f, points);

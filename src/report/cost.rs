@@ -1,6 +1,6 @@
 //! The report's cost section: what the configuration at the end of the run costs at list price
 //! (each lab's charges, hourly and over a 730-hour month), and each lab's trade-off table (its
-//! `Lab::unit_costs`: a Kinesis consumer's or an S3 class's cost per million records or requests
+//! `Priced::unit_costs`: a Kinesis consumer's or an S3 class's cost per million records or requests
 //! and per GB beside its latency percentiles). Text and Markdown here; the JSON form is [`Cost`],
 //! the public report.
 

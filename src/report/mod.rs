@@ -415,7 +415,7 @@ macro_rules! sections {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
         impl Report {
             /// Each lab's sections of the text or Markdown document, in screen order
-            /// (`Lab::write`).
+            /// (`Reported::write`).
             fn write_labs(&self, out: &mut String, md: bool) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
                     let cx = crate::section::Cx {
@@ -423,7 +423,7 @@ macro_rules! sections {
                         seed: self.seed.as_ref().and_then(|seed| seed.$module.as_ref()),
                         cells: &self.cells,
                     };
-                    <crate::labs::$module::$ty as crate::labs::Report>::write(s, &cx, out, md);
+                    <crate::labs::$module::$ty as crate::labs::Reported>::write(s, &cx, out, md);
                 })*
             }
 
@@ -432,36 +432,36 @@ macro_rules! sections {
                 let mut out = Vec::new();
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
                     let seed = self.seed.as_ref().and_then(|seed| seed.$module.as_ref());
-                    out.extend(<crate::labs::$module::$ty as crate::labs::Report>::facts(s, seed));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Reported>::facts(s, seed));
                 })*
                 out
             }
 
-            /// Each lab's rows of the CSV (`Lab::csv`).
+            /// Each lab's rows of the CSV (`Reported::csv`).
             fn csv_labs(&self, rows: &mut CsvRows) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
-                    <crate::labs::$module::$ty as crate::labs::Report>::csv(s, rows);
+                    <crate::labs::$module::$ty as crate::labs::Reported>::csv(s, rows);
                 })*
             }
         }
 
-        /// Every cell id a seed can be compared on, whatever a run measured (`Lab::seed_ids`).
+        /// Every cell id a seed can be compared on, whatever a run measured (`Reported::seed_ids`).
         pub fn seed_cell_ids(seed: &Seed) -> Vec<String> {
             let mut ids = Vec::new();
             $(if let Some(s) = &seed.$module {
-                <crate::labs::$module::$ty as crate::labs::Report>::seed_ids(s, &mut ids);
+                <crate::labs::$module::$ty as crate::labs::Reported>::seed_ids(s, &mut ids);
             })*
             ids
         }
 
-        /// Every compared cell of a run: each lab's figures beside the seed's (`Lab::compare`).
+        /// Every compared cell of a run: each lab's figures beside the seed's (`Reported::compare`).
         pub fn cells(snapshot: &Snapshot, seed: &Seed) -> Vec<Cell> {
             let model =
                 (snapshot.backend.kind == "emulator").then_some(snapshot.backend.model.as_slice());
             let mut cmp = compare::Comparer::new(model);
             let run = run_of(snapshot);
             $(if let (Some(s), Some(seed)) = (snapshot.$module.as_ref(), seed.$module.as_ref()) {
-                <crate::labs::$module::$ty as crate::labs::Report>::compare(s, seed, &run, &mut cmp);
+                <crate::labs::$module::$ty as crate::labs::Reported>::compare(s, seed, &run, &mut cmp);
             })*
             cmp.cells
         }

@@ -66,7 +66,7 @@ macro_rules! per_lab {
         /// false when it cannot (a lab that cannot start stops the run).
         pub(super) fn unavailable_into(kind: LabKind, why: &str, snap: Option<&mut Snapshot>) -> bool {
             match kind {
-                $(LabKind::$kind => match <$module::$ty as crate::labs::Probe>::unavailable(why) {
+                $(LabKind::$kind => match <$module::$ty as crate::labs::Live>::unavailable(why) {
                     Some(s) => {
                         if let Some(snap) = snap {
                             snap.$module = Some(s);
@@ -95,7 +95,7 @@ macro_rules! per_lab {
                 let started = match kind {
                     $(LabKind::$kind => match &scenario.$module {
                         Some(section) => Some(
-                            <$module::$ty as crate::labs::Probe>::start(ctx, section, &ctx.target.labs.$module)
+                            <$module::$ty as crate::labs::Live>::start(ctx, section, &ctx.target.labs.$module)
                                 .await
                                 .map(|l| Running::$kind(Arc::new(l))),
                         ),
@@ -123,42 +123,42 @@ macro_rules! per_lab {
             /// Starts the lab's live loop (S3's PUT and GET, Redis's tries).
             pub(super) fn start_live(&self) {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::start_live(l.as_ref()),)*
+                    $(Running::$kind(l) => crate::labs::Live::start_live(l.as_ref()),)*
                 }
             }
 
             /// Its histograms and counts start over.
             pub(super) fn reset(&self) {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::reset(l.as_ref()),)*
+                    $(Running::$kind(l) => crate::labs::Live::reset(l.as_ref()),)*
                 }
             }
 
             /// Puts its figures into the run's snapshot.
             pub(super) fn snapshot_into(&self, complete: bool, snap: &mut Snapshot) {
                 match self {
-                    $(Running::$kind(l) => snap.$module = Some(crate::labs::Probe::snapshot(l.as_ref(), complete)),)*
+                    $(Running::$kind(l) => snap.$module = Some(crate::labs::Live::snapshot(l.as_ref(), complete)),)*
                 }
             }
 
             /// Puts its last `window` seconds into the run's history.
             pub(super) fn history_into(&self, window: usize, history: &mut History) {
                 match self {
-                    $(Running::$kind(l) => history.$module = Some(crate::labs::Probe::history(l.as_ref(), window)),)*
+                    $(Running::$kind(l) => history.$module = Some(crate::labs::Live::history(l.as_ref(), window)),)*
                 }
             }
 
             /// Every series' whole histogram now.
             pub(super) fn histograms(&self) -> Vec<crate::labs::series::Histogrammed> {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::histograms(l.as_ref()),)*
+                    $(Running::$kind(l) => crate::labs::Live::histograms(l.as_ref()),)*
                 }
             }
 
             /// Applies the command if it is this lab's; None when it is another's.
             pub(super) async fn apply(&self, cmd: Command) -> Option<anyhow::Result<String>> {
                 match (self, cmd) {
-                    $((Running::$kind(l), Command::$kind(c)) => Some(crate::labs::Probe::apply(l.as_ref(), c).await),)*
+                    $((Running::$kind(l), Command::$kind(c)) => Some(crate::labs::Live::apply(l.as_ref(), c).await),)*
                     _ => None,
                 }
             }
@@ -166,21 +166,21 @@ macro_rules! per_lab {
             /// Sets a fault the lab injects itself.
             pub(super) fn add_fault(&self, spec: FaultSpec) -> anyhow::Result<()> {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::add_fault(l, spec),)*
+                    $(Running::$kind(l) => crate::labs::Live::add_fault(l, spec),)*
                 }
             }
 
             /// How long it measured, when its figures are rates over a producing period.
             pub(super) fn measured_for(&self) -> Option<Duration> {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::measured_for(l.as_ref()),)*
+                    $(Running::$kind(l) => crate::labs::Live::measured_for(l.as_ref()),)*
                 }
             }
 
             /// Whether the scenario sets it an experiment that runs to its own end.
             pub(super) fn has_experiment(&self) -> bool {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::has_experiment(l.as_ref()),)*
+                    $(Running::$kind(l) => crate::labs::Live::has_experiment(l.as_ref()),)*
                 }
             }
 
@@ -191,14 +191,14 @@ macro_rules! per_lab {
                 say: &(dyn Fn(String) + Send + Sync),
             ) -> anyhow::Result<()> {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::run_experiment(l.as_ref(), quick, say).await,)*
+                    $(Running::$kind(l) => crate::labs::Live::run_experiment(l.as_ref(), quick, say).await,)*
                 }
             }
 
             /// Stops its probes and lets them drain.
             pub(super) async fn stop(&self, hurry: &crate::labs::context::Hurry) {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::stop(l.as_ref(), hurry).await,)*
+                    $(Running::$kind(l) => crate::labs::Live::stop(l.as_ref(), hurry).await,)*
                 }
             }
 
@@ -212,7 +212,7 @@ macro_rules! per_lab {
             /// Removes what it created; returns what could not be removed.
             pub(super) async fn cleanup(&self) -> Vec<String> {
                 match self {
-                    $(Running::$kind(l) => crate::labs::Probe::cleanup(l.as_ref()).await,)*
+                    $(Running::$kind(l) => crate::labs::Live::cleanup(l.as_ref()).await,)*
                 }
             }
         }

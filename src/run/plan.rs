@@ -84,7 +84,7 @@ pub async fn labs_plan(
         ($($kind:ident: $module:ident::$ty:ident,)*) => {
             $(
                 if let Some(s) = &scenario.$module {
-                    labs.push(<$module::$ty as crate::labs::Plan>::plan(cx, s, &targets.$module).await);
+                    labs.push(<$module::$ty as crate::labs::Planned>::plan(cx, s, &targets.$module).await);
                 }
             )*
         };

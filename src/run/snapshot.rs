@@ -88,7 +88,7 @@ macro_rules! snapshot {
                 let mut parts = Vec::new();
                 $(
                     if let Some(s) = &self.$module {
-                        parts.extend(<crate::labs::$module::$ty as crate::labs::Cost>::cost(s, self.complete, &chosen.prices));
+                        parts.extend(<crate::labs::$module::$ty as crate::labs::Priced>::cost(s, self.complete, &chosen.prices));
                     }
                 )*
                 crate::cost::RunCost::of(chosen, parts)
@@ -98,7 +98,7 @@ macro_rules! snapshot {
             pub fn summaries(&self) -> Vec<(crate::labs::series::SeriesId, &crate::metrics::Summary)> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    out.extend(<crate::labs::$module::$ty as crate::labs::Series>::summaries(s));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Measured>::summaries(s));
                 })*
                 out
             }
@@ -107,7 +107,7 @@ macro_rules! snapshot {
             pub fn watched(&self) -> Vec<crate::labs::series::Watched> {
                 let mut out = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    out.extend(<crate::labs::$module::$ty as crate::labs::Series>::watched(s));
+                    out.extend(<crate::labs::$module::$ty as crate::labs::Measured>::watched(s));
                 })*
                 out
             }
@@ -116,7 +116,7 @@ macro_rules! snapshot {
             pub fn progress(&self) -> Option<String> {
                 let mut parts: Vec<String> = Vec::new();
                 $(if let Some(s) = &self.$module {
-                    parts.extend(<crate::labs::$module::$ty as crate::labs::Screen>::progress(s));
+                    parts.extend(<crate::labs::$module::$ty as crate::labs::Shown>::progress(s));
                 })*
                 (!parts.is_empty()).then(|| parts.join(" | "))
             }
@@ -124,7 +124,7 @@ macro_rules! snapshot {
             /// Every lab's trade-off table (a lab not in the run gives its table empty).
             pub fn unit_costs(&self, prices: &crate::cost::Prices) -> Vec<crate::cost::UnitCosts> {
                 let mut out = Vec::new();
-                $(out.extend(<crate::labs::$module::$ty as crate::labs::Cost>::unit_costs(self.$module.as_ref(), prices));)*
+                $(out.extend(<crate::labs::$module::$ty as crate::labs::Priced>::unit_costs(self.$module.as_ref(), prices));)*
                 out
             }
         }

@@ -1,6 +1,6 @@
 //! What a lab's part of a report is written with, below the labs so that each lab writes its
-//! own (`labs/X/report.rs`, through `Lab::write`, `Lab::compare`, `Lab::csv` and
-//! `Lab::seed_ids`): text and Markdown tables (`table.rs`), its figures beside the seed's with
+//! own (`labs/X/report.rs`, through `Reported::write`, `Reported::compare`, `Reported::csv` and
+//! `Reported::seed_ids`): text and Markdown tables (`table.rs`), its figures beside the seed's with
 //! each cell labelled `calibrated`, `predicted` or `measured` (`compare.rs`), the CSV's rows, and
 //! what a section may know of the run ([`Run`], [`Cx`]). `crate::report` puts the labs' parts
 //! together into a report.

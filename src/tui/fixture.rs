@@ -1,4 +1,4 @@
-//! Fixed views: each lab's fixed sample (`Lab::sample`: made-up but plausible figures, never a
+//! Fixed views: each lab's fixed sample (`Fixture::sample`: made-up but plausible figures, never a
 //! measurement) as the screen shows it, its backend labelled as a fixture (never as the emulator
 //! or a measurement). The snapshot tests and the render benchmark draw them, since a live lab
 //! never draws the same screen twice.

@@ -27,7 +27,7 @@ macro_rules! of_sparks {
         impl View {
             /// What the screen showed of `snapshot`, with `window` seconds of sparkline history
             /// from `sparks` (each lab's ending at its last whole second, `upto`): each lab reads
-            /// its own series back (`Lab::history_of_frames`).
+            /// its own series back (`Measured::history_of_frames`).
             pub fn of_sparks(
                 snapshot: Snapshot,
                 sparks: &crate::record::read::Sparks,
@@ -46,7 +46,7 @@ macro_rules! of_sparks {
                             (Some(upto), Some(key)) => sparks.gauge(key, upto, window),
                             _ => vec![0.0; window as usize],
                         };
-                        <crate::labs::$module::$ty as crate::labs::Series>::history_of_frames(s, &points, &gauge)
+                        <crate::labs::$module::$ty as crate::labs::Measured>::history_of_frames(s, &points, &gauge)
                     }),)*
                 };
                 View { snapshot, history }

@@ -7,8 +7,6 @@ use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
-use std::time::Duration;
 
 use common::latlab;
 
@@ -369,42 +367,33 @@ fn answer(mut conn: TcpStream, mode: Mode, _host: String) {
 
 /// `latlab prices fetch ARGS`, with its peak resident memory (sampled every 10 ms).
 fn fetch(url: &str, args: &[&str]) -> (bool, String, u64) {
-    let child = latlab()
+    use std::io::Read;
+    // Reaped below by wait4, which std's wait cannot stand in for: it gives no rusage.
+    #[allow(clippy::zombie_processes)]
+    let mut child = latlab()
         .args(["prices", "fetch", "--price-list-url", url])
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
-    let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let p = peak.clone();
-    let sampler = std::thread::spawn(move || {
-        for _ in 0..60_000 {
-            let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-                return;
-            };
-            for l in status.lines() {
-                if let Some(kb) = l.strip_prefix("VmRSS:") {
-                    let kb: u64 = kb
-                        .trim()
-                        .trim_end_matches(" kB")
-                        .trim()
-                        .parse()
-                        .unwrap_or(0);
-                    p.fetch_max(kb, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
     });
-    let out = child.wait_with_output().unwrap();
-    let _ = sampler.join();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        peak.load(std::sync::atomic::Ordering::Relaxed),
-    )
+    // The kernel's own peak resident set of this child (ru_maxrss, kB on Linux), taken when it
+    // is reaped: exact, where sampling /proc every few ms missed a short run's peak.
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is this test's own child, not reaped elsewhere; both pointers are to locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    (ok, reader.join().unwrap(), usage.ru_maxrss.max(0) as u64)
 }
 
 #[test]

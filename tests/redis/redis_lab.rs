@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use latlab::labs::redis::local::{LinkProfile, LocalRedis};
 use latlab::labs::redis::{Condition, Endpoints, Method, MethodSnapshot, RedisLab};
-use latlab::labs::{Hurry, Probe, run_id};
+use latlab::labs::{Hurry, Live, run_id};
 
 use crate::common;
 use common::{keys_named, monitor};

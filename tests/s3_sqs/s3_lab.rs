@@ -6,7 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use latlab::labs::{Hurry, LabKind, Probe, s3};
+use latlab::labs::{Hurry, LabKind, Live, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::services::s3::Class;

@@ -4,10 +4,10 @@
 //! headless report, a comparison and a shared frame with nothing outside its folder changed.
 //!
 //! Its parts, each where its code lives: who it is and what it runs (`mod.rs`: `Lab` and its
-//! facts, `Setup`, `Probe`, its command), what it shows (`view.rs`: `Screen`, `Fixture`), what it
-//! reports and records (`report.rs`: `Report`, `Series`; its snapshot is its JSON part), what it
-//! needs of an account (`account.rs`: nothing, the defaults of `Plan`, `Cleanup`, `Cost` and
-//! `Doctor`), and the test (`tests.rs`).
+//! facts, `Setup`, `Live`, its command), what it shows (`view.rs`: `Shown`, `Fixture`), what it
+//! reports and records (`report.rs`: `Reported`, `Measured`; its snapshot is its JSON part), what
+//! it needs of an account (`account.rs`: nothing, the defaults of `Planned`, `Cleanup`, `Priced`
+//! and `Doctor`), and the test (`tests.rs`).
 
 mod account;
 mod report;
@@ -211,7 +211,7 @@ async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken
     }
 }
 
-impl crate::labs::Probe for EchoLab {
+impl crate::labs::Live for EchoLab {
     async fn start(
         ctx: &Arc<RunContext>,
         s: &EchoScenario,

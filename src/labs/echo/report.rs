@@ -11,7 +11,7 @@ pub(super) fn series_id() -> SeriesId {
     SeriesId::new(crate::labs::LabKind::Echo, &["tcp"], "round_trip")
 }
 
-impl crate::labs::Report for EchoLab {
+impl crate::labs::Reported for EchoLab {
     fn write(s: &EchoSnapshot, _cx: &Cx<'_, crate::labs::NoSeed>, out: &mut String, md: bool) {
         section_heading(md)(out, "Echo: round trip to an echo server on 127.0.0.1");
         let r = &s.rtt;
@@ -32,7 +32,7 @@ impl crate::labs::Report for EchoLab {
     }
 }
 
-impl crate::labs::Series for EchoLab {
+impl crate::labs::Measured for EchoLab {
     fn frame_series<'a>(_s: &'a EchoSnapshot, h: &'a History) -> Option<FrameSeries<'a>> {
         Some(FrameSeries::of(vec![(
             series_id(),

@@ -32,7 +32,7 @@ pub(super) const COLOURS: &[Colour] = &[Colour {
     light: "#116329",
 }];
 
-impl crate::labs::Screen for EchoLab {
+impl crate::labs::Shown for EchoLab {
     const KEYS: &'static [LabKey<Command>] = KEYS;
 
     fn view(s: &EchoSnapshot, history: Option<&History>) -> LabView {

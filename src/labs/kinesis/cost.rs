@@ -324,7 +324,7 @@ fn trim(x: f64) -> String {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million records and per GB: (the stream's shard-hours and PUT payload units, which every consumer reads through, plus the consumer's own enhanced fan-out charges) at the asked rate, divided by the records (GB) the producer is asked for an hour";
 
-impl crate::labs::Cost for super::KinesisLab {
+impl crate::labs::Priced for super::KinesisLab {
     /// The lab's charges per hour, and the price keys they use.
     fn cost(k: &KinesisSnapshot, complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {
         Some(priced(&Priced::of_snapshot(k, complete), p))

@@ -259,7 +259,7 @@ mod tests {
     use super::*;
     use crate::labs::kinesis::KinesisLab;
     use crate::labs::kinesis::foreign::ForeignCount;
-    use crate::labs::{Fixture, Report};
+    use crate::labs::{Fixture, Reported};
 
     /// A producing host (its consumers elsewhere) and two reading hosts: one whole, one that
     /// read part of the records, with clocks `ahead_us` apart at the readers.

@@ -4,10 +4,10 @@
 
 use super::*;
 use crate::labs::series::Histogrammed;
-use crate::labs::{Probe, RunContext};
+use crate::labs::{Live, RunContext};
 use snapshot::KinesisSnapshot;
 
-impl Probe for KinesisLab {
+impl Live for KinesisLab {
     /// The last `window` seconds.
     fn history(&self, window: usize) -> KinesisHistory {
         let shared = &self.ctx.shared;

@@ -16,7 +16,7 @@ pub(super) fn series_id(consumer: &str) -> SeriesId {
     )
 }
 
-impl crate::labs::Series for super::KinesisLab {
+impl crate::labs::Measured for super::KinesisLab {
     /// Each consumer's arrival -> receive by its name, and the shard's GetRecords rate; its last
     /// whole second is the one before the consumers' newest.
     fn frame_series<'a>(
@@ -221,7 +221,7 @@ impl crate::labs::Series for super::KinesisLab {
 #[cfg(test)]
 mod tests {
     use super::super::KinesisLab;
-    use crate::labs::{Fixture, Series};
+    use crate::labs::{Fixture, Measured};
 
     /// Seven seconds into a run, a frame writes the GetRecords rate of seconds 0 to 6 (its last
     /// whole second), not ten values of which the first three stand before the run began.

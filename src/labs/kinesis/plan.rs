@@ -61,7 +61,7 @@ async fn check(cx: &PlanContext<'_>, p: &mut LabPlan, stream: &str, given: bool)
     }
 }
 
-impl crate::labs::Plan for super::KinesisLab {
+impl crate::labs::Planned for super::KinesisLab {
     async fn plan(
         cx: &PlanContext<'_>,
         s: &KinesisScenario,

@@ -12,7 +12,7 @@ use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
 use latlab_core::units::thousands;
 
-impl crate::labs::Report for super::KinesisLab {
+impl crate::labs::Reported for super::KinesisLab {
     /// The producer's acknowledged records, and each consumer's accounting: received + lost +
     /// unread = acknowledged.
     fn soak(k: &serde_json::Value, out: &mut String) -> u64 {

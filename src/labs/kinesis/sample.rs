@@ -1,6 +1,6 @@
 //! A fixed sample of the lab's figures: round 2's set-up as its screen shows it, with made-up
 //! but plausible figures (never a measurement). The screen tests, the render benchmark and the
-//! cost examples draw it (`Lab::sample`).
+//! cost examples draw it (`Fixture::sample`).
 
 use std::collections::BTreeMap;
 

@@ -391,7 +391,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
     },
 ];
 
-impl crate::labs::Screen for super::KinesisLab {
+impl crate::labs::Shown for super::KinesisLab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &KinesisSnapshot, history: Option<&super::KinesisHistory>) -> LabView {

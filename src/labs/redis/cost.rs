@@ -108,7 +108,7 @@ pub fn priced(node_type: &str, local: bool, p: &Prices) -> (LabCost, Vec<String>
     )
 }
 
-impl crate::labs::Cost for super::RedisLab {
+impl crate::labs::Priced for super::RedisLab {
     /// An unavailable pair (redis-server missing) costs nothing: it is not priced.
     fn cost(
         snap: &RedisSnapshot,

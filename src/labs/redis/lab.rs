@@ -4,13 +4,13 @@
 
 use super::*;
 use crate::labs::series::Histogrammed;
-use crate::labs::{Probe, RunContext};
+use crate::labs::{Live, RunContext};
 use config::RedisScenario;
 use latlab_core::faults::FaultSpec;
 use local::{LinkProfile, LocalRedis};
 use snapshot::RedisSnapshot;
 
-impl Probe for RedisLab {
+impl Live for RedisLab {
     async fn start(
         ctx: &Arc<RunContext>,
         r: &RedisScenario,

@@ -10,7 +10,7 @@ pub(super) fn series_id(method: super::Method) -> SeriesId {
     SeriesId::new(crate::labs::LabKind::Redis, &[method.key()], "lag")
 }
 
-impl crate::labs::Series for super::RedisLab {
+impl crate::labs::Measured for super::RedisLab {
     /// Each method's lag, by the method's key.
     fn frame_series<'a>(
         _snap: &'a RedisSnapshot,

@@ -35,7 +35,7 @@ const COMMANDS: &[(&str, &str, bool)] = &[
     ("DEBUG", "faults, on latlab's own servers only", true),
 ];
 
-impl crate::labs::Plan for super::RedisLab {
+impl crate::labs::Planned for super::RedisLab {
     async fn plan(
         cx: &PlanContext<'_>,
         r: &RedisScenario,

@@ -8,7 +8,7 @@ use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
 use latlab_core::units::{ms_f, thousands};
 
-impl crate::labs::Report for super::RedisLab {
+impl crate::labs::Reported for super::RedisLab {
     /// Each method's tries and errors.
     fn soak(r: &serde_json::Value, out: &mut String) -> u64 {
         let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);

@@ -1,6 +1,6 @@
 //! A fixed sample of the lab's figures, 1 KB values over the t3-micro link with the three
 //! methods live, made up but plausible (never a measurement). The screen tests, the render
-//! benchmark and the cost examples draw it (`Lab::sample`).
+//! benchmark and the cost examples draw it (`Fixture::sample`).
 
 use super::local::ShaperStats;
 use super::snapshot::RedisSnapshot;

@@ -180,7 +180,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[crate::view::Colour {
     light: "#a40e26",
 }];
 
-impl crate::labs::Screen for super::RedisLab {
+impl crate::labs::Shown for super::RedisLab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &RedisSnapshot, history: Option<&super::History>) -> LabView {

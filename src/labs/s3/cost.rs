@@ -349,7 +349,7 @@ pub fn class_units(s: &S3Snapshot, p: &Prices) -> Vec<ClassUnit> {
 /// How the trade-off figures are made, said under their table.
 const HOW: &str = "cost per million requests and per GB moved at the current payload: the request price, plus S3 Express One Zone's per-GB charge on the charged part of each request; storage not included";
 
-impl crate::labs::Cost for super::S3Lab {
+impl crate::labs::Priced for super::S3Lab {
     /// The lab's charges per hour, and the price keys they use. A matrix run (`seed-s3`) has no
     /// live loop to price by the hour: what its requests cost, once, is said instead.
     fn cost(s: &S3Snapshot, _complete: bool, p: &Prices) -> Option<(LabCost, Vec<String>)> {

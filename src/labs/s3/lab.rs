@@ -4,11 +4,11 @@
 
 use super::*;
 use crate::labs::series::Histogrammed;
-use crate::labs::{LabKind, Probe, RunContext};
+use crate::labs::{LabKind, Live, RunContext};
 use config::S3Scenario;
 use snapshot::S3Snapshot;
 
-impl Probe for S3Lab {
+impl Live for S3Lab {
     async fn start(
         ctx: &Arc<RunContext>,
         scenario: &S3Scenario,

@@ -20,7 +20,7 @@ fn frame_key(class: Class, op: &str) -> String {
     format!("{} {op}", class.storage_class())
 }
 
-impl crate::labs::Series for super::S3Lab {
+impl crate::labs::Measured for super::S3Lab {
     /// Each class and operation's total time, by `CLASS OP`.
     fn frame_series<'a>(
         _snap: &'a S3Snapshot,

@@ -45,7 +45,7 @@ async fn check(cx: &PlanContext<'_>, p: &mut LabPlan) {
     }
 }
 
-impl crate::labs::Plan for super::S3Lab {
+impl crate::labs::Planned for super::S3Lab {
     async fn plan(
         cx: &PlanContext<'_>,
         s: &S3Scenario,

@@ -38,7 +38,7 @@ fn compare_matrix(rows: &[crate::labs::s3::MatrixRow], seed: &S3Seed, cmp: &mut 
     }
 }
 
-impl crate::labs::Report for super::S3Lab {
+impl crate::labs::Reported for super::S3Lab {
     /// Each class and operation's requests, SlowDowns and errors.
     fn soak(s3: &serde_json::Value, out: &mut String) -> u64 {
         let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);

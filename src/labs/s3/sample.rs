@@ -1,6 +1,6 @@
 //! A fixed sample of the lab's figures, S3 Standard active after a stretch on Express, made up
 //! but plausible (never a measurement). The screen tests, the render benchmark and the cost
-//! examples draw it (`Lab::sample`).
+//! examples draw it (`Fixture::sample`).
 
 use super::OpSnapshot;
 use super::snapshot::S3Snapshot;

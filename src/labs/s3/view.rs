@@ -228,7 +228,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
     },
 ];
 
-impl crate::labs::Screen for super::S3Lab {
+impl crate::labs::Shown for super::S3Lab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &S3Snapshot, history: Option<&super::History>) -> LabView {

@@ -199,7 +199,7 @@ type UnitRow<'a> = (
     &'a ConsumerFigures,
 );
 
-impl crate::labs::Cost for super::SqsLab {
+impl crate::labs::Priced for super::SqsLab {
     /// A lab that could not create its queues is not priced.
     fn cost(
         snap: &SqsSnapshot,

@@ -9,12 +9,12 @@ use super::config::SqsScenario;
 use super::snapshot::SqsSnapshot;
 use super::{Command, History, Probes, SqsLab};
 use crate::labs::series::Histogrammed;
-use crate::labs::{LabKind, Probe, RunContext};
+use crate::labs::{LabKind, Live, RunContext};
 
 /// How long the consumers may read what is left once the producer stops.
 const DRAIN: Duration = Duration::from_secs(10);
 
-impl Probe for SqsLab {
+impl Live for SqsLab {
     async fn start(
         ctx: &Arc<RunContext>,
         s: &SqsScenario,

@@ -11,7 +11,7 @@ pub(super) fn series_id(consumer: &str) -> SeriesId {
     SeriesId::new(crate::labs::LabKind::Sqs, &[consumer], "send_to_receive")
 }
 
-impl crate::labs::Series for super::SqsLab {
+impl crate::labs::Measured for super::SqsLab {
     /// Each consumer's send -> receive, by its name.
     fn frame_series<'a>(
         snap: &'a SqsSnapshot,

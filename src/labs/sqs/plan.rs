@@ -7,7 +7,7 @@ use super::config::SqsScenario;
 use crate::plan::{LabPlan, PlanContext, Resource, Scope};
 use latlab_core::services::sqs::Op;
 
-impl crate::labs::Plan for super::SqsLab {
+impl crate::labs::Planned for super::SqsLab {
     async fn plan(
         cx: &PlanContext<'_>,
         s: &SqsScenario,

@@ -9,7 +9,7 @@ use crate::section::table::Table;
 use crate::section::{CsvRows, Cx, section_heading};
 use latlab_core::units::thousands;
 
-impl crate::labs::Report for super::SqsLab {
+impl crate::labs::Reported for super::SqsLab {
     /// The producer's acknowledged messages, and each consumer's accounting: received + lost +
     /// in flight + unread = sent.
     fn soak(q: &serde_json::Value, out: &mut String) -> u64 {

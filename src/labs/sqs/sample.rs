@@ -1,7 +1,7 @@
 //! A fixed sample of the lab's figures, made up but plausible (never a measurement): the long
 //! poller flat, the short poller with its empty receives, the FIFO poller in order, Lambda with
 //! its batches, and a stretch where processing outlasted the visibility timeout. The screen tests,
-//! the render benchmark and the cost examples draw it (`Lab::sample`).
+//! the render benchmark and the cost examples draw it (`Fixture::sample`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -261,7 +261,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
     },
 ];
 
-impl crate::labs::Screen for super::SqsLab {
+impl crate::labs::Shown for super::SqsLab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &SqsSnapshot, history: Option<&History>) -> LabView {

@@ -65,7 +65,7 @@ macro_rules! labs {
         fn lab_running(snap: &Snapshot) -> Vec<(LabKind, bool)> {
             let mut out = Vec::new();
             $(if let Some(s) = &snap.$module {
-                out.push((LabKind::$kind, <crate::labs::$module::$ty as crate::labs::Series>::runs(s)));
+                out.push((LabKind::$kind, <crate::labs::$module::$ty as crate::labs::Measured>::runs(s)));
             })*
             out
         }
@@ -79,7 +79,7 @@ macro_rules! labs {
                         .into_iter()
                         .partition(|h| h.id.lab == LabKind::$kind);
                 series = rest;
-                out.extend(<crate::labs::$module::$ty as crate::labs::Series>::metric_families(s, &mine));
+                out.extend(<crate::labs::$module::$ty as crate::labs::Measured>::metric_families(s, &mine));
             })*
             // What is left is a series of a lab the snapshot does not have: not exported.
             drop(series);
@@ -92,7 +92,7 @@ macro_rules! labs {
             clients: &mut Vec<(Vec<(&'static str, String)>, &'a SdkSnapshot)>,
         ) {
             $(if let Some(s) = &snap.$module {
-                clients.extend(<crate::labs::$module::$ty as crate::labs::Series>::sdk_clients(s));
+                clients.extend(<crate::labs::$module::$ty as crate::labs::Measured>::sdk_clients(s));
             })*
         }
     };

@@ -77,7 +77,7 @@ macro_rules! lab_rows {
         /// Every lab's rows, in the registry's order.
         fn lab_rows() -> Vec<Key> {
             let mut out = Vec::new();
-            $(for row in <crate::labs::$module::$ty as crate::labs::Screen>::KEYS {
+            $(for row in <crate::labs::$module::$ty as crate::labs::Shown>::KEYS {
                 out.push(lab_row(LabKind::$kind, row, Command::$kind));
             })*
             out

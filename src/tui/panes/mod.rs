@@ -20,7 +20,7 @@ macro_rules! screens {
         pub fn model(lab: LabKind, view: &View) -> Option<LabView> {
             match lab {
                 $(LabKind::$kind => view.snapshot.$module.as_ref().map(|s| {
-                    <crate::labs::$module::$ty as crate::labs::Screen>::view(s, view.history.$module.as_ref())
+                    <crate::labs::$module::$ty as crate::labs::Shown>::view(s, view.history.$module.as_ref())
                 }),)*
             }
         }
@@ -31,7 +31,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Screen>::header),)*
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Shown>::header),)*
             }
         }
 
@@ -41,7 +41,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(String::new, <crate::labs::$module::$ty as crate::labs::Screen>::status),)*
+                    .map_or_else(String::new, <crate::labs::$module::$ty as crate::labs::Shown>::status),)*
             }
         }
 
@@ -51,7 +51,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Screen>::brief),)*
+                    .map_or_else(Vec::new, <crate::labs::$module::$ty as crate::labs::Shown>::brief),)*
             }
         }
 
@@ -61,7 +61,7 @@ macro_rules! screens {
                 $(LabKind::$kind => snap
                     .$module
                     .as_ref()
-                    .map_or(0, <crate::labs::$module::$ty as crate::labs::Screen>::min_rows),)*
+                    .map_or(0, <crate::labs::$module::$ty as crate::labs::Shown>::min_rows),)*
             }
         }
     };
