@@ -8,6 +8,7 @@
 #[cfg(test)]
 mod echo_service;
 pub mod faults;
+pub mod json_protocol;
 pub mod kinesis;
 pub mod limits;
 pub mod profile;

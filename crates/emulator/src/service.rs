@@ -151,9 +151,13 @@ pub trait Service: Send + Sync + Sized + 'static {
     /// Its clock: every time-based rule reads it.
     fn clock(&self) -> &ServiceClock;
 
-    /// Writes its part of the stats document (`GET /_latlab/stats`) into it: under its name,
-    /// unless it says otherwise.
-    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>);
+    /// Its counts for the stats document (`GET /_latlab/stats`).
+    fn stats_document(&self) -> serde_json::Value;
+
+    /// Writes its part of the stats document into it: under its name by default.
+    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
+        doc.insert(Self::NAME.into(), self.stats_document());
+    }
 
     /// Acts on its own state when one of its faults that changes it fires (Kinesis expires every
     /// iterator): what it changed, and the operation whose next correct answer is the recovery.

@@ -183,14 +183,11 @@ impl Service for Echo {
         &self.clock
     }
 
-    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
-        doc.insert(
-            Self::NAME.into(),
-            serde_json::json!({
-                "calls": self.calls.load(Ordering::Relaxed),
-                "throttled": self.throttled.load(Ordering::Relaxed),
-            }),
-        );
+    fn stats_document(&self) -> serde_json::Value {
+        serde_json::json!({
+            "calls": self.calls.load(Ordering::Relaxed),
+            "throttled": self.throttled.load(Ordering::Relaxed),
+        })
     }
 
     /// `calls`: the calls it was sent.

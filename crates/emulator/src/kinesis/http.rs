@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Limited};
+use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 
 use super::error::ApiError;
@@ -14,9 +13,10 @@ use super::limits::KinesisLimits;
 use super::profile::KinesisProfile;
 use super::{Kinesis, Op, Reply, TARGET_PREFIX, store};
 use crate::faults::{self, Faulty};
+use crate::json_protocol::{self, JsonCall, Refused};
 use crate::service::{Answer, Cx, Service};
 use crate::time::ServiceClock;
-use crate::{Body, MAX_JSON_BODY, lacking_answer, request_id, respond, signing_region};
+use crate::{Body, lacking_answer, request_id, respond};
 use latlab_core::faults::Kind;
 
 impl Service for Kinesis {
@@ -50,10 +50,14 @@ impl Service for Kinesis {
         &self.clock
     }
 
+    fn stats_document(&self) -> serde_json::Value {
+        serde_json::to_value(self.stats.snapshot()).unwrap_or_default()
+    }
+
     /// Its rows (per stream, shard and API) are the stats document's top level, where they were
     /// before the other services joined it.
     fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
-        if let Ok(serde_json::Value::Object(rows)) = serde_json::to_value(self.stats.snapshot()) {
+        if let serde_json::Value::Object(rows) = self.stats_document() {
             doc.extend(rows);
         }
     }
@@ -70,45 +74,20 @@ impl Service for Kinesis {
 }
 
 async fn request(kinesis: &Arc<Kinesis>, cx: Cx<'_>, req: Request<Incoming>) -> Response<Body> {
-    let target = req
-        .headers()
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let region = signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
-    let op = target
-        .strip_prefix(TARGET_PREFIX)
-        .unwrap_or(&target)
-        .to_string();
-    if cx.lacks(&op) {
-        return lacking_answer();
-    }
-    if req.method() != Method::POST {
-        return error(&ApiError::unknown_operation(&format!(
-            "{} {target}",
-            req.method()
-        )));
-    }
-    // A body declared larger than any operation takes is refused before a byte of it is read.
-    let declared = req
-        .headers()
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if let Some(n) = declared.filter(|n| *n > MAX_JSON_BODY as u64) {
-        let mut err = ApiError::serialization(format!(
-            "the request body is {n} bytes; at most {MAX_JSON_BODY} are accepted"
-        ));
-        err.status = 413;
-        return error(&err);
-    }
-    let body = match Limited::new(req.into_body(), MAX_JSON_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            let mut err = ApiError::serialization(format!(
-                "the request body could not be read or exceeds {MAX_JSON_BODY} bytes: {e}"
-            ));
+    let JsonCall {
+        target,
+        op,
+        region,
+        body,
+        ..
+    } = match json_protocol::read(req, TARGET_PREFIX, &cx).await {
+        Ok(call) => call,
+        Err(Refused::Lacking) => return lacking_answer(),
+        Err(Refused::NotPost(method, target)) => {
+            return error(&ApiError::unknown_operation(&format!("{method} {target}")));
+        }
+        Err(Refused::Body(why)) => {
+            let mut err = ApiError::serialization(why);
             err.status = 413;
             return error(&err);
         }

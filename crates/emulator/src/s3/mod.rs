@@ -294,11 +294,8 @@ impl Service for S3 {
         &self.clock
     }
 
-    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
-        doc.insert(
-            Self::NAME.into(),
-            serde_json::to_value(self.stats()).unwrap_or_default(),
-        );
+    fn stats_document(&self) -> serde_json::Value {
+        serde_json::to_value(self.stats()).unwrap_or_default()
     }
 
     /// `create_sessions`: the CreateSession calls answered.

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::json_protocol::{self, JsonCall, Refused};
 use crate::service::{Answer, Cx, Service};
 use crate::time::ServiceClock;
 use error::{SqsError, SqsResult};
@@ -171,11 +172,8 @@ impl Service for Sqs {
         &self.clock
     }
 
-    fn write_stats(&self, doc: &mut serde_json::Map<String, serde_json::Value>) {
-        doc.insert(
-            Self::NAME.into(),
-            serde_json::to_value(self.stats()).unwrap_or_default(),
-        );
+    fn stats_document(&self) -> serde_json::Value {
+        serde_json::to_value(self.stats()).unwrap_or_default()
     }
 }
 
@@ -186,44 +184,22 @@ async fn serve(
     cx: Cx<'_>,
     req: http::Request<hyper::body::Incoming>,
 ) -> http::Response<super::Body> {
-    use http_body_util::{BodyExt, Limited};
-
-    let target = req
-        .headers()
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let op = target
-        .strip_prefix(latlab_core::services::sqs::TARGET_PREFIX)
-        .unwrap_or(&target)
-        .to_string();
-    if cx.lacks(&op) {
-        return super::lacking_answer();
-    }
-    let region = super::signing_region(req.headers()).unwrap_or_else(|| "us-east-1".into());
-    let host = req
-        .headers()
-        .get(http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1")
-        .to_string();
-    if req.method() != http::Method::POST {
-        return answer_error(&SqsError::malformed(&format!(
-            "{} {target}: SQS's JSON protocol takes POST",
-            req.method()
-        )));
-    }
-    let body = match Limited::new(req.into_body(), super::MAX_JSON_BODY)
-        .collect()
-        .await
-    {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            let mut err = SqsError::malformed(&format!(
-                "the request body could not be read or exceeds {} bytes: {e}",
-                super::MAX_JSON_BODY
-            ));
+    let JsonCall {
+        target,
+        op,
+        region,
+        host,
+        body,
+    } = match json_protocol::read(req, latlab_core::services::sqs::TARGET_PREFIX, &cx).await {
+        Ok(call) => call,
+        Err(Refused::Lacking) => return super::lacking_answer(),
+        Err(Refused::NotPost(method, target)) => {
+            return answer_error(&SqsError::malformed(&format!(
+                "{method} {target}: SQS's JSON protocol takes POST"
+            )));
+        }
+        Err(Refused::Body(why)) => {
+            let mut err = SqsError::malformed(&why);
             err.status = 413;
             return answer_error(&err);
         }
