@@ -16,8 +16,8 @@ use aws_sdk_kinesis::types::{
 };
 use aws_smithy_types::retry::RetryConfig;
 use hdrhistogram::Histogram;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::{Emulator, EmulatorConfig};
+use latlab_emulator::limits::Limits;
+use latlab_emulator::{Emulator, EmulatorConfig};
 
 const CONSUMERS: usize = 4;
 
@@ -95,7 +95,7 @@ fn subscribe(
         let _ = ready_tx.send(());
         while let Ok(Some(ev)) = out.event_stream.recv().await {
             if let SubscribeToShardEventStream::SubscribeToShardEvent(ev) = ev {
-                let now = latlab::clock::now_micros();
+                let now = latlab_core::clock::now_micros();
                 if let Some(lat) = &latency {
                     let mut lat = lat.lock();
                     for r in ev.records() {
@@ -217,7 +217,7 @@ async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
     let n = rate * seconds;
     for _ in 0..n {
         tick.tick().await;
-        let sent = latlab::clock::now_micros().to_string();
+        let sent = latlab_core::clock::now_micros().to_string();
         c.put_record()
             .stream_name("latency")
             .partition_key("k")

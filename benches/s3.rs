@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_s3::primitives::ByteStream;
 use aws_smithy_types::retry::RetryConfig;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::{Emulator, EmulatorConfig};
+use latlab_emulator::limits::Limits;
+use latlab_emulator::{Emulator, EmulatorConfig};
 
 async fn rate(
     c: &aws_sdk_s3::Client,

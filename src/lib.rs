@@ -23,10 +23,3 @@ pub mod section;
 pub mod share;
 pub mod tui;
 pub mod view;
-
-// The emulator and the primitives below it are crates of their own (crates/emulator,
-// crates/core). latlab's own code names them (`latlab_core::units`, `latlab_emulator`), so the
-// tree shows which layer a path is in; these re-exports keep the paths the tests, benches and
-// fuzz targets have always used.
-pub use latlab_core::{clock, faults, http, listen, provenance, services, shaping, units};
-pub use latlab_emulator as emulator;

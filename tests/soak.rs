@@ -60,7 +60,7 @@ fn a_minute_of_soak_counts_every_record_and_fires_every_fault_kind() {
     }
     // Every kind fired, and none was refused.
     let counts = s["faults"]["counts"].as_array().unwrap();
-    for kind in latlab::faults::Kind::all() {
+    for kind in latlab_core::faults::Kind::all() {
         let c = counts
             .iter()
             .find(|c| c["kind"] == kind.name())

@@ -1,4 +1,4 @@
-//! Durations and sizes (`latlab::units::parse_duration`, `parse_bytes`): any text parses or is
+//! Durations and sizes (`latlab_core::units::parse_duration`, `parse_bytes`): any text parses or is
 //! refused; what parses is within latlab's stated maxima, so a deadline or a schedule made from
 //! it never overflows the clock; a duration prints back to itself, a size to within its printed
 //! precision. `fuzz/seeds/durations_sizes/` holds the values that once reached a panic
@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use arbitrary::Arbitrary;
-use latlab::units::{
+use latlab_core::units::{
     MAX_BYTES, MAX_DURATION, format_bytes, format_duration, parse_bytes, parse_duration,
 };
 use libfuzzer_sys::fuzz_target;

@@ -10,8 +10,8 @@ use arbitrary::Arbitrary;
 use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use base64::Engine;
 use bytes::Bytes;
-use latlab::emulator::kinesis::store::{Record, parse_sequence_number};
-use latlab::emulator::kinesis::subscribe::event;
+use latlab_emulator::kinesis::store::{Record, parse_sequence_number};
+use latlab_emulator::kinesis::subscribe::event;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

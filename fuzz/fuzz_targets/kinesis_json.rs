@@ -6,12 +6,12 @@
 use std::sync::{Arc, OnceLock};
 
 use arbitrary::Arbitrary;
-use latlab::emulator::kinesis::Kinesis;
-use latlab::emulator::kinesis::json::Req;
-use latlab::emulator::kinesis::limits::KinesisLimits;
-use latlab::emulator::kinesis::profile::KinesisProfile;
-use latlab::emulator::service::ServiceProfile;
-use latlab::services::kinesis::{Op, TARGET_PREFIX};
+use latlab_emulator::kinesis::Kinesis;
+use latlab_emulator::kinesis::json::Req;
+use latlab_emulator::kinesis::limits::KinesisLimits;
+use latlab_emulator::kinesis::profile::KinesisProfile;
+use latlab_emulator::service::ServiceProfile;
+use latlab_core::services::kinesis::{Op, TARGET_PREFIX};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

@@ -1,8 +1,8 @@
-//! `--limit KEY=VALUE` overrides (`latlab::emulator::limits::Limits::load`): any list of values
+//! `--limit KEY=VALUE` overrides (`latlab_emulator::limits::Limits::load`): any list of values
 //! loads or names what is wrong.
 #![no_main]
 
-use latlab::emulator::limits::Limits;
+use latlab_emulator::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|overrides: Vec<String>| {

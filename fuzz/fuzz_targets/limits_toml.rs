@@ -1,8 +1,8 @@
-//! Limits files (`latlab::emulator::limits::Limits::from_toml`): any text parses or names what
+//! Limits files (`latlab_emulator::limits::Limits::from_toml`): any text parses or names what
 //! is wrong.
 #![no_main]
 
-use latlab::emulator::limits::Limits;
+use latlab_emulator::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

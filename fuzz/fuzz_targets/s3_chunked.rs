@@ -1,11 +1,11 @@
-//! aws-chunked request bodies (`latlab::emulator::s3::body::Chunked`): garbage fed in pieces is
+//! aws-chunked request bodies (`latlab_emulator::s3::body::Chunked`): garbage fed in pieces is
 //! refused, never panicked on; a body encoded as the SDK encodes it (chunks, a zero chunk,
 //! trailers), fed in pieces of any size, decodes to its data and its trailers.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use bytes::Bytes;
-use latlab::emulator::s3::body::Chunked;
+use latlab_emulator::s3::body::Chunked;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

@@ -1,10 +1,10 @@
-//! `Range` headers (`latlab::emulator::s3::ops::object::parse_range`): any text answers a range
+//! `Range` headers (`latlab_emulator::s3::ops::object::parse_range`): any text answers a range
 //! inside the object or InvalidRange; `bytes=a-b`, `bytes=a-` and `bytes=-n` resolve as S3
 //! resolves them, unsatisfiable ones refused.
 #![no_main]
 
 use arbitrary::Arbitrary;
-use latlab::emulator::s3::ops::object::parse_range;
+use latlab_emulator::s3::ops::object::parse_range;
 use latlab_fuzz::s3_range;
 use libfuzzer_sys::fuzz_target;
 

@@ -1,12 +1,12 @@
 //! S3's XML request bodies (CompleteMultipartUpload, DeleteObjects, CreateBucketConfiguration),
-//! read with `latlab::emulator::s3::xml` as the operations read them: any text is read or refused
+//! read with `latlab_emulator::s3::xml` as the operations read them: any text is read or refused
 //! with MalformedXML; a document written as the SDK writes it reads back to its parts and keys.
 //! Keys keep whitespace at their ends and line breaks (written as character references, as the
 //! SDK writes them).
 #![no_main]
 
 use arbitrary::Arbitrary;
-use latlab::emulator::s3::xml;
+use latlab_emulator::s3::xml;
 use latlab_fuzz::sdk_escape;
 use libfuzzer_sys::fuzz_target;
 

@@ -7,10 +7,10 @@
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::profile::LatencyProfile;
-use latlab::emulator::sqs::Sqs;
-use latlab::services::sqs::{Op, TARGET_PREFIX};
+use latlab_emulator::limits::Limits;
+use latlab_emulator::profile::LatencyProfile;
+use latlab_emulator::sqs::Sqs;
+use latlab_core::services::sqs::{Op, TARGET_PREFIX};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

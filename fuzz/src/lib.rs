@@ -7,8 +7,8 @@ use std::net::TcpStream;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use latlab::emulator::limits::Limits;
-use latlab::emulator::{Emulator, EmulatorConfig};
+use latlab_emulator::limits::Limits;
+use latlab_emulator::{Emulator, EmulatorConfig};
 
 struct Shared {
     _runtime: tokio::runtime::Runtime,

@@ -6,12 +6,12 @@
 use crate::common;
 
 use bytes::Bytes;
-use latlab::emulator::kinesis::json::Req;
-use latlab::emulator::limits::Limits;
-use latlab::emulator::s3::body::Chunked;
 use latlab::scenario::Scenario;
 use latlab::tui::theme::Theme;
-use latlab::units::{format_bytes, format_duration, parse_bytes, parse_duration};
+use latlab_core::units::{format_bytes, format_duration, parse_bytes, parse_duration};
+use latlab_emulator::kinesis::json::Req;
+use latlab_emulator::limits::Limits;
+use latlab_emulator::s3::body::Chunked;
 use proptest::prelude::*;
 
 use common::proptest_config as config;

@@ -5,12 +5,12 @@ use crate::common;
 
 use std::time::Duration;
 
-use latlab::emulator::kinesis::stats::Api;
 use latlab::labs::kinesis;
 use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::report::{Ending, Format, Report};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
+use latlab_emulator::kinesis::stats::Api;
 
 fn scenario(body: &str) -> Scenario {
     let text = format!(

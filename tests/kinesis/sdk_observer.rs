@@ -10,9 +10,9 @@ use aws_sdk_kinesis::primitives::Blob;
 use aws_sdk_kinesis::types::ShardIteratorType;
 use common::*;
 use latlab::aws::{Clients, QuotaPartition, RetrySettings, Target};
-use latlab::emulator::kinesis::stats::Api;
 use latlab::metrics::SdkStats;
-use latlab::units::Dur;
+use latlab_core::units::Dur;
+use latlab_emulator::kinesis::stats::Api;
 
 const SHARD0: &str = "shardId-000000000000";
 const SHARD1: &str = "shardId-000000000001";

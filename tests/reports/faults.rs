@@ -7,7 +7,7 @@ use crate::common;
 use std::process::Stdio;
 use std::time::Duration;
 
-use latlab::faults::Kind;
+use latlab_core::faults::Kind;
 use serde_json::Value;
 
 use common::latlab;

@@ -9,11 +9,11 @@ use crossterm::event::{KeyCode, KeyEvent};
 use latlab::labs::{Hurry, LabKind, Live, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
-use latlab::services::s3::Class;
 use latlab::tui::app::{Action, App, Tab};
 use latlab::tui::screenshot::render;
 use latlab::tui::theme::Theme;
 use latlab::tui::view::View;
+use latlab_core::services::s3::Class;
 
 #[test]
 fn a_quick_seed_s3_run_has_express_beat_standard_on_every_row() {
@@ -229,7 +229,7 @@ async fn wait_for_gets(lab: &s3::S3Lab, at_least: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_sharing_buckets_write_under_their_own_prefix_and_delete_only_theirs() {
     // One endpoint and one pair of buckets, as several hosts measuring one real pair share them.
-    let emu = latlab::emulator::Emulator::start(Default::default())
+    let emu = latlab_emulator::Emulator::start(Default::default())
         .await
         .unwrap();
     let c = latlab::aws::emulator_s3_client(

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use latlab::aws::{Clients, RetrySettings, Target};
-use latlab::emulator::Emulator;
 use latlab::labs::sqs::config::{ConsumerKind, ConsumerSpec, SqsScenario};
 use latlab::labs::sqs::{ConsumerFigures, Probes};
 use latlab::metrics::SdkStats;
+use latlab_emulator::Emulator;
 
 /// The longest a test waits for its consumers to read what was sent once the producer stops:
 /// `stop` returns as soon as they have, so this bounds a loaded machine's wait and costs an

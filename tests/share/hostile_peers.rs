@@ -170,7 +170,7 @@ fn a_merge_refuses_a_log_that_declares_4_gib_naming_the_file() {
 /// download refuses it in one line naming the key, and writes nothing outside its folder.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_s3_prefix_whose_keys_climb_out_writes_nothing_outside() {
-    let emu = latlab::emulator::Emulator::start(Default::default())
+    let emu = latlab_emulator::Emulator::start(Default::default())
         .await
         .unwrap();
     let c = latlab::aws::emulator_s3_client(

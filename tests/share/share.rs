@@ -335,7 +335,7 @@ fn a_viewer_reads_full_then_tick_frames_with_the_hosts_figures_and_resumes_where
     assert!(p99_us > 0, "a measured p99 by the third tick");
     assert_eq!(
         shown_p99(t, name).as_deref(),
-        Some(latlab::units::ms(p99_us).as_str()),
+        Some(latlab_core::units::ms(p99_us).as_str()),
         "the pane's p99 for {name}"
     );
     assert!(t["at_secs"].as_f64().unwrap() > ticks[0]["at_secs"].as_f64().unwrap());

@@ -114,7 +114,7 @@ fn a_browser_shows_the_tour_as_its_frames_hold_it_and_no_control_without_the_gra
     // The p99 in the page's table is the frame's, as the TUI writes it.
     let consumer = &read["consumer"];
     let name = consumer["name"].as_str().unwrap();
-    let p99 = latlab::units::ms(consumer["p99_us"].as_u64().unwrap());
+    let p99 = latlab_core::units::ms(consumer["p99_us"].as_u64().unwrap());
     // The pane of that consumer's kind: the table with its row.
     let (heads, row) = read["tables"]
         .as_array()
