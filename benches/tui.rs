@@ -24,10 +24,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use latlab::labs::LabKind;
+use latlab::theme::Theme;
 use latlab::tui::app::App;
 use latlab::tui::fixture::{lab_view, sample_tour_view};
 use latlab::tui::screenshot::render;
-use latlab::tui::theme::Theme;
 use latlab::tui::ui;
 use latlab::tui::view::View;
 

@@ -21,5 +21,7 @@ pub mod run;
 pub mod scenario;
 pub mod section;
 pub mod share;
+pub mod snapshot;
+pub mod theme;
 pub mod tui;
 pub mod view;

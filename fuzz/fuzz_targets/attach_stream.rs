@@ -33,7 +33,7 @@ enum Piece {
 fn tour_frame() -> serde_json::Value {
     static F: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     F.get_or_init(|| {
-        let theme = latlab::tui::theme::Theme::dark();
+        let theme = latlab::theme::Theme::dark();
         let mut app = latlab::tui::app::App::new(theme);
         app.sync_labs(&latlab::labs::LabKind::ALL);
         let view = latlab::tui::fixture::sample_tour_view();
@@ -74,7 +74,7 @@ fuzz_target!(|input: Input| {
     let mut stream = EventStream::default();
     let mut attached = latlab::tui::attach::Attached::default();
     let app = {
-        let mut a = latlab::tui::app::App::new(latlab::tui::theme::Theme::dark());
+        let mut a = latlab::tui::app::App::new(latlab::theme::Theme::dark());
         a.sync_labs(&latlab::labs::LabKind::ALL);
         a
     };

@@ -75,7 +75,7 @@ fn share() -> &'static Shared {
             })
             .expect("a share binds");
             let addr = listener.addr();
-            let theme = latlab::tui::theme::Theme::dark();
+            let theme = latlab::theme::Theme::dark();
             let mut share =
                 latlab::share::Share::start(listener, &latlab::tui::shared::theme_css(&theme))
                     .expect("a share starts");

@@ -1,8 +1,8 @@
-//! Theme files (`latlab::tui::theme::Theme::parse`), over the dark theme and alone: any text
+//! Theme files (`latlab::theme::Theme::parse`), over the dark theme and alone: any text
 //! parses or names what is wrong.
 #![no_main]
 
-use latlab::tui::theme::Theme;
+use latlab::theme::Theme;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

@@ -59,7 +59,7 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
         // The bucket's endpoint is reached before the run, so a wrong one stops it here.
         let uploader = args.out.uploader(&opts).await?;
         let metrics = crate::run::export::Metrics::start(metrics)?;
-        let theme = crate::tui::theme::Theme::dark();
+        let theme = crate::theme::Theme::dark();
         let mut host = share
             .map(|l| crate::tui::shared::Host::start(l, &theme, &scenario.description))
             .transpose()?;

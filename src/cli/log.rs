@@ -15,7 +15,7 @@ pub(super) fn default_log_path() -> PathBuf {
 /// Logs go to a file: the terminal belongs to the screen.
 pub(super) fn init_log(path: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
     let path = path.map(PathBuf::from).unwrap_or_else(default_log_path);
-    let file = crate::run::process::open_log(&path)
+    let file = crate::snapshot::process::open_log(&path)
         .with_context(|| format!("cannot open log file {}", path.display()))?;
     let (filter, unreadable) = log_filter(std::env::var("LATLAB_LOG").ok().as_deref());
     let _ = tracing_subscriber::fmt()

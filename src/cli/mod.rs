@@ -39,7 +39,7 @@ use anyhow::Context;
 use crate::report::{Format, Report};
 use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
-use crate::tui::theme::Theme;
+use crate::theme::Theme;
 use latlab_emulator::limits::Limits;
 use latlab_emulator::profile::{BUILTIN_PROFILES, LatencyProfile};
 use latlab_emulator::{Emulator, EmulatorConfig};
@@ -357,9 +357,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             if args.items {
                 // The theme's own colours, and what this terminal draws for each.
                 let theme = Theme::requested(args.theme.as_deref())?;
-                out!("{}", theme.listing(crate::tui::theme::Depth::of_terminal()));
+                out!("{}", theme.listing(crate::theme::Depth::of_terminal()));
             } else {
-                for (name, _) in crate::tui::theme::BUILTIN {
+                for (name, _) in crate::theme::BUILTIN {
                     out!("{name}\n");
                 }
             }

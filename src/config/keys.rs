@@ -280,9 +280,9 @@ impl Key {
                 None => bail!("must be true or false, not {value}"),
             },
             Kind::Theme => {
-                let names: Vec<&str> = crate::tui::theme::BUILTIN.iter().map(|(n, _)| *n).collect();
+                let names: Vec<&str> = crate::theme::BUILTIN.iter().map(|(n, _)| *n).collect();
                 let v = named_or_file(text()?, &names, "theme", &path)?;
-                crate::tui::theme::Theme::resolve(&v)?;
+                crate::theme::Theme::resolve(&v)?;
                 Value::Text(v)
             }
             Kind::Profile => {

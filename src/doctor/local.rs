@@ -7,7 +7,7 @@ use super::{Check, Part};
 
 /// The terminal: `None` when standard output is not one, else its size (or why it is unknown).
 pub(super) fn terminal(size: Option<Result<(u16, u16), String>>) -> Check {
-    let (min_w, min_h) = crate::tui::ui::MIN_SIZE;
+    let (min_w, min_h) = crate::view::MIN_SIZE;
     match size {
         None => Check::warn(
             "terminal",
@@ -79,7 +79,7 @@ pub fn colours(env: &TermEnv) -> Check {
             &[Part::Live],
         );
     }
-    use crate::tui::theme::Depth;
+    use crate::theme::Depth;
     match Depth::from_env(env.colorterm.as_deref(), env.term.as_deref()) {
         Depth::TrueColor => Check::ok(
             "colours",
@@ -112,7 +112,7 @@ pub fn colours(env: &TermEnv) -> Check {
 /// The log file opens for appending (created if absent, with its directory; never truncated),
 /// as the live lab opens it: without it the live lab does not start.
 pub(super) fn log(path: &Path) -> Check {
-    match crate::run::process::open_log(path) {
+    match crate::snapshot::process::open_log(path) {
         Ok(_) => Check::ok("log", format!("{} is writable", path.display())),
         Err(e) => Check::fail(
             "log",

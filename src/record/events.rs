@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::run::snapshot::Snapshot;
+use crate::snapshot::Snapshot;
 
 /// A throttle burst under way: since when, and how many so far.
 struct Burst {

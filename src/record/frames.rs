@@ -12,8 +12,8 @@ use crate::labs::LabKind;
 use crate::labs::series::FrameSeries;
 use crate::metrics::Point;
 use crate::report::{Ending, ScenarioInfo, json};
-use crate::run::snapshot::Snapshot;
 use crate::run::{History, Run};
+use crate::snapshot::Snapshot;
 
 /// Faults a frame carries: those of the last [`FAULTS_WINDOW_SECS`], the newest
 /// [`FAULTS_KEPT`] of them (the sparklines' widest window is ten minutes).

@@ -209,7 +209,7 @@ impl Recording {
     }
 
     /// Frame `i`'s snapshot, read from the file.
-    pub fn snapshot(&self, i: usize) -> anyhow::Result<crate::run::snapshot::Snapshot> {
+    pub fn snapshot(&self, i: usize) -> anyhow::Result<crate::snapshot::Snapshot> {
         Ok(self.frame(i)?.snapshot.into())
     }
 

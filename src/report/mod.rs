@@ -13,9 +13,9 @@ pub use crate::section::{compare, table};
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::snapshot::Snapshot;
 use crate::scenario::{Scenario, Seed};
 use crate::section::{CsvRows, section_heading};
+use crate::snapshot::Snapshot;
 use compare::{Cell, Tally};
 use latlab_core::provenance::Label;
 use latlab_core::units::thousands;
@@ -371,14 +371,14 @@ impl Report {
 
 /// latlab's own process: resident memory, descriptors and tasks at the start, at ten minutes
 /// (when the run got there) and at the end.
-fn process_line(p: &crate::run::process::ProcessSnapshot) -> Option<String> {
+fn process_line(p: &crate::snapshot::process::ProcessSnapshot) -> Option<String> {
     let mb = |b: Option<u64>| b.map_or("?".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
     let n = |v: Option<u64>| v.map_or("?".into(), thousands);
     p.last.rss_bytes?;
     let mut points = vec![("start", p.start)];
     points.extend(p.at_10_min.map(|s| ("10 min", s)));
     points.push(("end", p.last));
-    let list = |f: &dyn Fn(&crate::run::process::ProcessSample) -> String| {
+    let list = |f: &dyn Fn(&crate::snapshot::process::ProcessSample) -> String| {
         points
             .iter()
             .map(|(at, s)| format!("{} {at}", f(s)))

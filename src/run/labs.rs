@@ -12,7 +12,7 @@ use latlab_core::faults::FaultSpec;
 use crate::labs::*;
 use crate::scenario::Scenario;
 
-use super::snapshot::Snapshot;
+use crate::snapshot::Snapshot;
 
 macro_rules! per_lab {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {

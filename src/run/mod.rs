@@ -8,8 +8,6 @@ mod knobs;
 mod labs;
 mod model;
 pub mod plan;
-pub mod process;
-pub mod snapshot;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +17,7 @@ use anyhow::Context;
 use crate::aws::{Clients, Target};
 use crate::labs::{LabKind, RunContext};
 use crate::scenario::Scenario;
+use crate::snapshot::{Backend, Snapshot};
 use faults::check_faults;
 pub use labs::{Command, History};
 use labs::{Running, start_all, unavailable_into};
@@ -27,7 +26,6 @@ use latlab_emulator::limits::Limits;
 use latlab_emulator::profile::LatencyProfile;
 use latlab_emulator::{Emulator, EmulatorConfig};
 pub use model::model_params;
-use snapshot::{Backend, Snapshot};
 
 pub use crate::labs::TargetOptions;
 
@@ -254,7 +252,7 @@ pub struct Run {
     /// The faults set, as they read.
     pub faults_set: Vec<String>,
     /// latlab's own memory, descriptors and tasks over the run.
-    process: process::ProcessWatch,
+    process: crate::snapshot::process::ProcessWatch,
 }
 
 impl Run {
@@ -312,7 +310,7 @@ impl Run {
             unavailable,
             emulator,
             faults_set: faults.iter().map(FaultSpec::describe).collect(),
-            process: process::ProcessWatch::start(start),
+            process: crate::snapshot::process::ProcessWatch::start(start),
         };
         for f in faults.iter().filter(|f| !f.kind.service().emulated()) {
             let kind = LabKind::of_service(f.kind.service());
@@ -406,7 +404,7 @@ impl Run {
             elapsed_secs: self.elapsed().as_secs_f64(),
             producing_secs: self.producing_for().as_secs_f64(),
             complete,
-            faults: snapshot::FaultsSnapshot::of(
+            faults: crate::snapshot::FaultsSnapshot::of(
                 &self.ctx.fault_log,
                 self.faults_set.clone(),
                 self.ctx.start,

@@ -506,7 +506,7 @@ mod tests {
     /// link and is read in one look.
     #[test]
     fn the_page_and_its_colours_stay_under_150_kb() {
-        let css = crate::tui::shared::theme_css(&crate::tui::theme::Theme::dark());
+        let css = crate::tui::shared::theme_css(&crate::theme::Theme::dark());
         let page = super::PAGE.replace("/*latlab:themes*/", &css);
         println!("the page: {} bytes ({} of colours)", page.len(), css.len());
         assert!(page.len() < 150 * 1024, "{} bytes", page.len());

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::keys::Does;
-use super::theme::Theme;
 use super::view::View;
 use crate::labs::LabKind;
 use crate::run::Command;
+use crate::theme::Theme;
 
 /// Sparkline time windows the zoom keys step through, in seconds.
 pub const ZOOMS: &[u64] = &[30, 60, 120, 300, 600];
@@ -79,7 +79,7 @@ pub struct App {
 impl App {
     pub fn new(theme: Theme) -> App {
         let mut themes = vec![theme.clone()];
-        for (name, _) in super::theme::BUILTIN {
+        for (name, _) in crate::theme::BUILTIN {
             if *name != theme.name
                 && let Ok(t) = Theme::resolve(name)
             {

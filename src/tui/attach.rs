@@ -15,13 +15,13 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use tokio::sync::mpsc;
 
 use super::app::{Action, App};
-use super::theme::Theme;
 use super::view::View;
 use super::{Event, ui};
 use crate::record::read::Sparks;
 use crate::run::Command;
 use crate::share::client::{Incoming, Target};
 use crate::share::frame::{KEPT_SECONDS, RunHead};
+use crate::theme::Theme;
 use latlab_core::units::clock;
 
 pub struct AttachOptions {
@@ -33,7 +33,7 @@ pub struct AttachOptions {
 /// What this screen knows of the host's run, from the frames it took.
 #[derive(Default)]
 pub struct Attached {
-    snapshot: Option<crate::run::snapshot::Snapshot>,
+    snapshot: Option<crate::snapshot::Snapshot>,
     sparks: Sparks,
     upto: BTreeMap<String, u64>,
     run: RunHead,

@@ -5,7 +5,7 @@
 
 use super::view::View;
 use crate::labs::LabKind;
-use crate::run::snapshot::{Backend, Snapshot};
+use crate::snapshot::{Backend, Snapshot};
 
 /// A view of no lab yet, named `scenario`: the header's figures.
 fn base(scenario: &str) -> View {

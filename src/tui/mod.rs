@@ -13,7 +13,6 @@ pub mod render;
 pub mod replay;
 pub mod screenshot;
 pub mod shared;
-pub mod theme;
 pub mod ui;
 pub mod view;
 pub mod widgets;
@@ -37,8 +36,8 @@ use tokio::sync::mpsc;
 use crate::report::Report;
 use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
+use crate::theme::Theme;
 use app::{Action, App};
-use theme::Theme;
 use view::View;
 
 /// Everything that reaches the UI loop.

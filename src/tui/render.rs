@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Table, Wrap};
 
 use super::app::App;
-use super::theme::Theme;
 use super::view::View;
 use super::widgets::{Fitted, draw_sparkline, right};
 use crate::labs::LabKind;
+use crate::theme::Theme;
 use crate::view;
 
 /// The colour a model's theme item names (ordinary text's, for an item the theme lacks: a test

@@ -11,11 +11,11 @@ use tokio::sync::mpsc;
 
 use super::app::{Action, App};
 use super::cursor::Cursor;
-use super::theme::Theme;
 use super::view::View;
 use super::{Event, ui};
 use crate::record::Recording;
 use crate::report::Report;
+use crate::theme::Theme;
 use latlab_core::units::clock;
 
 pub struct ReplayOptions {

@@ -11,11 +11,11 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 use super::app::App;
-use super::theme::{Theme, rgb};
 use super::ui;
 use super::view::View;
 use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
+use crate::theme::{Theme, rgb};
 
 /// Cell size in pixels at a 14 px monospace font.
 const CELL_W: f64 = 8.4;
@@ -26,8 +26,8 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
     let bad = || {
         format!(
             "'{text}' is not a size: write COLSxROWS, e.g. 120x40 (at least {}x{})",
-            ui::MIN_SIZE.0,
-            ui::MIN_SIZE.1
+            crate::view::MIN_SIZE.0,
+            crate::view::MIN_SIZE.1
         )
     };
     let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
@@ -35,7 +35,7 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
         c.trim().parse().map_err(|_| bad())?,
         r.trim().parse().map_err(|_| bad())?,
     );
-    if c < ui::MIN_SIZE.0 || r < ui::MIN_SIZE.1 || c > 500 || r > 200 {
+    if c < crate::view::MIN_SIZE.0 || r < crate::view::MIN_SIZE.1 || c > 500 || r > 200 {
         return Err(bad());
     }
     Ok((c, r))

@@ -9,7 +9,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use super::keys::{Does, Press};
-use super::theme::Theme;
 use super::view::View;
 use crate::labs::LabKind;
 use crate::record::frames::{Framer, Points};
@@ -17,6 +16,7 @@ use crate::run::{Command, Run};
 use crate::share::frame::{
     FaultRow, KeyRow, Message, ReplayHead, RunHead, Screen, TabScreen, Tick,
 };
+use crate::theme::Theme;
 
 /// Seconds of sparkline values each frame's models carry.
 pub const WINDOW: u64 = 120;
@@ -41,7 +41,7 @@ pub fn theme_css(host: &Theme) -> String {
                         (0, 0, 0)
                     }
                 } else {
-                    super::theme::rgb(c, fallback)
+                    crate::theme::rgb(c, fallback)
                 };
                 format!("--{item}:#{r:02x}{g:02x}{b:02x};")
             })

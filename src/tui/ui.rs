@@ -8,12 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::{App, Tab};
-use super::theme::Theme;
 use super::view::View;
+use crate::theme::Theme;
 use latlab_core::units::clock;
 
-/// The smallest screen the lab is drawn on.
-pub const MIN_SIZE: (u16, u16) = (80, 24);
+use crate::view::MIN_SIZE;
 
 pub fn draw(f: &mut Frame, app: &App, view: &View) {
     let theme = app.theme();
@@ -122,7 +121,7 @@ fn popup(f: &mut Frame, theme: &Theme, area: Rect, title: &str, widest: u16, lin
 /// when narrow) and whether it is drawn reversed (a mark: REPLAY, PAUSED). `shared`: the
 /// viewers of a shared run; `attached`: the host a viewer attached to.
 pub fn header_parts(
-    s: &crate::run::snapshot::Snapshot,
+    s: &crate::snapshot::Snapshot,
     app: &App,
 ) -> Vec<(crate::view::HeaderPart, bool)> {
     let part =
@@ -297,7 +296,7 @@ pub fn fault_line(view: &View) -> Option<(String, String)> {
 }
 
 /// The newest fault, when it fired in the last 5 seconds, with the run's totals.
-fn recent_fault(view: &View) -> Option<(&crate::run::snapshot::FaultRow, u64, u64)> {
+fn recent_fault(view: &View) -> Option<(&crate::snapshot::FaultRow, u64, u64)> {
     let s = &view.snapshot;
     let e = s.faults.events.last()?;
     (s.elapsed_secs - e.at_secs < 5.0).then(|| (e, s.faults.fired(), s.faults.recovered()))

@@ -2,8 +2,8 @@
 //! together so the whole frame describes one instant.
 
 use crate::labs::LabKind;
-use crate::run::snapshot::Snapshot;
 use crate::run::{History, Run};
+use crate::snapshot::Snapshot;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {

@@ -7,8 +7,8 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, SparklineBar};
 
+use crate::theme::Theme;
 use crate::tui::app::{App, window_label};
-use crate::tui::theme::Theme;
 use latlab_core::units::short_ms;
 
 pub use crate::view::{Align, Column, Shrink};

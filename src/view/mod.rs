@@ -11,6 +11,10 @@
 //! colours every lab's model the same way it colours the rest of the screen. A lab's own items
 //! (its series' colours) are declared in its folder ([`Colour`], `Facts::colours`).
 
+/// The smallest screen a lab is drawn on (columns, rows): the TUI's, the screenshots', and
+/// what `latlab doctor` asks of the terminal.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
+
 pub mod keys;
 
 use crate::metrics::Summary;

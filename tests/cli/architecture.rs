@@ -478,3 +478,48 @@ fn the_emulators_shared_files_name_no_service() {
         found.len()
     );
 }
+
+/// The layers of latlab's import graph: the longest chain of top-level modules each importing the
+/// next, with the two crates below them (the emulator and the shared primitives). At most 12,
+/// so a reader meets the run and the report side by side (the snapshot below both) rather than
+/// one stacked on the other.
+#[test]
+fn the_import_graph_is_at_most_twelve_layers_deep() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = module_graph(&root.join("src"));
+    fn chain(
+        m: &str,
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        memo: &mut std::collections::BTreeMap<String, Vec<String>>,
+    ) -> Vec<String> {
+        if let Some(c) = memo.get(m) {
+            return c.clone();
+        }
+        let mut best = Vec::new();
+        for next in &graph[m] {
+            let c = chain(next, graph, memo);
+            if c.len() > best.len() {
+                best = c;
+            }
+        }
+        best.insert(0, m.to_string());
+        memo.insert(m.to_string(), best.clone());
+        best
+    }
+    let mut memo = std::collections::BTreeMap::new();
+    let longest = graph
+        .keys()
+        .map(|m| chain(m, &graph, &mut memo))
+        .max_by_key(Vec::len)
+        .unwrap();
+    let layers = longest.len() + 2;
+    println!(
+        "{layers} layers: {} -> latlab_emulator -> latlab_core",
+        longest.join(" -> ")
+    );
+    assert!(
+        layers <= 12,
+        "{layers} layers: {} -> latlab_emulator -> latlab_core",
+        longest.join(" -> ")
+    );
+}

@@ -7,7 +7,7 @@ use crate::common;
 
 use bytes::Bytes;
 use latlab::scenario::Scenario;
-use latlab::tui::theme::Theme;
+use latlab::theme::Theme;
 use latlab_core::units::{format_bytes, format_duration, parse_bytes, parse_duration};
 use latlab_emulator::kinesis::json::Req;
 use latlab_emulator::limits::Limits;

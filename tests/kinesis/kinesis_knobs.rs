@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use latlab::labs::kinesis::Command as K;
-use latlab::run::snapshot::Snapshot;
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
+use latlab::snapshot::Snapshot;
 
 fn scenario(body: &str) -> Scenario {
     let text = format!(

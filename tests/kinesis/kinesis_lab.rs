@@ -20,11 +20,7 @@ fn scenario(body: &str) -> Scenario {
     Scenario::parse(&text, "test").unwrap()
 }
 
-async fn run_for(
-    s: &Scenario,
-    opts: &TargetOptions,
-    d: Duration,
-) -> latlab::run::snapshot::Snapshot {
+async fn run_for(s: &Scenario, opts: &TargetOptions, d: Duration) -> latlab::snapshot::Snapshot {
     let lab = Run::start(s.clone(), opts).await.expect("the lab starts");
     tokio::time::sleep(d).await;
     let (snap, problems) = lab.finish().await;

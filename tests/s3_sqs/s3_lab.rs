@@ -9,9 +9,9 @@ use crossterm::event::{KeyCode, KeyEvent};
 use latlab::labs::{Hurry, LabKind, Live, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
+use latlab::theme::Theme;
 use latlab::tui::app::{Action, App, Tab};
 use latlab::tui::screenshot::render;
-use latlab::tui::theme::Theme;
 use latlab::tui::view::View;
 use latlab_core::services::s3::Class;
 

@@ -161,8 +161,8 @@ fn a_browser_shows_the_tour_as_its_frames_hold_it_and_no_control_without_the_gra
     // ?theme=light and ?theme=dark draw the themes' own backgrounds.
     let theme = step(&steps, "theme");
     for name in ["light", "dark"] {
-        let t = latlab::tui::theme::Theme::resolve(name).unwrap();
-        let (r, g, b) = latlab::tui::theme::rgb(t.background, (15, 20, 25));
+        let t = latlab::theme::Theme::resolve(name).unwrap();
+        let (r, g, b) = latlab::theme::rgb(t.background, (15, 20, 25));
         assert_eq!(
             theme["colours"][name],
             format!("rgb({r}, {g}, {b})"),

@@ -8,9 +8,9 @@ use latlab::labs::kinesis::config::ConsumerKind;
 use latlab::labs::{LabKind, kinesis, redis, s3};
 use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
+use latlab::theme::Theme;
 use latlab::tui::app::{Action, App};
 use latlab::tui::screenshot::render;
-use latlab::tui::theme::Theme;
 use latlab::tui::view::View;
 
 fn text(buf: &ratatui::buffer::Buffer) -> String {

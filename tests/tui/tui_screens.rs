@@ -4,8 +4,8 @@
 use latlab::labs::LabKind;
 use latlab::tui::app::{App, Tab};
 
+use latlab::theme::Theme;
 use latlab::tui::screenshot::{render, svg};
-use latlab::tui::theme::Theme;
 
 /// The Kinesis lab's fixed view (round 2's set-up).
 fn fixture() -> latlab::tui::view::View {

@@ -9,7 +9,7 @@ use crate::tui::app::{App, Tab};
 use crate::tui::fixture::{lab_view, sample_tour_view, screen};
 
 /// A run of its demo, headless, for `secs`: its snapshot, as the run took it at the end.
-fn run(secs: f64) -> crate::run::snapshot::Snapshot {
+fn run(secs: f64) -> crate::snapshot::Snapshot {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -57,13 +57,13 @@ fn the_lab_runs_headless_and_its_report_has_its_section() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["snapshot"]["echo"]["sent"], echo.sent);
     let back: crate::report::json::RunReport = serde_json::from_str(&json).unwrap();
-    let back = crate::run::snapshot::Snapshot::from(back.snapshot);
+    let back = crate::snapshot::Snapshot::from(back.snapshot);
     assert_eq!(back.echo.unwrap().rtt.count, echo.rtt.count);
 }
 
 #[test]
 fn its_tab_and_its_pane_of_the_overview_are_on_the_screen() {
-    let mut app = App::new(crate::tui::theme::Theme::dark());
+    let mut app = App::new(crate::theme::Theme::dark());
     let view = lab_view(LabKind::Echo);
     app.sync_labs(&[LabKind::Echo]);
     app.tab = Tab::Lab(LabKind::Echo);
@@ -75,7 +75,7 @@ fn its_tab_and_its_pane_of_the_overview_are_on_the_screen() {
     // Its key, in the footer of its tab.
     assert!(tab.contains("payload"), "{tab}");
     // The overview of every lab has its brief row and its pane.
-    let mut app = App::new(crate::tui::theme::Theme::dark());
+    let mut app = App::new(crate::theme::Theme::dark());
     app.sync_labs(&LabKind::ALL);
     app.tab = Tab::Overview;
     let all = screen(&app, &sample_tour_view(), (200, 70));
@@ -107,7 +107,7 @@ fn two_runs_of_it_are_compared_under_its_own_title() {
 #[test]
 fn a_shared_runs_frame_carries_its_tab() {
     let view = lab_view(LabKind::Echo);
-    let mut app = App::new(crate::tui::theme::Theme::dark());
+    let mut app = App::new(crate::theme::Theme::dark());
     app.sync_labs(&[LabKind::Echo]);
     let frame = crate::tui::shared::screen(&app, &view, "token");
     let json = serde_json::to_value(&frame).unwrap();

@@ -1,9 +1,9 @@
 //! The Kinesis tab as a person sees it: rendered from its fixed sample and read back as text.
 
 use crate::labs::LabKind;
+use crate::theme::Theme;
 use crate::tui::app::{App, Tab};
 use crate::tui::fixture::screen;
-use crate::tui::theme::Theme;
 
 #[test]
 fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
@@ -33,7 +33,7 @@ fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
 
 #[test]
 fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
-    use crate::run::snapshot::FaultRow;
+    use crate::snapshot::FaultRow;
     use latlab_core::faults::KindCounts;
     use latlab_core::services::kinesis::faults::STALL;
     let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);

@@ -239,9 +239,9 @@ impl crate::labs::Shown for super::RedisLab {
 #[cfg(test)]
 mod tests {
     use crate::labs::LabKind;
+    use crate::theme::Theme;
     use crate::tui::app::{App, Tab};
     use crate::tui::fixture::{lab_view, screen};
-    use crate::tui::theme::Theme;
 
     /// Its model without a redis-server to run colours only what a theme has, as every lab's
     /// fixture does (`tui::render`'s test).

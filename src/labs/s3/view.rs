@@ -288,9 +288,9 @@ impl crate::labs::Shown for super::S3Lab {
 #[cfg(test)]
 mod tests {
     use crate::labs::LabKind;
+    use crate::theme::Theme;
     use crate::tui::app::{App, Tab};
     use crate::tui::fixture::{lab_view, screen};
-    use crate::tui::theme::Theme;
 
     /// Its tab's pane carries the configuration's cost at list price on its edge (worked by hand
     /// in `cost.rs`).

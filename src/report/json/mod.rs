@@ -58,8 +58,8 @@ macro_rules! snapshot {
             pub process: Process,
         }
 
-        impl From<&crate::run::snapshot::Snapshot> for Snapshot {
-            fn from(s: &crate::run::snapshot::Snapshot) -> Snapshot {
+        impl From<&crate::snapshot::Snapshot> for Snapshot {
+            fn from(s: &crate::snapshot::Snapshot) -> Snapshot {
                 let b = &s.backend;
                 Snapshot {
                     scenario: s.scenario.clone(),
@@ -86,12 +86,12 @@ macro_rules! snapshot {
             }
         }
 
-        impl From<Snapshot> for crate::run::snapshot::Snapshot {
+        impl From<Snapshot> for crate::snapshot::Snapshot {
             fn from(s: Snapshot) -> Self {
                 let b = s.backend;
-                crate::run::snapshot::Snapshot {
+                crate::snapshot::Snapshot {
                     scenario: s.scenario,
-                    backend: crate::run::snapshot::Backend {
+                    backend: crate::snapshot::Backend {
                         kind: b.kind,
                         label: b.label,
                         latency_profile: b.latency_profile,
@@ -104,7 +104,7 @@ macro_rules! snapshot {
                     complete: s.complete,
                     $($module: s.$module.map(crate::labs::from_json::<crate::labs::$module::$ty>),)*
                     faults: s.faults.into_snapshot(),
-                    process: crate::run::process::ProcessSnapshot {
+                    process: crate::snapshot::process::ProcessSnapshot {
                         start: s.process.start.into(),
                         at_10_min: s.process.at_10_min.map(Into::into),
                         last: s.process.last.into(),
@@ -133,8 +133,8 @@ pub struct Process {
     pub peak_rss_bytes: Option<u64>,
 }
 
-impl From<crate::run::process::ProcessSample> for ProcessSample {
-    fn from(s: crate::run::process::ProcessSample) -> Self {
+impl From<crate::snapshot::process::ProcessSample> for ProcessSample {
+    fn from(s: crate::snapshot::process::ProcessSample) -> Self {
         ProcessSample {
             at_secs: s.at_secs,
             rss_bytes: s.rss_bytes,
@@ -144,9 +144,9 @@ impl From<crate::run::process::ProcessSample> for ProcessSample {
     }
 }
 
-impl From<ProcessSample> for crate::run::process::ProcessSample {
+impl From<ProcessSample> for crate::snapshot::process::ProcessSample {
     fn from(s: ProcessSample) -> Self {
-        crate::run::process::ProcessSample {
+        crate::snapshot::process::ProcessSample {
             at_secs: s.at_secs,
             rss_bytes: s.rss_bytes,
             open_fds: s.open_fds,
@@ -179,8 +179,8 @@ pub struct FaultCount {
     pub failed: u64,
 }
 
-impl From<&crate::run::snapshot::FaultsSnapshot> for Faults {
-    fn from(f: &crate::run::snapshot::FaultsSnapshot) -> Faults {
+impl From<&crate::snapshot::FaultsSnapshot> for Faults {
+    fn from(f: &crate::snapshot::FaultsSnapshot) -> Faults {
         Faults {
             set: f.set.clone(),
             events: f
@@ -210,15 +210,15 @@ impl From<&crate::run::snapshot::FaultsSnapshot> for Faults {
 
 impl Faults {
     /// Back into the snapshot's form; kinds this version does not know are left out.
-    fn into_snapshot(self) -> crate::run::snapshot::FaultsSnapshot {
+    fn into_snapshot(self) -> crate::snapshot::FaultsSnapshot {
         use latlab_core::faults::{Kind, KindCounts};
-        crate::run::snapshot::FaultsSnapshot {
+        crate::snapshot::FaultsSnapshot {
             set: self.set,
             events: self
                 .events
                 .into_iter()
                 .filter_map(|e| {
-                    Some(crate::run::snapshot::FaultRow {
+                    Some(crate::snapshot::FaultRow {
                         at_secs: e.at_secs,
                         kind: Kind::parse(&e.kind).ok()?,
                         target: e.target,

@@ -11,7 +11,7 @@ use crate::labs::series::Histogrammed;
 use crate::metrics::exposition::{Family, Type, Value};
 use crate::metrics::sdk::SdkSnapshot;
 use crate::run::Run;
-use crate::run::snapshot::Snapshot;
+use crate::snapshot::Snapshot;
 
 /// The lab's figures now, family by family.
 pub fn families(run: &Run) -> Vec<Family> {

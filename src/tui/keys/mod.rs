@@ -236,8 +236,8 @@ impl Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::theme::Theme;
     use crate::tui::app::{Action, App};
-    use crate::tui::theme::Theme;
     use crossterm::event::{KeyCode, KeyEvent};
 
     #[test]

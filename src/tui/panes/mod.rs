@@ -8,10 +8,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::app::App;
-use super::theme::Theme;
 use super::view::View;
 use crate::labs::LabKind;
-use crate::run::snapshot::Snapshot;
+use crate::snapshot::Snapshot;
+use crate::theme::Theme;
 use crate::view::{HeaderPart, LabView, Text};
 
 macro_rules! screens {

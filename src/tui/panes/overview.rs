@@ -7,8 +7,8 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Row, Table};
 
 use crate::labs::LabKind;
+use crate::theme::Theme;
 use crate::tui::app::App;
-use crate::tui::theme::Theme;
 use crate::tui::view::View;
 use crate::tui::widgets::*;
 

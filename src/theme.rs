@@ -14,9 +14,9 @@ use serde::Deserialize;
 
 /// The built-in themes: (name, file text). `dark` is the default.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("dark", include_str!("../../themes/dark.toml")),
-    ("light", include_str!("../../themes/light.toml")),
-    ("mono", include_str!("../../themes/mono.toml")),
+    ("dark", include_str!("../themes/dark.toml")),
+    ("light", include_str!("../themes/light.toml")),
+    ("mono", include_str!("../themes/mono.toml")),
 ];
 
 macro_rules! items {

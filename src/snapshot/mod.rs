@@ -1,5 +1,9 @@
 //! A frozen view of a run: what the TUI draws each frame and what reports print, one part per
-//! lab (each built by its lab from its shared state); nothing here is measured, only read.
+//! lab (each built by its lab from its shared state); nothing here is measured, only read. It
+//! sits below both the run (which takes it) and the report (which prints it), so the two stand
+//! side by side; `process.rs` is latlab's own process as a snapshot carries it.
+
+pub mod process;
 
 use crate::labs::{Lab, LabKind};
 
@@ -54,7 +58,7 @@ macro_rules! snapshot {
             /// The faults set on the run and those that fired.
             pub faults: FaultsSnapshot,
             /// latlab's own process over the run.
-            pub process: super::process::ProcessSnapshot,
+            pub process: crate::snapshot::process::ProcessSnapshot,
         }
 
         impl Snapshot {
