@@ -4,7 +4,7 @@
 //!
 //! - `run`: the run's head (scenario, backend, host, the replay's cursor, the viewers, whether
 //!   the share grants control);
-//! - `screen`: each lab's tab as its view model (`crate::view::LabView`: panes, sparklines, tables
+//! - `screen`: each lab's tab as data (`crate::view::LabView`: panes, sparklines, tables
 //!   with typed columns and drop ranks), its status line and cost line; the header's parts; the
 //!   host's message; the keys. The page (`page.html`) draws it with no code of any lab;
 //! - `snapshot` and `points`: the run's snapshot in the report's JSON form and the sparklines'

@@ -1,4 +1,4 @@
-//! The one renderer of a lab's model (`crate::view`): the TUI, its SVG screenshots and the replay
+//! The one renderer of a lab's `LabView` (`crate::view`): the TUI, its SVG screenshots and the replay
 //! draw every lab's tab through it.
 
 use ratatui::Frame;
@@ -14,7 +14,7 @@ use crate::labs::LabKind;
 use crate::theme::Theme;
 use crate::view;
 
-/// The colour a model's theme item names (ordinary text's, for an item the theme lacks: a test
+/// The colour a `LabView`'s theme item names (ordinary text's, for an item the theme lacks: a test
 /// checks every item the labs use is a theme's).
 fn color(theme: &Theme, item: &str) -> Color {
     theme.item(item).unwrap_or(theme.text)
@@ -74,9 +74,9 @@ fn optional_rows(block: &view::Block) -> u16 {
 /// less than a row each, a row to each of the first blocks it reaches), and the rows it gives up
 /// (its optional rows, from the last block up, until the rest fits). A table's rows come first:
 /// every consumer keeps its row, and the sparklines and the lines under the tables go before
-/// it. Empty: the model has no such block.
-fn rows_share(model: &view::LabView, height: u16) -> Vec<(u16, u16)> {
-    let other: u16 = model
+/// it. Empty: it has no such block.
+fn rows_share(lab_view: &view::LabView, height: u16) -> Vec<(u16, u16)> {
+    let other: u16 = lab_view
         .blocks
         .iter()
         .map(|(size, _)| match size {
@@ -84,7 +84,7 @@ fn rows_share(model: &view::LabView, height: u16) -> Vec<(u16, u16)> {
             _ => 0,
         })
         .sum();
-    let blocks: Vec<(u16, u16)> = model
+    let blocks: Vec<(u16, u16)> = lab_view
         .blocks
         .iter()
         .filter_map(|(size, block)| match size {
@@ -116,20 +116,20 @@ fn rows_share(model: &view::LabView, height: u16) -> Vec<(u16, u16)> {
     share
 }
 
-/// Draws `lab`'s model in `area`.
+/// Draws `lab`'s `LabView` in `area`.
 pub fn draw_lab(
     f: &mut Frame,
     theme: &Theme,
     app: &App,
     view: &View,
     lab: LabKind,
-    model: &view::LabView,
+    lab_view: &view::LabView,
     area: Rect,
 ) {
-    let share = rows_share(model, area.height);
+    let share = rows_share(lab_view, area.height);
     let mut rows = share.iter();
     // Each block's sparkline rows (a `Rows` block's share; none for another block).
-    let sparks: Vec<u16> = model
+    let sparks: Vec<u16> = lab_view
         .blocks
         .iter()
         .map(|(size, _)| match size {
@@ -138,7 +138,7 @@ pub fn draw_lab(
         })
         .collect();
     let mut rows = share.iter();
-    let mut constraints: Vec<Constraint> = model
+    let mut constraints: Vec<Constraint> = lab_view
         .blocks
         .iter()
         .map(|(size, _)| match size {
@@ -154,7 +154,7 @@ pub fn draw_lab(
         constraints.push(Constraint::Min(0));
     }
     let rects = Layout::vertical(constraints).split(area);
-    for (((_, block), rect), spark) in model.blocks.iter().zip(rects.iter()).zip(sparks) {
+    for (((_, block), rect), spark) in lab_view.blocks.iter().zip(rects.iter()).zip(sparks) {
         match block {
             view::Block::Pane(p) => draw_pane(f, theme, app, view, p, spark, *rect),
             view::Block::Lines(lines) => f.render_widget(
@@ -169,7 +169,7 @@ pub fn draw_lab(
             ),
         }
     }
-    if let Some(rect) = model.cost_on.and_then(|i| rects.get(i)) {
+    if let Some(rect) = lab_view.cost_on.and_then(|i| rects.get(i)) {
         super::panes::cost_edge(f, theme, app, view, lab, *rect);
     }
 }
@@ -307,15 +307,15 @@ fn draw_table(f: &mut Frame, theme: &Theme, t: &view::Table, area: Rect) {
 pub(crate) mod tests {
     use super::*;
 
-    /// Every theme item a model names, with the texts that name it.
-    fn items(model: &view::LabView) -> Vec<(&'static str, String)> {
+    /// Every theme item a `LabView` names, with the texts that name it.
+    fn items(lab_view: &view::LabView) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
         let mut texts = |l: &[view::Text]| {
             for t in l {
                 out.push((t.style.item, t.text.clone()));
             }
         };
-        for (_, block) in &model.blocks {
+        for (_, block) in &lab_view.blocks {
             match block {
                 view::Block::Pane(p) => {
                     texts(&p.title);
@@ -349,11 +349,11 @@ pub(crate) mod tests {
         out
     }
 
-    /// That a model names some theme items, and only those the dark theme has (every theme
-    /// has the same items): for a lab's own tests of the models it draws in other states.
-    pub(crate) fn assert_every_item_is_a_theme_item(model: &view::LabView) {
+    /// That a `LabView` names some theme items, and only those the dark theme has (every theme
+    /// has the same items): for a lab's own tests of the `LabView`s it draws in other states.
+    pub(crate) fn assert_every_item_is_a_theme_item(lab_view: &view::LabView) {
         let theme = Theme::dark();
-        let named = items(model);
+        let named = items(lab_view);
         assert!(!named.is_empty());
         for (item, text) in named {
             assert!(
@@ -366,17 +366,17 @@ pub(crate) mod tests {
     #[test]
     fn every_colour_a_lab_model_names_is_a_theme_item() {
         let labs = LabKind::ALL.map(crate::tui::fixture::lab_view);
-        let models: Vec<view::LabView> = labs
+        let lab_views: Vec<view::LabView> = labs
             .iter()
             .flat_map(|v| {
                 LabKind::ALL
                     .into_iter()
-                    .filter_map(|l| crate::tui::panes::model(l, v))
+                    .filter_map(|l| crate::tui::panes::lab_view(l, v))
             })
             .collect();
-        assert_eq!(models.len(), LabKind::ALL.len(), "every lab's fixture");
-        for model in &models {
-            assert_every_item_is_a_theme_item(model);
+        assert_eq!(lab_views.len(), LabKind::ALL.len(), "every lab's fixture");
+        for lab_view in &lab_views {
+            assert_every_item_is_a_theme_item(lab_view);
         }
     }
 }

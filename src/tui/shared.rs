@@ -1,5 +1,5 @@
 //! What a shared run (`--share`) publishes each second, built from the same view the screen
-//! draws: each lab's model, header parts, status line and cost line, and the recording's form
+//! draws: each lab's `LabView`, header parts, status line and cost line, and the recording's form
 //! of the snapshot and sparkline points (`crate::share::frame`); and the keys viewers send,
 //! answered as the host's own keys are.
 
@@ -18,7 +18,7 @@ use crate::share::frame::{
 };
 use crate::theme::Theme;
 
-/// Seconds of sparkline values each frame's models carry.
+/// Seconds of sparkline values each frame's `LabView`s carry.
 pub const WINDOW: u64 = 120;
 
 /// The page's colours: each theme item as a CSS custom property, for the dark theme (the
@@ -100,14 +100,14 @@ pub fn screen(app: &App, view: &View, token: &str) -> Screen {
     let tabs = labs
         .iter()
         .filter_map(|lab| {
-            let model = super::panes::model(*lab, view)?;
+            let lab_view = super::panes::lab_view(*lab, view)?;
             let marks = super::panes::fault_marks(view, lab.service(), WINDOW);
             let (cost, cost_brief) =
                 super::panes::cost_line(app.prices.as_ref(), snap, *lab).unzip();
             Some(TabScreen {
                 lab: lab.key(),
                 name: lab.name(),
-                view: model,
+                view: lab_view,
                 status: super::panes::status(*lab, snap),
                 cost,
                 cost_brief,
@@ -176,7 +176,7 @@ impl Publisher {
     /// This second of the live run, sent to every viewer.
     pub fn publish(&mut self, share: &crate::share::Share, app: &App, run: &Run) {
         let view = View::of(run, WINDOW);
-        // The points that became whole, from the history the screen's models are drawn from.
+        // The points that became whole, from the history the screen's `LabView`s are drawn from.
         let points = self.framer.points_of(&view.snapshot, &view.history);
         share.publish(tick(app, &view, points, &self.description, share.token()));
     }

@@ -1,14 +1,14 @@
 //! What a screen shows of a lab, as data: its panes (a title, a sparkline, a table with typed
 //! columns and drop ranks, lines of text), the lines beside them and the pane whose edge carries
-//! the cost. Each lab builds its model from its snapshot and history (in its folder); the TUI,
-//! its SVG screenshots and the replay draw any lab's model with one renderer (`tui::render`),
+//! the cost. Each lab builds its `LabView` from its snapshot and history (in its folder); the TUI,
+//! its SVG screenshots and the replay draw any lab's `LabView` with one renderer (`tui::render`),
 //! so a lab needs no drawing code of its own.
 //!
 //! Beside its tab, a lab gives its parts of the header, its status line and its rows of the
 //! overview's brief table (`HeaderPart`, `brief_latency`, `brief_note`).
 //!
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
-//! colours every lab's model the same way it colours the rest of the screen. A lab's own items
+//! colours every lab's `LabView` the same way it colours the rest of the screen. A lab's own items
 //! (its series' colours) are declared in its folder ([`Colour`], `Facts::colours`).
 
 /// The smallest screen a lab is drawn on (columns, rows): the TUI's, the screenshots', and

@@ -40,9 +40,9 @@ pub fn kind_item(kind: ConsumerKind) -> &'static str {
     }
 }
 
-/// The tab's model: `sparks` are each consumer's last seconds (in snapshot order), `read_rate`
+/// The tab, as data (a `LabView`): `sparks` are each consumer's last seconds (in snapshot order), `read_rate`
 /// the shard's GetRecords calls each second.
-pub fn model(k: &KinesisSnapshot, sparks: &[Vec<Point>], read_rate: &[f64]) -> LabView {
+pub fn tab(k: &KinesisSnapshot, sparks: &[Vec<Point>], read_rate: &[f64]) -> LabView {
     let blocks: Vec<(Size, Block)> = PANES
         .iter()
         .filter_map(|(kind, title)| {
@@ -396,8 +396,8 @@ impl crate::labs::Shown for super::KinesisLab {
 
     fn view(snap: &KinesisSnapshot, history: Option<&super::KinesisHistory>) -> LabView {
         match history {
-            Some(h) => model(snap, &h.consumers, &h.read_rate),
-            None => model(snap, &[], &[]),
+            Some(h) => tab(snap, &h.consumers, &h.read_rate),
+            None => tab(snap, &[], &[]),
         }
     }
 

@@ -15,8 +15,8 @@ use latlab_core::units::{format_bytes, ms, thousands};
 const TEXT: Style = Style::plain("text");
 const DIM: Style = Style::plain("dim");
 
-/// The tab's model: `sparks` are each method's last seconds of lag.
-pub fn model(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)]) -> LabView {
+/// The tab, as data (a `LabView`): `sparks` are each method's last seconds of lag.
+pub fn tab(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)]) -> LabView {
     if let Some(why) = &r.unavailable {
         return LabView {
             blocks: vec![(
@@ -184,7 +184,7 @@ impl crate::labs::Shown for super::RedisLab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &RedisSnapshot, history: Option<&super::History>) -> LabView {
-        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+        tab(snap, history.map_or(&[][..], |h| h.as_slice()))
     }
 
     fn min_rows(_snap: &RedisSnapshot) -> u16 {
@@ -243,11 +243,11 @@ mod tests {
     use crate::tui::app::{App, Tab};
     use crate::tui::fixture::{lab_view, screen};
 
-    /// Its model without a redis-server to run colours only what a theme has, as every lab's
+    /// Its tab without a redis-server to run colours only what a theme has, as every lab's
     /// fixture does (`tui::render`'s test).
     #[test]
     fn its_model_without_redis_server_is_coloured_by_theme_items() {
-        crate::tui::render::tests::assert_every_item_is_a_theme_item(&super::model(
+        crate::tui::render::tests::assert_every_item_is_a_theme_item(&super::tab(
             &crate::labs::redis::snapshot::RedisSnapshot::unavailable("no redis-server"),
             &[],
         ));

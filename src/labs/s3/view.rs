@@ -22,8 +22,8 @@ fn item(class: Class) -> &'static str {
     }
 }
 
-/// The tab's model: `sparks` are each (class, operation)'s last seconds of total time.
-pub fn model(s3: &S3Snapshot, sparks: &[(Class, String, Vec<Point>)]) -> LabView {
+/// The tab, as data (a `LabView`): `sparks` are each (class, operation)'s last seconds of total time.
+pub fn tab(s3: &S3Snapshot, sparks: &[(Class, String, Vec<Point>)]) -> LabView {
     let mut blocks: Vec<(Size, Block)> = [
         (
             "PUT",
@@ -232,7 +232,7 @@ impl crate::labs::Shown for super::S3Lab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &S3Snapshot, history: Option<&super::History>) -> LabView {
-        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+        tab(snap, history.map_or(&[][..], |h| h.as_slice()))
     }
 
     fn min_rows(_snap: &S3Snapshot) -> u16 {

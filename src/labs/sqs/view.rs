@@ -39,8 +39,8 @@ fn title_of(c: &ConsumerFigures, wait_secs: u32) -> String {
     }
 }
 
-/// The tab's model: `sparks` are each consumer's last seconds of send -> receive.
-pub fn model(s: &SqsSnapshot, sparks: &[(String, Vec<Point>)]) -> LabView {
+/// The tab, as data (a `LabView`): `sparks` are each consumer's last seconds of send -> receive.
+pub fn tab(s: &SqsSnapshot, sparks: &[(String, Vec<Point>)]) -> LabView {
     if let Some(why) = &s.unavailable {
         return LabView {
             blocks: vec![(
@@ -265,7 +265,7 @@ impl crate::labs::Shown for super::SqsLab {
     const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &SqsSnapshot, history: Option<&History>) -> LabView {
-        model(snap, history.map_or(&[][..], |h| h.as_slice()))
+        tab(snap, history.map_or(&[][..], |h| h.as_slice()))
     }
 
     fn progress(s: &SqsSnapshot) -> Option<String> {

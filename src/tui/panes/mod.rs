@@ -1,4 +1,4 @@
-//! What the screens take from each lab, generated from the registry: its tab's model (drawn by
+//! What the screens take from each lab, generated from the registry: its tab's `LabView` (drawn by
 //! `tui::render`), its header parts, its status line, its brief rows and the rows its tab
 //! needs; the overview that puts the labs together; and the cost on a pane's edge.
 
@@ -16,8 +16,8 @@ use crate::view::{HeaderPart, LabView, Text};
 
 macro_rules! screens {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// A lab's model, if the view has that lab.
-        pub fn model(lab: LabKind, view: &View) -> Option<LabView> {
+        /// A lab's `LabView`, if the view has that lab.
+        pub fn lab_view(lab: LabKind, view: &View) -> Option<LabView> {
             match lab {
                 $(LabKind::$kind => view.snapshot.$module.as_ref().map(|s| {
                     <crate::labs::$module::$ty as crate::labs::Shown>::view(s, view.history.$module.as_ref())
@@ -70,8 +70,8 @@ crate::labs::for_each_lab!(screens);
 
 /// Draws one lab's tab in `area`, if the view has that lab.
 pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
-    if let Some(model) = model(lab, view) {
-        super::render::draw_lab(f, theme, app, view, lab, &model, area);
+    if let Some(lab_view) = lab_view(lab, view) {
+        super::render::draw_lab(f, theme, app, view, lab, &lab_view, area);
     }
 }
 
