@@ -82,20 +82,27 @@ pub fn faults_listing() -> String {
     for k in Kind::all() {
         out.push_str(&format!("{:width$}  {}\n", k.name(), k.describe()));
     }
-    out.push_str(
+    // The kinds that hit more than one request a firing by default, as their services declare.
+    let counts: Vec<String> = Kind::all()
+        .filter(|k| k.info().count > 1)
+        .map(|k| format!("{k}: {}", k.info().count))
+        .chain(std::iter::once("others: 1".to_string()))
+        .collect();
+    let counts = counts.join(", ");
+    out.push_str(&format!(
         "\nSet them with --fault KIND:key=value,... or a [[faults]] table in a scenario (kind = \"...\" and the same keys):\n\
          \x20 every=DURATION   fire every DURATION (first=DURATION: the first time, default every)\n\
          \x20 rate=PERCENT     hit this share of the matching requests (per-request kinds), e.g. 1%\n\
-         \x20 operation=NAME   only this Kinesis or S3 operation, e.g. PutRecord, GetRecords, GetObject\n\
+         \x20 operation=NAME   only this operation of the kind's service, e.g. PutRecord, GetObject, ReceiveMessage\n\
          \x20 shard=ID|INDEX   only requests naming this shard (Kinesis)\n\
          \x20 consumer=NAME    only this fan-out consumer's event streams\n\
          \x20 class=standard|express   only this S3 storage class\n\
-         \x20 count=N          requests hit each time it fires (s3.slow-down: 10)\n\
+         \x20 count=N          requests hit each time it fires ({counts})\n\
          \x20 for=DURATION     how long a stall, spike, pause, partition or sleep lasts\n\
          \x20 delay=DURATION   a spike's added latency (default 500ms)\n\
          \x20 on=primary|replica   the server redis.debug-sleep puts to sleep\n\
          \n",
-    );
+    ));
     out.push_str(&format!(
         "{} faults are injected by the embedded emulator (and `latlab emulate`); {} faults on latlab's own redis-server pair (client-pause and debug-sleep on any Redis that allows them).\n",
         latlab_core::services::Service::emulated_list(),

@@ -74,8 +74,8 @@ pub struct EmulatorArgs {
     /// Override one limit, e.g. --limit kinesis.subscription_duration=30s (repeatable)
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     pub limit_overrides: Vec<String>,
-    /// Answer this Kinesis or S3 operation as an endpoint that lacks it does: HTTP 500, an HTML
-    /// page (repeatable; e.g. SubscribeToShard, CreateSession)
+    /// Answer this operation of an emulated service as an endpoint that lacks it does: HTTP 500,
+    /// an HTML page (repeatable; e.g. SubscribeToShard, CreateSession, ReceiveMessage)
     #[arg(long, value_name = "OPERATION")]
     pub lacking: Vec<String>,
     /// Inject a fault: KIND:key=value,... e.g. kinesis.reset-after:operation=PutRecord,every=10s

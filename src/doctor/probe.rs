@@ -30,7 +30,7 @@ enum Place {
 }
 
 /// The endpoint's checks: credentials and region (for an endpoint or AWS), the endpoint, the
-/// Kinesis and S3 operations, and the stream and buckets given.
+/// labs' operations, and what each lab was given (a stream, buckets, a Redis pair).
 pub(super) async fn target_checks(
     target: &TargetOptions,
     out: &mut Checks,
