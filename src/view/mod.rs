@@ -5,7 +5,7 @@
 //! so a lab needs no drawing code of its own.
 //!
 //! Beside its tab, a lab gives its parts of the header, its status line and its rows of the
-//! overview's brief table (`HeaderPart`, `brief_latency`, `brief_note`).
+//! overview's brief table (`HeaderPart`, `brief_row`).
 //!
 //! Colours are named by theme item (`text`, `dim`, `error`, `redis`, ...), so a theme file
 //! colours every lab's `LabView` the same way it colours the rest of the screen. A lab's own items
@@ -17,7 +17,7 @@ pub const MIN_SIZE: (u16, u16) = (80, 24);
 
 pub mod keys;
 
-use crate::metrics::Summary;
+use crate::metrics::{Point, Summary};
 use latlab_core::services::Service;
 
 /// A theme item of a lab's own: its name, what it colours, and its colour in the built-in dark
@@ -81,6 +81,21 @@ impl Text {
             text: text.into(),
             style,
         }
+    }
+
+    /// A count of failures: in the error colour when there was one.
+    pub fn errors(n: u64) -> Text {
+        let style = if n > 0 {
+            Style::strong("error")
+        } else {
+            Style::plain("text")
+        };
+        Text::new(latlab_core::units::thousands(n), style)
+    }
+
+    /// Why the last request failed, for a pane's bottom edge.
+    pub fn last_error(line: &str) -> Text {
+        Text::new(format!(" last error: {line} "), Style::strong("error"))
     }
 }
 
@@ -151,6 +166,20 @@ pub struct Series {
     pub item: &'static str,
 }
 
+impl Series {
+    /// One value a second from a series' points (`pick`: its p99, its max), None for a second
+    /// that measured nothing.
+    pub fn per_second(points: &[Point], pick: fn(&Point) -> u64, item: &'static str) -> Series {
+        Series {
+            values: points
+                .iter()
+                .map(|p| (p.count > 0).then(|| pick(p)))
+                .collect(),
+            item,
+        }
+    }
+}
+
 /// A sparkline of per-second values (microseconds): each second shows the highest of its
 /// series, in that series' colour.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -168,6 +197,18 @@ pub struct Spark {
 
 fn marked<S: serde::Serializer>(marks: &Option<Service>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_bool(marks.is_some())
+}
+
+impl Spark {
+    /// The sparkline of one series, in its colour.
+    pub fn of(series: Series, metric: &'static str, marks: Option<Service>) -> Spark {
+        Spark {
+            item: series.item,
+            series: vec![series],
+            metric,
+            marks,
+        }
+    }
 }
 
 /// How much room a part takes: a share of what is left, a fixed height, or at least a height.
@@ -209,6 +250,35 @@ pub struct Pane {
     pub min_inner: u16,
 }
 
+impl Pane {
+    /// The pane of one series: its sparkline (taking `spark_size`) above a table of one row;
+    /// below an inner height of 3 it shows its border and title only. Its bottom edge and narrow
+    /// title are the caller's to set.
+    pub fn spark_over_row(
+        title: Line,
+        (spark_size, spark): (Size, Spark),
+        columns: Vec<Column>,
+        row: Vec<Text>,
+    ) -> Pane {
+        let table = Table {
+            columns,
+            rows: vec![row],
+            shrink: None,
+            fill_last: false,
+        };
+        Pane {
+            title,
+            narrow: None,
+            bottom: None,
+            parts: vec![
+                (spark_size, Part::Spark(spark)),
+                (Size::Length(2), Part::Table(table)),
+            ],
+            min_inner: 3,
+        }
+    }
+}
+
 /// One piece of a lab's screen, stacked top to bottom.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(tag = "type", content = "block", rename_all = "snake_case")]
@@ -240,24 +310,25 @@ pub struct HeaderPart {
     pub rank: u8,
 }
 
-/// p50, p99 and max for the overview's brief table (dashes before the first sample).
-pub fn brief_latency(s: &Summary) -> Vec<Text> {
+/// A row of the overview's brief table: the lab, what the row measures, its latency's p50, p99
+/// and max (dashes before the first sample), its count, and a note of its counts, warm when
+/// `bad` (something is wrong).
+pub fn brief_row(
+    lab: Text,
+    what: impl Into<String>,
+    latency: &Summary,
+    count: u64,
+    (note, bad): (String, bool),
+) -> Vec<Text> {
     let txt = |v: String| Text::new(v, Style::plain("text"));
+    let s = latency;
     vec![
+        lab,
+        txt(what.into()),
         txt(s.ms(s.p50_us)),
         txt(s.ms(s.p99_us)),
         txt(s.ms(s.max_us)),
+        txt(latlab_core::units::thousands(count)),
+        Text::new(note, Style::plain(if bad { "warn" } else { "dim" })),
     ]
-}
-
-/// The counts column of the overview's brief table: warm when something is wrong.
-pub fn brief_note(text: String, bad: bool) -> Text {
-    Text::new(
-        text,
-        if bad {
-            Style::plain("warn")
-        } else {
-            Style::plain("dim")
-        },
-    )
 }

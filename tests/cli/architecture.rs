@@ -523,3 +523,87 @@ fn the_import_graph_is_at_most_twelve_layers_deep() {
         longest.join(" -> ")
     );
 }
+
+/// The items of the lab contract (`src/labs/lab.rs`'s traits) a lab must write: a `fn`,
+/// `const` or `type` of a trait with no default. Each trait's items, by name.
+fn required_items_of_the_lab_contract() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("src/labs/lab.rs")).unwrap();
+    let mut required = Vec::new();
+    let (mut trait_name, mut depth, mut item) = (None::<String>, 0i32, String::new());
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap().trim();
+        if depth == 0 {
+            if let Some(rest) = code.strip_prefix("pub trait ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                trait_name = Some(name);
+            }
+        } else if depth == 1 && trait_name.is_some() && item.is_empty() {
+            let starts = ["fn ", "async fn ", "const ", "type "];
+            if starts.iter().any(|s| code.starts_with(s)) {
+                item = code.to_string();
+            }
+        } else if depth == 1 && !item.is_empty() {
+            item.push(' ');
+            item.push_str(code);
+        }
+        if depth == 1 && !item.is_empty() {
+            // The item ends at its first `;` or `{` at the trait's depth: a `;` with no `=`
+            // (a type or const with a default has one) is an item without a default.
+            let body = item.find('{');
+            let end = item.find(';');
+            match (body, end) {
+                (Some(b), e) if e.is_none_or(|e| b < e) => item.clear(),
+                (_, Some(_)) => {
+                    let declared = item.split(';').next().unwrap();
+                    let defaulted = (declared.starts_with("type ")
+                        || declared.starts_with("const "))
+                        && declared.contains(" = ");
+                    if !defaulted {
+                        let name: String = declared
+                            .trim_start_matches("async ")
+                            .split_whitespace()
+                            .nth(1)
+                            .unwrap_or("")
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        required.push(format!("{}::{name}", trait_name.as_deref().unwrap()));
+                    }
+                    item.clear();
+                }
+                _ => {}
+            }
+        }
+        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+        if depth == 0 {
+            trait_name = None;
+            item.clear();
+        }
+    }
+    required
+}
+
+/// The lab contract stays small: at most 30 items a lab must write (49 before a lab's facts
+/// became one record and the account traits took defaults), and the echo lab, a lab written
+/// against it, at most 450 lines of production code (624 before).
+#[test]
+fn the_lab_contract_is_small_and_a_lab_is_short() {
+    let required = required_items_of_the_lab_contract();
+    println!("{} required items: {required:?}", required.len());
+    for known in ["Lab::FACTS", "Setup::parse", "Live::start", "Shown::view"] {
+        assert!(required.contains(&known.to_string()), "{known} in {required:?}");
+    }
+    assert!(required.len() <= 30, "{required:?}");
+    let echo = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/labs/echo");
+    let lines: usize = rust_files(&echo)
+        .iter()
+        .filter(|f| f.file_name().unwrap() != "tests.rs")
+        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .sum();
+    println!("the echo lab: {lines} lines of production code");
+    assert!(lines <= 450, "the echo lab has {lines} lines of production code");
+}

@@ -3,13 +3,10 @@
 //! that a test shows a lab added as a folder and one registry line reaching the screen, a
 //! headless report, a comparison and a shared frame with nothing outside its folder changed.
 //!
-//! Its parts, each where its code lives: who it is and what it runs (`mod.rs`: `Lab` and its
-//! facts, `Setup`, `Live`, its command), what it shows (`view.rs`: `Shown`, `Fixture`), what it
-//! reports and records (`report.rs`: `Reported`, `Measured`; its snapshot is its JSON part), what
-//! it needs of an account (`account.rs`: nothing, the defaults of `Planned`, `Cleanup`, `Priced`
-//! and `Doctor`), and the test (`tests.rs`).
+//! Its parts: who it is, what it runs and that it needs nothing of an account (`mod.rs`), what
+//! it shows (`view.rs`: `Shown`, `Fixture`), what it reports and records (`report.rs`:
+//! `Reported`, `Measured`; its snapshot is its JSON part), and its test (`tests.rs`).
 
-mod account;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -29,23 +26,22 @@ use crate::metrics::{Point, Series, Summary};
 
 /// The lab while it runs: the echo server, the client's loop and what it measured.
 pub struct EchoLab {
-    counts: Counts,
+    counts: Arc<Counts>,
     cancel: CancellationToken,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
-/// What the client measures and the key changes, shared between them.
-#[derive(Clone)]
+/// What the client measures and the key changes, shared between them. Every round trip that
+/// has ended is counted with its outcome under one lock, so a snapshot or a reset taken while a
+/// round is in flight never sees it sent and not yet answered: `sent` is always `rtt`'s count
+/// plus `errors`.
 struct Counts {
     clock: Instant,
     interval: Duration,
-    payload: Arc<AtomicU64>,
-    tally: Arc<Mutex<Tally>>,
+    payload: AtomicU64,
+    tally: Mutex<Tally>,
 }
 
-/// Every round trip that has ended, counted with its outcome under one lock, so that a
-/// snapshot or a reset taken while a round is in flight never sees it sent and not yet
-/// answered: `sent` is always `rtt`'s count plus `errors`.
 #[derive(Default)]
 struct Tally {
     rtt: Series,
@@ -53,31 +49,12 @@ struct Tally {
     errors: u64,
 }
 
-impl Tally {
-    fn answered(&mut self, us: u64, second: u64) {
-        self.sent += 1;
-        self.rtt.record(us, second);
-    }
-
-    fn failed(&mut self) {
-        self.sent += 1;
-        self.errors += 1;
-    }
-}
-
-/// Its section of a scenario file, `[echo]`, as written.
-#[derive(serde::Deserialize)]
+/// Its section of a scenario file, `[echo]`, and its part of a scenario once checked.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EchoFile {
-    payload: u64,
-    interval: latlab_core::units::Dur,
-}
-
-/// Its part of a scenario, checked.
-#[derive(Clone, Debug, PartialEq)]
 pub struct EchoScenario {
     pub payload: u64,
-    pub interval: Duration,
+    pub interval: latlab_core::units::Dur,
 }
 
 /// What its one key asks: double the payload.
@@ -123,7 +100,7 @@ impl crate::labs::Lab for EchoLab {
     };
 
     type Scenario = EchoScenario;
-    type File = EchoFile;
+    type File = EchoScenario;
     type Seed = crate::labs::NoSeed;
     type Command = Command;
     type Snapshot = EchoSnapshot;
@@ -132,18 +109,23 @@ impl crate::labs::Lab for EchoLab {
     type Target = crate::labs::target::Nothing;
 }
 
+// It creates nothing, calls no service, leaves nothing behind and costs nothing: every default
+// of the account traits says so.
+impl crate::labs::Planned for EchoLab {}
+impl crate::labs::Cleanup for EchoLab {}
+impl crate::labs::Priced for EchoLab {}
+impl crate::labs::Doctor for EchoLab {}
+
 impl crate::labs::Setup for EchoLab {
-    fn parse(f: EchoFile, _text: &str) -> anyhow::Result<EchoScenario> {
-        if f.payload == 0 || f.payload > 65_536 {
+    fn parse(f: EchoScenario, _text: &str) -> anyhow::Result<EchoScenario> {
+        if f.payload == 0 || f.payload > 65_536 || f.interval.0 < Duration::from_millis(1) {
             anyhow::bail!(
-                "echo.payload: {} bytes; a payload is 1 to 65536 bytes",
-                f.payload
+                "echo: payload {} B every {:?}; a payload is 1 to 65536 bytes, at most every 1ms",
+                f.payload,
+                f.interval.0
             );
         }
-        Ok(EchoScenario {
-            payload: f.payload,
-            interval: f.interval.0.max(Duration::from_millis(1)),
-        })
+        Ok(f)
     }
 }
 
@@ -176,7 +158,7 @@ async fn serve(listener: tokio::net::TcpListener, cancel: CancellationToken) {
 }
 
 /// The client: a payload every interval, timed from its write to its last byte back.
-async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken) {
+async fn client(c: Arc<Counts>, addr: std::net::SocketAddr, cancel: CancellationToken) {
     let mut tick = tokio::time::interval(c.interval);
     let mut socket = None;
     loop {
@@ -187,26 +169,27 @@ async fn client(c: Counts, addr: std::net::SocketAddr, cancel: CancellationToken
         if socket.is_none() {
             socket = tokio::net::TcpStream::connect(addr).await.ok();
         }
-        let Some(s) = socket.as_mut() else {
-            c.tally.lock().failed();
-            continue;
-        };
         let body = vec![b'e'; c.payload.load(Ordering::Relaxed) as usize];
         let mut back = vec![0u8; body.len()];
         let at = Instant::now();
-        let round = async {
-            s.write_all(&body).await?;
-            s.read_exact(&mut back).await.map(|_| ())
+        let answered = match socket.as_mut() {
+            Some(s) => {
+                let round = async {
+                    s.write_all(&body).await?;
+                    s.read_exact(&mut back).await
+                };
+                round.await.is_ok() && back == body
+            }
+            None => false,
         };
-        match round.await {
-            Ok(()) if back == body => {
-                let us = at.elapsed().as_micros() as u64;
-                c.tally.lock().answered(us, c.clock.elapsed().as_secs());
-            }
-            _ => {
-                c.tally.lock().failed();
-                socket = None;
-            }
+        let mut t = c.tally.lock();
+        t.sent += 1;
+        if answered {
+            let second = c.clock.elapsed().as_secs();
+            t.rtt.record(at.elapsed().as_micros() as u64, second);
+        } else {
+            t.errors += 1;
+            socket = None;
         }
     }
 }
@@ -220,12 +203,12 @@ impl crate::labs::Live for EchoLab {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let cancel = CancellationToken::new();
-        let counts = Counts {
+        let counts = Arc::new(Counts {
             clock: ctx.start,
-            interval: s.interval,
-            payload: Arc::new(AtomicU64::new(s.payload)),
-            tally: Arc::default(),
-        };
+            interval: s.interval.0,
+            payload: AtomicU64::new(s.payload),
+            tally: Mutex::default(),
+        });
         let tasks = vec![
             tokio::spawn(serve(listener, cancel.clone())),
             tokio::spawn(client(counts.clone(), addr, cancel.clone())),

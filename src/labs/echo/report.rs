@@ -6,9 +6,12 @@ use crate::labs::series::{FrameSeries, SeriesId, Watched};
 use crate::section::{CsvRows, Cx, section_heading};
 use latlab_core::units::thousands;
 
+/// The key its one series, the round trip, is known by in frames, CSV and labels.
+const KEY: &str = "tcp";
+
 /// Its one series: the round trip.
 pub(super) fn series_id() -> SeriesId {
-    SeriesId::new(crate::labs::LabKind::Echo, &["tcp"], "round_trip")
+    SeriesId::new(crate::labs::LabKind::Echo, &[KEY], "round_trip")
 }
 
 impl crate::labs::Reported for EchoLab {
@@ -27,18 +30,15 @@ impl crate::labs::Reported for EchoLab {
     }
 
     fn csv(s: &EchoSnapshot, rows: &mut CsvRows) {
-        rows.summary("echo", "tcp", "round_trip", &s.rtt);
-        rows.add("echo", "tcp", "errors", s.errors as f64);
+        rows.summary("echo", KEY, "round_trip", &s.rtt);
+        rows.add("echo", KEY, "errors", s.errors as f64);
     }
 }
 
 impl crate::labs::Measured for EchoLab {
     fn frame_series<'a>(_s: &'a EchoSnapshot, h: &'a History) -> Option<FrameSeries<'a>> {
-        Some(FrameSeries::of(vec![(
-            series_id(),
-            "tcp".to_string(),
-            h.as_slice(),
-        )]))
+        let series = (series_id(), KEY.to_string(), h.as_slice());
+        Some(FrameSeries::of(vec![series]))
     }
 
     fn history_of_frames(
@@ -46,7 +46,7 @@ impl crate::labs::Measured for EchoLab {
         points: &dyn Fn(&str) -> Vec<crate::metrics::Point>,
         _gauge: &dyn Fn() -> Vec<f64>,
     ) -> History {
-        points("tcp")
+        points(KEY)
     }
 
     fn summaries(s: &EchoSnapshot) -> Vec<(SeriesId, &crate::metrics::Summary)> {

@@ -5,8 +5,7 @@ use super::{Command, EchoLab, EchoSnapshot, History};
 use crate::metrics::{Point, Summary};
 use crate::view::keys::{KeyFooter, LabKey};
 use crate::view::{
-    Block, Colour, Column, LabView, Pane, Part, Series, Size, Spark, Style, Table, Text,
-    brief_latency, brief_note,
+    Block, Colour, Column, LabView, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
 use latlab_core::units::thousands;
 
@@ -36,70 +35,39 @@ impl crate::labs::Shown for EchoLab {
     const KEYS: &'static [LabKey<Command>] = KEYS;
 
     fn view(s: &EchoSnapshot, history: Option<&History>) -> LabView {
-        let values = history
-            .map(|h| {
-                h.iter()
-                    .map(|p| (p.count > 0).then_some(p.max_us))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let points = history.map_or(&[][..], Vec::as_slice);
+        let spark = Spark::of(
+            Series::per_second(points, |p| p.max_us, "echo"),
+            "max/s",
+            None,
+        );
         let r = &s.rtt;
-        let cells = if r.count == 0 {
-            (0..5).map(|_| Text::new("-", TEXT)).collect()
+        let txt = |v: String| Text::new(v, TEXT);
+        let row = if s.sent == 0 {
+            (0..5).map(|_| txt("-".into())).collect()
         } else {
+            let (p50, p99, max) = (r.ms(r.p50_us), r.ms(r.p99_us), r.ms(r.max_us));
             vec![
-                Text::new(r.ms(r.p50_us), TEXT),
-                Text::new(r.ms(r.p99_us), TEXT),
-                Text::new(r.ms(r.max_us), TEXT),
-                Text::new(thousands(r.count), TEXT),
-                Text::new(
-                    thousands(s.errors),
-                    if s.errors > 0 {
-                        Style::strong("error")
-                    } else {
-                        TEXT
-                    },
-                ),
+                txt(p50),
+                txt(p99),
+                txt(max),
+                txt(thousands(r.count)),
+                Text::errors(s.errors),
             ]
         };
-        let pane = Pane {
-            title: vec![Text::new(
-                format!(" Echo: round trip of {} B on 127.0.0.1 ", s.payload),
-                Style::strong("title"),
-            )],
-            narrow: None,
-            bottom: None,
-            parts: vec![
-                (
-                    Size::Min(1),
-                    Part::Spark(Spark {
-                        series: vec![Series {
-                            values,
-                            item: "echo",
-                        }],
-                        item: "echo",
-                        metric: "max/s",
-                        marks: None,
-                    }),
-                ),
-                (
-                    Size::Length(2),
-                    Part::Table(Table {
-                        columns: vec![
-                            Column::right("p50", 11, 0),
-                            Column::right("p99", 11, 0),
-                            Column::right("max", 11, 0),
-                            Column::right("round trips", 12, 0),
-                            Column::right("errors", 7, 0),
-                        ],
-                        rows: vec![cells],
-                        shrink: None,
-                        fill_last: false,
-                    }),
-                ),
+        let title = format!(" Echo: round trip of {} B on 127.0.0.1 ", s.payload);
+        let pane = Pane::spark_over_row(
+            vec![Text::new(title, Style::strong("title"))],
+            (Size::Min(1), spark),
+            vec![
+                Column::right("p50", 11, 0),
+                Column::right("p99", 11, 0),
+                Column::right("max", 11, 0),
+                Column::right("round trips", 12, 0),
+                Column::right("errors", 7, 0),
             ],
-            min_inner: 3,
-        };
+            row,
+        );
         LabView {
             blocks: vec![(Size::Fill(1), Block::Pane(pane))],
             cost_on: None,
@@ -115,17 +83,9 @@ impl crate::labs::Shown for EchoLab {
     }
 
     fn brief(s: &EchoSnapshot) -> Vec<Vec<Text>> {
-        let mut cells = vec![
-            Text::new("Echo", Style::strong("echo")),
-            Text::new("round trip", TEXT),
-        ];
-        cells.extend(brief_latency(&s.rtt));
-        cells.push(Text::new(thousands(s.rtt.count), TEXT));
-        cells.push(brief_note(
-            format!("errors {}", thousands(s.errors)),
-            s.errors > 0,
-        ));
-        vec![cells]
+        let lab = Text::new("Echo", Style::strong("echo"));
+        let note = (format!("errors {}", thousands(s.errors)), s.errors > 0);
+        vec![brief_row(lab, "round trip", &s.rtt, s.rtt.count, note)]
     }
 
     fn progress(s: &EchoSnapshot) -> Option<String> {

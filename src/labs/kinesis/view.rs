@@ -9,7 +9,7 @@ use super::state::UNSUPPORTED;
 use crate::metrics::Point;
 use crate::view::{
     Block, Column, HeaderPart, LabView, Line, Pane, Part, Series, Shrink, Size, Spark, Style,
-    Table, Text, brief_latency, brief_note,
+    Table, Text, brief_row,
 };
 use latlab_core::services::Service;
 use latlab_core::units::{fmt_rate, format_bytes, ms, short_ms, thousands};
@@ -422,12 +422,6 @@ impl crate::labs::Shown for super::KinesisLab {
         let mut rows = Vec::new();
         for c in &k.consumers {
             let sdk = &c.sdk.counters;
-            let mut cells = vec![
-                Text::new("Kinesis", Style::strong(kind_item(c.kind))),
-                Text::new(c.name.clone(), TEXT),
-            ];
-            cells.extend(brief_latency(&c.arrival_to_receive));
-            cells.push(Text::new(thousands(c.counts.received), TEXT));
             let bad = sdk.throttles > 0
                 || c.counts.lost > 0
                 || c.counts.duplicates > 0
@@ -438,17 +432,20 @@ impl crate::labs::Shown for super::KinesisLab {
             } else {
                 String::new()
             };
-            cells.push(brief_note(
-                format!(
-                    "{behind}throttled {} · escaped {} · lost {} · dup {}",
-                    thousands(sdk.throttles),
-                    thousands(sdk.escaped_total()),
-                    thousands(c.counts.lost),
-                    thousands(c.counts.duplicates),
-                ),
-                bad,
+            let note = format!(
+                "{behind}throttled {} · escaped {} · lost {} · dup {}",
+                thousands(sdk.throttles),
+                thousands(sdk.escaped_total()),
+                thousands(c.counts.lost),
+                thousands(c.counts.duplicates),
+            );
+            rows.push(brief_row(
+                Text::new("Kinesis", Style::strong(kind_item(c.kind))),
+                c.name.clone(),
+                &c.arrival_to_receive,
+                c.counts.received,
+                (note, bad),
             ));
-            rows.push(cells);
         }
         rows
     }

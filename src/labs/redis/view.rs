@@ -6,8 +6,7 @@ use super::Method;
 use super::snapshot::RedisSnapshot;
 use crate::metrics::Point;
 use crate::view::{
-    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
-    brief_latency, brief_note,
+    Block, Column, LabView, Line, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
 use latlab_core::services::Service;
 use latlab_core::units::{format_bytes, ms, thousands};
@@ -52,27 +51,17 @@ fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> P
     // Why its last try failed, on the pane's bottom edge.
     let bottom = m
         .filter(|m| m.errors > 0)
-        .and_then(|m| m.last_error.as_ref())
-        .map(|line| Text::new(format!(" last error: {line} "), Style::strong("error")));
-    let values = sparks
+        .and_then(|m| m.last_error.as_deref())
+        .map(Text::last_error);
+    let points = sparks
         .iter()
         .find(|(x, _)| *x == method)
-        .map(|(_, points)| {
-            points
-                .iter()
-                .map(|p| (p.count > 0).then_some(p.max_us))
-                .collect()
-        })
-        .unwrap_or_default();
-    let spark = Spark {
-        series: vec![Series {
-            values,
-            item: "redis",
-        }],
-        item: "redis",
-        metric: "max/s",
-        marks: Some(Service::Redis),
-    };
+        .map_or(&[][..], |(_, points)| points.as_slice());
+    let spark = Spark::of(
+        Series::per_second(points, |p| p.max_us, "redis"),
+        "max/s",
+        Some(Service::Redis),
+    );
     // p99.9, the mean, p90 and the try count go first when the pane is narrow.
     let mut columns = vec![
         Column::right("p50", 11, 0),
@@ -99,14 +88,7 @@ fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> P
                 txt(l.ms(l.max_us)),
                 txt(ms(l.mean_us as u64)),
                 txt(thousands(m.tries)),
-                Text::new(
-                    thousands(m.errors),
-                    if m.errors > 0 {
-                        Style::strong("error")
-                    } else {
-                        TEXT
-                    },
-                ),
+                Text::errors(m.errors),
             ];
             if method == Method::Offset {
                 cells.push(txt(m
@@ -118,26 +100,13 @@ fn pane(r: &RedisSnapshot, sparks: &[(Method, Vec<Point>)], method: Method) -> P
         }
         _ => columns.iter().map(|_| txt("-".into())).collect(),
     };
+    let title = vec![Text::new(
+        format!(" {} ", method.label()),
+        Style::strong("title"),
+    )];
     Pane {
-        title: vec![Text::new(
-            format!(" {} ", method.label()),
-            Style::strong("title"),
-        )],
-        narrow: None,
         bottom,
-        parts: vec![
-            (Size::Min(1), Part::Spark(spark)),
-            (
-                Size::Length(2),
-                Part::Table(Table {
-                    columns,
-                    rows: vec![cells],
-                    shrink: None,
-                    fill_last: false,
-                }),
-            ),
-        ],
-        min_inner: 3,
+        ..Pane::spark_over_row(title, (Size::Min(1), spark), columns, cells)
     }
 }
 
@@ -210,21 +179,18 @@ impl crate::labs::Shown for super::RedisLab {
                 .methods
                 .iter()
                 .map(|m| {
-                    let mut cells = vec![
+                    let note = format!(
+                        "errors {} · value {}",
+                        thousands(m.errors),
+                        format_bytes(r.value_bytes)
+                    );
+                    brief_row(
                         label.clone(),
-                        Text::new(format!("lag: {}", m.method.short()), TEXT),
-                    ];
-                    cells.extend(brief_latency(&m.lag));
-                    cells.push(txt(thousands(m.tries)));
-                    cells.push(brief_note(
-                        format!(
-                            "errors {} · value {}",
-                            thousands(m.errors),
-                            format_bytes(r.value_bytes)
-                        ),
-                        m.errors > 0,
-                    ));
-                    cells
+                        format!("lag: {}", m.method.short()),
+                        &m.lag,
+                        m.tries,
+                        (note, m.errors > 0),
+                    )
                 })
                 .collect(),
         }

@@ -4,8 +4,7 @@
 use super::snapshot::S3Snapshot;
 use crate::metrics::Point;
 use crate::view::{
-    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
-    brief_latency, brief_note,
+    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text, brief_row,
 };
 use latlab_core::services::Service;
 use latlab_core::services::s3::Class;
@@ -76,21 +75,15 @@ fn pane(
         .ops
         .iter()
         .filter(|o| o.op == op && o.class == s3.class && o.errors > 0)
-        .find_map(|o| o.last_error.as_ref())
-        .map(|line| Text::new(format!(" last error: {line} "), Style::strong("error")));
+        .find_map(|o| o.last_error.as_deref())
+        .map(Text::last_error);
     // Both classes on one time line, each second in the colour of the class measured then, so
     // a switch shows where it happened.
     let spark = Spark {
         series: sparks
             .iter()
             .filter(|(_, o, _)| o == op)
-            .map(|(class, _, points)| Series {
-                values: points
-                    .iter()
-                    .map(|p| (p.count > 0).then_some(p.p99_us))
-                    .collect(),
-                item: item(*class),
-            })
+            .map(|(class, _, points)| Series::per_second(points, |p| p.p99_us, item(*class)))
             .collect(),
         item: "s3_express",
         metric: "p99/s",
@@ -244,30 +237,25 @@ impl crate::labs::Shown for super::S3Lab {
     fn brief(s3: &S3Snapshot) -> Vec<Vec<Text>> {
         let mut rows = Vec::new();
         for o in &s3.ops {
-            let mut cells = vec![
+            let what = format!(
+                "{}{} {}",
+                if o.class == s3.class { "▶ " } else { "" },
+                o.op,
+                o.class.storage_class()
+            );
+            let note = format!(
+                "{:.1} MB/s · SlowDown {} · errors {}",
+                o.mb_per_sec,
+                thousands(o.slow_downs),
+                thousands(o.errors)
+            );
+            rows.push(brief_row(
                 Text::new("S3", Style::strong(item(o.class))),
-                Text::new(
-                    format!(
-                        "{}{} {}",
-                        if o.class == s3.class { "▶ " } else { "" },
-                        o.op,
-                        o.class.storage_class()
-                    ),
-                    TEXT,
-                ),
-            ];
-            cells.extend(brief_latency(&o.total));
-            cells.push(Text::new(thousands(o.requests), TEXT));
-            cells.push(brief_note(
-                format!(
-                    "{:.1} MB/s · SlowDown {} · errors {}",
-                    o.mb_per_sec,
-                    thousands(o.slow_downs),
-                    thousands(o.errors)
-                ),
-                o.slow_downs > 0 || o.errors > 0,
+                what,
+                &o.total,
+                o.requests,
+                (note, o.slow_downs > 0 || o.errors > 0),
             ));
-            rows.push(cells);
         }
         rows
     }

@@ -7,8 +7,7 @@ use super::config::ConsumerKind;
 use super::snapshot::{ConsumerFigures, SqsSnapshot};
 use crate::metrics::Point;
 use crate::view::{
-    Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text,
-    brief_latency, brief_note,
+    Block, Column, LabView, Line, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
 use latlab_core::services::Service;
 use latlab_core::units::{ms, thousands};
@@ -135,46 +134,21 @@ fn pane(s: &SqsSnapshot, c: &ConsumerFigures, sparks: &[(String, Vec<Point>)]) -
         Text::new(format!(" {} ", c.status), DIM),
     ];
     let narrow = vec![Text::new(format!(" SQS {} ", c.name), style)];
-    let bottom = c
-        .last_error
-        .as_ref()
-        .map(|line| Text::new(format!(" last error: {line} "), Style::strong("error")));
-    let values = sparks
+    let bottom = c.last_error.as_deref().map(Text::last_error);
+    let points = sparks
         .iter()
         .find(|(n, _)| *n == c.name)
-        .map(|(_, points)| {
-            points
-                .iter()
-                .map(|p| (p.count > 0).then_some(p.p99_us))
-                .collect()
-        })
-        .unwrap_or_default();
-    let spark = Spark {
-        series: vec![Series {
-            values,
-            item: item(c.kind),
-        }],
-        item: item(c.kind),
-        metric: "p99/s",
-        marks: Some(Service::Sqs),
-    };
+        .map_or(&[][..], |(_, points)| points.as_slice());
+    let spark = Spark::of(
+        Series::per_second(points, |p| p.p99_us, item(c.kind)),
+        "p99/s",
+        Some(Service::Sqs),
+    );
     Pane {
-        title,
         narrow: Some((110, narrow)),
         bottom,
-        parts: vec![
-            (Size::Spark, Part::Spark(spark)),
-            (
-                Size::Length(2),
-                Part::Table(Table {
-                    columns: columns(),
-                    rows: vec![row(c)],
-                    shrink: None,
-                    fill_last: false,
-                }),
-            ),
-        ],
         min_inner: 2,
+        ..Pane::spark_over_row(title, (Size::Spark, spark), columns(), row(c))
     }
 }
 
@@ -283,22 +257,19 @@ impl crate::labs::Shown for super::SqsLab {
         s.consumers
             .iter()
             .map(|c| {
-                let mut cells = vec![
+                let note = format!(
+                    "empty {} · redelivered {} · throttled {}",
+                    thousands(c.empty_receives),
+                    thousands(c.counts.redelivered),
+                    thousands(c.sdk.counters.throttles)
+                );
+                brief_row(
                     Text::new("SQS", Style::strong(item(c.kind))),
-                    Text::new(c.name.clone(), TEXT),
-                ];
-                cells.extend(brief_latency(&c.latency));
-                cells.push(Text::new(thousands(c.counts.received), TEXT));
-                cells.push(brief_note(
-                    format!(
-                        "empty {} · redelivered {} · throttled {}",
-                        thousands(c.empty_receives),
-                        thousands(c.counts.redelivered),
-                        thousands(c.sdk.counters.throttles)
-                    ),
-                    c.counts.lost > 0 || c.counts.redelivered > 0,
-                ));
-                cells
+                    c.name.clone(),
+                    &c.latency,
+                    c.counts.received,
+                    (note, c.counts.lost > 0 || c.counts.redelivered > 0),
+                )
             })
             .collect()
     }
