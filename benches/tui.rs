@@ -26,10 +26,10 @@ use ratatui::backend::TestBackend;
 use latlab::labs::LabKind;
 use latlab::theme::Theme;
 use latlab::tui::app::App;
-use latlab::tui::fixture::{lab_view, sample_tour_view};
+use latlab::tui::fixture::{lab_moment, sample_tour_moment};
+use latlab::tui::moment::Moment;
 use latlab::tui::screenshot::render;
 use latlab::tui::ui;
-use latlab::tui::view::View;
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
@@ -71,26 +71,26 @@ fn stats(mut times: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
-/// Render time of one view at `size` into a fresh in-memory terminal per frame, over 1000
+/// Render time of one moment at `size` into a fresh in-memory terminal per frame, over 1000
 /// frames after 50 to warm up: (p50, p99, max) in us.
-fn fresh_frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
+fn fresh_frame_times(app: &App, moment: &Moment, size: (u16, u16)) -> (f64, f64, f64) {
     for _ in 0..50 {
-        render(app, view, size);
+        render(app, moment, size);
     }
     stats(
         (0..1000)
             .map(|_| {
                 let t = Instant::now();
-                std::hint::black_box(render(app, view, size));
+                std::hint::black_box(render(app, moment, size));
                 t.elapsed().as_secs_f64() * 1e6
             })
             .collect(),
     )
 }
 
-/// The view one second later: every sparkline moved on by a second, the clock too.
-fn a_second_later(view: &View) -> View {
-    let mut next = view.clone();
+/// The moment one second later: every sparkline moved on by a second, the clock too.
+fn a_second_later(moment: &Moment) -> Moment {
+    let mut next = moment.clone();
     next.snapshot.elapsed_secs += 1.0;
     fn on<T>(v: &mut [T]) {
         if !v.is_empty() {
@@ -107,10 +107,10 @@ fn a_second_later(view: &View) -> View {
     next
 }
 
-/// Render time as the live TUI draws: one terminal kept across frames, the view a second later
+/// Render time as the live TUI draws: one terminal kept across frames, the moment a second later
 /// each frame (two views in turn), over 1000 frames after 50 to warm up: (p50, p99, max) in us.
-fn live_frame_times(app: &App, view: &View, size: (u16, u16)) -> (f64, f64, f64) {
-    let views = [view.clone(), a_second_later(view)];
+fn live_frame_times(app: &App, moment: &Moment, size: (u16, u16)) -> (f64, f64, f64) {
+    let views = [moment.clone(), a_second_later(moment)];
     let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).expect("a terminal");
     let mut frame = 0usize;
     let mut draw = |terminal: &mut Terminal<TestBackend>| {
@@ -141,7 +141,7 @@ fn all_labs(app: &mut App) {
 
 /// The frame figures: (what, p50, p99, max) per line printed.
 fn frames() -> Vec<(String, (f64, f64, f64))> {
-    let tour = sample_tour_view();
+    let tour = sample_tour_moment();
     let mut app = App::new(Theme::dark());
     all_labs(&mut app);
     let rows = tour
@@ -153,9 +153,9 @@ fn frames() -> Vec<(String, (f64, f64, f64))> {
         "overview of every lab: 9 panes (4 Kinesis with {rows} consumer rows, 2 S3, 3 Redis)"
     );
     // The Kinesis tab alone, round 2 with three pollers.
-    let view = lab_view(LabKind::Kinesis);
+    let moment = lab_moment(LabKind::Kinesis);
     let kinesis_app = App::new(Theme::dark());
-    let rows = view
+    let rows = moment
         .snapshot
         .kinesis
         .as_ref()
@@ -168,7 +168,7 @@ fn frames() -> Vec<(String, (f64, f64, f64))> {
         ),
         (
             format!("{kinesis}, as the live TUI draws"),
-            live_frame_times(&kinesis_app, &view, (200, 60)),
+            live_frame_times(&kinesis_app, &moment, (200, 60)),
         ),
         (
             format!("{overview}, fresh terminal per frame"),
@@ -176,7 +176,7 @@ fn frames() -> Vec<(String, (f64, f64, f64))> {
         ),
         (
             format!("{kinesis}, fresh terminal per frame"),
-            fresh_frame_times(&kinesis_app, &view, (200, 60)),
+            fresh_frame_times(&kinesis_app, &moment, (200, 60)),
         ),
     ]
 }

@@ -63,7 +63,7 @@ macro_rules! items {
 }
 
 /// Every lab's own items, in the registry's order.
-fn lab_items() -> Vec<crate::view::Colour> {
+fn lab_items() -> Vec<crate::lab_kit::view::Colour> {
     crate::labs::LabKind::ALL
         .iter()
         .flat_map(|l| l.colours().iter().copied())

@@ -70,10 +70,10 @@ pub fn parse_cost(text: &str) -> Result<f64, String> {
 pub(super) fn make_plan(
     scenario: &Scenario,
     opts: &TargetOptions,
-    prices: Option<&std::sync::Arc<crate::cost::Prices>>,
+    prices: Option<&std::sync::Arc<crate::lab_kit::cost::Prices>>,
     duration: std::time::Duration,
     run_id: &str,
-) -> anyhow::Result<crate::plan::Plan> {
+) -> anyhow::Result<crate::lab_kit::plan::Plan> {
     runtime()?.block_on(crate::run::plan::plan(
         scenario, opts, prices, duration, run_id,
     ))
@@ -100,7 +100,7 @@ pub(super) fn plan(args: PlanArgs, dirs: &[(PathBuf, String)]) -> anyhow::Result
     })
 }
 
-pub(super) fn print_plan(plan: &crate::plan::Plan, format: PlanFormat) {
+pub(super) fn print_plan(plan: &crate::lab_kit::plan::Plan, format: PlanFormat) {
     match format {
         PlanFormat::Text => out!("{}", plan.text()),
         PlanFormat::Json => out!(
@@ -118,13 +118,13 @@ pub(super) fn iam_policy(
     let scenario = load_scenario(args.name.as_deref(), args.scenario.as_deref(), dirs)?;
     // The policy needs no call: the plan is made without reaching the endpoint.
     let plan = runtime()?.block_on(crate::run::plan::offline(&scenario, &args.target.options()))?;
-    for line in crate::plan::iam::outside(&plan) {
+    for line in crate::lab_kit::plan::iam::outside(&plan) {
         eprintln!("note: {line}");
     }
     for line in plan.problems() {
         eprintln!("note: {line}; the policy names placeholders for what is missing");
     }
-    out!("{}", crate::plan::iam::policy_text(&plan));
+    out!("{}", crate::lab_kit::plan::iam::policy_text(&plan));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -135,7 +135,7 @@ pub(super) fn iam_policy(
 pub(super) fn confirm(
     scenario: &Scenario,
     opts: &TargetOptions,
-    prices: Option<&std::sync::Arc<crate::cost::Prices>>,
+    prices: Option<&std::sync::Arc<crate::lab_kit::cost::Prices>>,
     spend: &SpendArgs,
     duration: std::time::Duration,
 ) -> anyhow::Result<Option<String>> {
@@ -179,7 +179,7 @@ pub(super) fn confirm(
     if let Some(cap) = spend.max_cost {
         eprintln!(
             "it stops before passing --max-cost {}",
-            crate::cost::usd(cap)
+            crate::lab_kit::cost::usd(cap)
         );
     }
     eprint!("create them and run? [y/N] ");
@@ -211,7 +211,7 @@ pub struct CleanupArgs {
 }
 
 pub(super) fn cleanup(args: CleanupArgs) -> anyhow::Result<ExitCode> {
-    use crate::plan::leftovers::{CleanupContext, Filter, age, run_id_of};
+    use crate::lab_kit::plan::leftovers::{CleanupContext, Filter, age, run_id_of};
     args.target.check()?;
     let opts = args.target.options();
     let (keeps, named) = opts.labs.kept();
@@ -421,10 +421,12 @@ pub(super) fn prices(args: PricesArgs) -> anyhow::Result<ExitCode> {
             region: Some(region),
             ..
         } => {
-            let prices = match crate::cost::Prices::builtin(&region) {
+            let prices = match crate::lab_kit::cost::Prices::builtin(&region) {
                 Some(p) => p,
                 None if std::path::Path::new(&region).exists() || region.ends_with(".toml") => {
-                    std::sync::Arc::new(crate::cost::Prices::load(std::path::Path::new(&region))?)
+                    std::sync::Arc::new(crate::lab_kit::cost::Prices::load(std::path::Path::new(
+                        &region,
+                    ))?)
                 }
                 None => anyhow::bail!(
                     "no built-in price file for '{region}': latlab has {}; or name a price file",

@@ -78,8 +78,8 @@ pub(super) fn run_headless(args: RunArgs, dirs: &[(PathBuf, String)]) -> anyhow:
             )?),
             None => None,
         };
-        let chosen = crate::cost::Prices::choose(prices.as_ref(), &lab.backend().region);
-        let mut cap = args.spend.max_cost.map(crate::cost::cap::Cap::new);
+        let chosen = crate::lab_kit::cost::Prices::choose(prices.as_ref(), &lab.backend().region);
+        let mut cap = args.spend.max_cost.map(crate::lab_kit::cost::cap::Cap::new);
         let mut capped: Option<String> = None;
         let mut each_second = tokio::time::interval(std::time::Duration::from_secs(1));
         each_second.tick().await;

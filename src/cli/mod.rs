@@ -469,8 +469,8 @@ pub(crate) fn write_out(args: std::fmt::Arguments) {
 /// `--prices FILE`, read before anything runs: a bad file stops here in one line.
 pub(crate) fn load_prices(
     path: Option<&std::path::Path>,
-) -> anyhow::Result<Option<std::sync::Arc<crate::cost::Prices>>> {
-    path.map(|p| crate::cost::Prices::load(p).map(std::sync::Arc::new))
+) -> anyhow::Result<Option<std::sync::Arc<crate::lab_kit::cost::Prices>>> {
+    path.map(|p| crate::lab_kit::cost::Prices::load(p).map(std::sync::Arc::new))
         .transpose()
 }
 

@@ -136,7 +136,7 @@ impl OutputArgs {
     pub(super) fn open(
         &self,
     ) -> anyhow::Result<(
-        Option<std::sync::Arc<crate::cost::Prices>>,
+        Option<std::sync::Arc<crate::lab_kit::cost::Prices>>,
         Option<crate::run::export::MetricsListener>,
     )> {
         let prices = load_prices(self.prices.as_deref())?;

@@ -1,5 +1,5 @@
 //! Runs side by side (`latlab compare`) and recordings of one scenario from several machines
-//! made one (`latlab merge`). Not the seed comparison of `section/compare.rs`, which puts one run
+//! made one (`latlab merge`). Not the seed comparison of `lab_kit/section/compare.rs`, which puts one run
 //! beside the seed's published figures.
 //!
 //! - `input.rs` reads an input: a recording (figures from its interval logs added together), a

@@ -311,7 +311,7 @@ impl Key {
             Kind::Path => Value::Path(path(text()?)),
             Kind::Prices => {
                 let p = path(text()?);
-                crate::cost::Prices::load(&p)?;
+                crate::lab_kit::cost::Prices::load(&p)?;
                 Value::Path(p)
             }
             Kind::Dirs => match value.as_array() {

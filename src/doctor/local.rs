@@ -7,7 +7,7 @@ use super::{Check, Part};
 
 /// The terminal: `None` when standard output is not one, else its size (or why it is unknown).
 pub(super) fn terminal(size: Option<Result<(u16, u16), String>>) -> Check {
-    let (min_w, min_h) = crate::view::MIN_SIZE;
+    let (min_w, min_h) = crate::lab_kit::view::MIN_SIZE;
     match size {
         None => Check::warn(
             "terminal",

@@ -17,7 +17,10 @@ fn denied(code: &str) -> bool {
 /// One line for the permissions the probes were refused, every lab's together: each denied
 /// action with the line of the policy (`plan`'s, `latlab iam-policy SCENARIO`) that would allow
 /// it. None when no call was denied.
-pub fn denied_check(probes: &[(LabKind, Vec<Probe>)], plan: &crate::plan::Plan) -> Option<Check> {
+pub fn denied_check(
+    probes: &[(LabKind, Vec<Probe>)],
+    plan: &crate::lab_kit::plan::Plan,
+) -> Option<Check> {
     let is_denied = |p: &&Probe| matches!(&p.outcome, Outcome::Answered(c) if denied(c));
     let mut actions: Vec<String> = probes
         .iter()
@@ -31,7 +34,7 @@ pub fn denied_check(probes: &[(LabKind, Vec<Probe>)], plan: &crate::plan::Plan) 
     }
     let lines: Vec<String> = actions
         .iter()
-        .map(|a| match crate::plan::iam::allowing(plan, a) {
+        .map(|a| match crate::lab_kit::plan::iam::allowing(plan, a) {
             Some(line) => format!("{a} (allowed by {line})"),
             None => format!(
                 "{a} (not in the policy: no lab of `{}` calls it)",

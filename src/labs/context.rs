@@ -112,8 +112,8 @@ impl TargetOptions {
     }
 
     /// What a plan and a cleanup know of it.
-    pub fn plan_target(&self) -> crate::plan::Target {
-        crate::plan::Target {
+    pub fn plan_target(&self) -> crate::lab_kit::plan::Target {
+        crate::lab_kit::plan::Target {
             external: self.external(),
         }
     }

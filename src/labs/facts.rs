@@ -40,7 +40,7 @@ pub struct Facts {
     /// stack on the right (the lab whose panes are tallest).
     pub overview_lead: bool,
     /// Its own theme items (its series' colours).
-    pub colours: &'static [crate::view::Colour],
+    pub colours: &'static [crate::lab_kit::view::Colour],
     /// The title of its table in `latlab compare`, and the name of its subject column.
     pub compared: (&'static str, &'static str),
     /// Its part of the report's JSON schema, when it keeps it in its folder; None: its part is
@@ -56,7 +56,7 @@ pub struct Facts {
     pub gauge: Option<&'static str>,
     /// Its sections of a price file (`[kinesis]`, `[s3.standard]`): every key a price must
     /// have, its unit, and which Price List product `latlab prices fetch` reads it from.
-    pub prices: &'static [crate::cost::Section],
+    pub prices: &'static [crate::lab_kit::cost::Section],
 }
 
 impl Facts {

@@ -254,14 +254,17 @@ pub trait Live: Lab {
 /// What its tab and its parts of the screen show, as data (`labs/X/view.rs`).
 pub trait Shown: Lab {
     /// Its key rows (`labs/X/keys.rs`): each key and the command it sends.
-    const KEYS: &'static [crate::view::keys::LabKey<Self::Command>];
+    const KEYS: &'static [crate::lab_kit::view::keys::LabKey<Self::Command>];
 
-    /// What its tab shows (`crate::view`), from its snapshot and its last seconds (None: none
+    /// What its tab shows (`crate::lab_kit::view`), from its snapshot and its last seconds (None: none
     /// yet).
-    fn view(snap: &Self::Snapshot, history: Option<&Self::History>) -> crate::view::LabView;
+    fn view(
+        snap: &Self::Snapshot,
+        history: Option<&Self::History>,
+    ) -> crate::lab_kit::view::LabView;
 
     /// Its parts of the screen's header (none by default).
-    fn header(_snap: &Self::Snapshot) -> Vec<crate::view::HeaderPart> {
+    fn header(_snap: &Self::Snapshot) -> Vec<crate::lab_kit::view::HeaderPart> {
         Vec::new()
     }
 
@@ -269,7 +272,7 @@ pub trait Shown: Lab {
     fn status(snap: &Self::Snapshot) -> String;
 
     /// Its rows of the overview's brief table (lab, what, p50, p99, max, count, counts).
-    fn brief(snap: &Self::Snapshot) -> Vec<Vec<crate::view::Text>>;
+    fn brief(snap: &Self::Snapshot) -> Vec<Vec<crate::lab_kit::view::Text>>;
 
     /// Rows its tab needs to show every pane with a row of sparkline; by default one pane of a
     /// sparkline over a one-row table (its borders, a row of sparkline, the table's head and
@@ -303,23 +306,23 @@ pub trait Reported: Lab {
     /// figures for it and every compared cell.
     fn write(
         snap: &Self::Snapshot,
-        cx: &crate::section::Cx<'_, Self::Seed>,
+        cx: &crate::lab_kit::section::Cx<'_, Self::Seed>,
         out: &mut String,
         md: bool,
     );
 
-    /// Its figures beside the seed's, each cell labelled (`crate::section::compare`); nothing
+    /// Its figures beside the seed's, each cell labelled (`crate::lab_kit::section::compare`); nothing
     /// by default (a lab no seed measured).
     fn compare(
         _snap: &Self::Snapshot,
         _seed: &Self::Seed,
-        _run: &crate::section::Run<'_>,
-        _cmp: &mut crate::section::compare::Comparer,
+        _run: &crate::lab_kit::section::Run<'_>,
+        _cmp: &mut crate::lab_kit::section::compare::Comparer,
     ) {
     }
 
     /// Its rows of the report's CSV.
-    fn csv(snap: &Self::Snapshot, rows: &mut crate::section::CsvRows);
+    fn csv(snap: &Self::Snapshot, rows: &mut crate::lab_kit::section::CsvRows);
 
     /// Its lines of the report's opening facts (`stream`, `SDK`: what it measured, set up how),
     /// with its seed's when the scenario has one; none by default.
@@ -430,12 +433,13 @@ pub trait Planned: Lab {
     /// configuration at list price. It calls nothing but reads (Describe, List, Head) on `cx`'s
     /// clients. By default: nothing on any account.
     fn plan(
-        _cx: &crate::plan::PlanContext<'_>,
+        _cx: &crate::lab_kit::plan::PlanContext<'_>,
         _scenario: &Self::Scenario,
         _target: &Self::Target,
-    ) -> impl Future<Output = crate::plan::LabPlan> + Send {
+    ) -> impl Future<Output = crate::lab_kit::plan::LabPlan> + Send {
         async {
-            let mut p = crate::plan::LabPlan::new(Self::FACTS.name, "latlab's own process");
+            let mut p =
+                crate::lab_kit::plan::LabPlan::new(Self::FACTS.name, "latlab's own process");
             p.notes
                 .push("it creates nothing and calls no service: nothing on any account".into());
             p
@@ -448,18 +452,18 @@ pub trait Cleanup: Lab {
     /// Those latlab's tag or prefix names, and those only named like them, which it leaves
     /// alone. None by default.
     fn leftovers(
-        _cx: &crate::plan::leftovers::CleanupContext<'_>,
+        _cx: &crate::lab_kit::plan::leftovers::CleanupContext<'_>,
         _target: &Self::Target,
-    ) -> impl Future<Output = crate::plan::leftovers::Found> + Send {
-        async { crate::plan::leftovers::Found::default() }
+    ) -> impl Future<Output = crate::lab_kit::plan::leftovers::Found> + Send {
+        async { crate::lab_kit::plan::leftovers::Found::default() }
     }
 
     /// Deletes one of its leftovers; the service's reason when it cannot. By default it has
     /// none, so any item named is not its own.
     fn remove(
-        _cx: &crate::plan::leftovers::CleanupContext<'_>,
+        _cx: &crate::lab_kit::plan::leftovers::CleanupContext<'_>,
         _target: &Self::Target,
-        item: &crate::plan::leftovers::Leftover,
+        item: &crate::lab_kit::plan::leftovers::Leftover,
     ) -> impl Future<Output = Result<(), String>> + Send {
         let name = item.name.clone();
         async move {
@@ -479,8 +483,8 @@ pub trait Priced: Lab {
     fn cost(
         _snap: &Self::Snapshot,
         _complete: bool,
-        _prices: &crate::cost::Prices,
-    ) -> Option<(crate::cost::LabCost, Vec<String>)> {
+        _prices: &crate::lab_kit::cost::Prices,
+    ) -> Option<(crate::lab_kit::cost::LabCost, Vec<String>)> {
         None
     }
 
@@ -488,8 +492,8 @@ pub trait Priced: Lab {
     /// it is not in the run (the JSON still carries the table's key, empty).
     fn unit_costs(
         _snap: Option<&Self::Snapshot>,
-        _prices: &crate::cost::Prices,
-    ) -> Option<crate::cost::UnitCosts> {
+        _prices: &crate::lab_kit::cost::Prices,
+    ) -> Option<crate::lab_kit::cost::UnitCosts> {
         None
     }
 }

@@ -119,7 +119,7 @@ macro_rules! lab_kinds {
             }
 
             /// Its sections of a price file.
-            pub fn prices(self) -> &'static [crate::cost::Section] {
+            pub fn prices(self) -> &'static [crate::lab_kit::cost::Section] {
                 self.facts().prices
             }
 
@@ -137,7 +137,7 @@ macro_rules! lab_kinds {
             }
 
             /// Its own theme items (its series' colours).
-            pub fn colours(self) -> &'static [crate::view::Colour] {
+            pub fn colours(self) -> &'static [crate::lab_kit::view::Colour] {
                 self.facts().colours
             }
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 
-use crate::cost::prices::Section;
-pub use crate::cost::prices::{Chosen, Prices};
+use crate::lab_kit::cost::prices::Section;
+pub use crate::lab_kit::cost::prices::{Chosen, Prices};
 
 /// The built-in price files: (region, file text).
 pub const BUILTIN: &[(&str, &str)] = &[

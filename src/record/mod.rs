@@ -89,12 +89,16 @@ pub const PRICES_FILE: &str = "prices.toml";
 
 /// The prices a recording was priced with live: its `prices.toml`, when the run was given
 /// `--prices` (none for a report file or a recording priced with the built-in files).
-pub fn recorded_prices(path: &Path) -> anyhow::Result<Option<std::sync::Arc<crate::cost::Prices>>> {
+pub fn recorded_prices(
+    path: &Path,
+) -> anyhow::Result<Option<std::sync::Arc<crate::lab_kit::cost::Prices>>> {
     let file = path.join(PRICES_FILE);
     if !path.is_dir() || !file.exists() {
         return Ok(None);
     }
-    Ok(Some(std::sync::Arc::new(crate::cost::Prices::load(&file)?)))
+    Ok(Some(std::sync::Arc::new(
+        crate::lab_kit::cost::Prices::load(&file)?,
+    )))
 }
 
 impl Recorder {

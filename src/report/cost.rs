@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Report;
 use super::table::Table;
-use crate::cost::{self, Prices, RunCost, usd};
+use crate::lab_kit::cost::{self, Prices, RunCost, usd};
 
 /// The cost of the report's snapshot, with the prices given (`--prices`) or its region's.
 pub fn run_cost(r: &Report) -> Option<RunCost> {

@@ -9,12 +9,12 @@ pub mod json;
 mod seed_cell_tests;
 pub mod soak;
 
-pub use crate::section::{compare, table};
+pub use crate::lab_kit::section::{compare, table};
 
 use serde::{Deserialize, Serialize};
 
+use crate::lab_kit::section::{CsvRows, section_heading};
 use crate::scenario::{Scenario, Seed};
-use crate::section::{CsvRows, section_heading};
 use crate::snapshot::Snapshot;
 use compare::{Cell, Tally};
 use latlab_core::provenance::Label;
@@ -69,7 +69,7 @@ pub struct Report {
     pub problems: Vec<String>,
     /// The prices its cost section uses (`--prices`); None: the built-in file of the run's
     /// region. The cost is figured from the snapshot when the report is written.
-    pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
+    pub prices: Option<std::sync::Arc<crate::lab_kit::cost::Prices>>,
 }
 
 impl Report {
@@ -117,7 +117,10 @@ impl Report {
     }
 
     /// The same report, priced with `prices` (`--prices FILE`) rather than its region's file.
-    pub fn with_prices(mut self, prices: Option<std::sync::Arc<crate::cost::Prices>>) -> Report {
+    pub fn with_prices(
+        mut self,
+        prices: Option<std::sync::Arc<crate::lab_kit::cost::Prices>>,
+    ) -> Report {
         if prices.is_some() {
             self.prices = prices;
         }
@@ -402,8 +405,8 @@ fn process_line(p: &crate::snapshot::process::ProcessSnapshot) -> Option<String>
 const TIMELINE_ROWS: usize = 50;
 
 /// What a lab's section may know of the run.
-fn run_of(snapshot: &Snapshot) -> crate::section::Run<'_> {
-    crate::section::Run {
+fn run_of(snapshot: &Snapshot) -> crate::lab_kit::section::Run<'_> {
+    crate::lab_kit::section::Run {
         complete: snapshot.complete,
         elapsed_secs: snapshot.elapsed_secs,
         model: &snapshot.backend.model,
@@ -418,7 +421,7 @@ macro_rules! sections {
             /// (`Reported::write`).
             fn write_labs(&self, out: &mut String, md: bool) {
                 $(if let Some(s) = self.snapshot.$module.as_ref() {
-                    let cx = crate::section::Cx {
+                    let cx = crate::lab_kit::section::Cx {
                         run: run_of(&self.snapshot),
                         seed: self.seed.as_ref().and_then(|seed| seed.$module.as_ref()),
                         cells: &self.cells,
@@ -476,7 +479,7 @@ mod tests {
     #[test]
     fn a_live_run_says_it_ran_until_quit_never_that_it_stopped_early() {
         let scenario = Scenario::resolve("demo").unwrap();
-        let mut snap = crate::tui::fixture::lab_view(crate::labs::LabKind::ALL[0]).snapshot;
+        let mut snap = crate::tui::fixture::lab_moment(crate::labs::LabKind::ALL[0]).snapshot;
         snap.elapsed_secs = 231.0;
         snap.producing_secs = 229.0;
         let live = Report::new(&scenario, snap.clone(), Ending::Quit, vec![]).render(Format::Text);

@@ -6,8 +6,8 @@ use std::time::Instant;
 use crate::aws::{Clients, Target};
 use crate::labs::{Lab, TargetOptions};
 // Every lab's module, as the registry's lines name them: a new lab needs no line here.
+use crate::lab_kit::plan::leftovers::{CleanupContext, Found, Leftover};
 use crate::labs::*;
-use crate::plan::leftovers::{CleanupContext, Found, Leftover};
 
 /// The SDK's clients for the target (None: only Redis is looked at).
 pub async fn clients(opts: &TargetOptions) -> anyhow::Result<Option<Clients>> {

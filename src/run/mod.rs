@@ -345,12 +345,16 @@ impl Run {
     /// prices, added to what the run has accrued. Returns why the run must stop, when it must.
     pub fn check_cap(
         &self,
-        cap: Option<&mut crate::cost::cap::Cap>,
-        chosen: Option<&crate::cost::Chosen>,
+        cap: Option<&mut crate::lab_kit::cost::cap::Cap>,
+        chosen: Option<&crate::lab_kit::cost::Chosen>,
     ) -> Option<String> {
         let (cap, chosen) = (cap?, chosen?);
         let hourly = self.snapshot(false).cost(chosen).hourly();
-        cap.check(hourly, std::time::Instant::now(), crate::cost::cap::AHEAD)
+        cap.check(
+            hourly,
+            std::time::Instant::now(),
+            crate::lab_kit::cost::cap::AHEAD,
+        )
     }
 
     /// How long the run has gone on.

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::aws::{Clients, Target};
-use crate::cost::Prices;
+use crate::lab_kit::cost::Prices;
 use crate::labs::TargetOptions;
 // Every lab's module, as the registry's lines name them: a new lab needs no line here.
+use crate::lab_kit::plan::{LabPlan, Plan, PlanContext};
 use crate::labs::*;
-use crate::plan::{LabPlan, Plan, PlanContext};
 use crate::scenario::Scenario;
 
 /// The plan of a run of `scenario` on `opts`'s target for `duration`, its names carrying
@@ -76,7 +76,7 @@ pub async fn labs_plan(
     cx: &PlanContext<'_>,
     scenario: &Scenario,
     targets: &crate::labs::target::LabTargets,
-    chosen: &crate::cost::Chosen,
+    chosen: &crate::lab_kit::cost::Chosen,
     head: (String, bool),
 ) -> anyhow::Result<Plan> {
     let mut labs: Vec<LabPlan> = Vec::new();

@@ -4,7 +4,7 @@
 //!
 //! - `run`: the run's head (scenario, backend, host, the replay's cursor, the viewers, whether
 //!   the share grants control);
-//! - `screen`: each lab's tab as data (`crate::view::LabView`: panes, sparklines, tables
+//! - `screen`: each lab's tab as data (`crate::lab_kit::view::LabView`: panes, sparklines, tables
 //!   with typed columns and drop ranks), its status line and cost line; the header's parts; the
 //!   host's message; the keys. The page (`page.html`) draws it with no code of any lab;
 //! - `snapshot` and `points`: the run's snapshot in the report's JSON form and the sparklines'
@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lab_kit::view::{HeaderPart, LabView};
 use crate::record::frames::{Part, Points, Pt};
-use crate::view::{HeaderPart, LabView};
 
 /// The format's name and version, in every frame.
 pub const FORMAT: &str = "latlab-frame/1";

@@ -88,14 +88,14 @@ macro_rules! snapshot {
             }
 
             /// Every lab's configuration at `chosen`'s list prices, in screen order.
-            pub fn cost(&self, chosen: &crate::cost::Chosen) -> crate::cost::RunCost {
+            pub fn cost(&self, chosen: &crate::lab_kit::cost::Chosen) -> crate::lab_kit::cost::RunCost {
                 let mut parts = Vec::new();
                 $(
                     if let Some(s) = &self.$module {
                         parts.extend(<crate::labs::$module::$ty as crate::labs::Priced>::cost(s, self.complete, &chosen.prices));
                     }
                 )*
-                crate::cost::RunCost::of(chosen, parts)
+                crate::lab_kit::cost::RunCost::of(chosen, parts)
             }
 
             /// Every lab's series with its summary, in screen order.
@@ -126,7 +126,7 @@ macro_rules! snapshot {
             }
 
             /// Every lab's trade-off table (a lab not in the run gives its table empty).
-            pub fn unit_costs(&self, prices: &crate::cost::Prices) -> Vec<crate::cost::UnitCosts> {
+            pub fn unit_costs(&self, prices: &crate::lab_kit::cost::Prices) -> Vec<crate::lab_kit::cost::UnitCosts> {
                 let mut out = Vec::new();
                 $(out.extend(<crate::labs::$module::$ty as crate::labs::Priced>::unit_costs(self.$module.as_ref(), prices));)*
                 out

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::keys::Does;
-use super::view::View;
+use super::moment::Moment;
 use crate::labs::LabKind;
 use crate::run::Command;
 use crate::theme::Theme;
@@ -58,7 +58,7 @@ pub struct App {
     pub themes: Vec<Theme>,
     pub theme: usize,
     pub zoom: usize,
-    pub paused: Option<View>,
+    pub paused: Option<Moment>,
     pub help: bool,
     /// Lines the help is scrolled by (when it is taller than the screen).
     pub help_scroll: u16,
@@ -71,9 +71,9 @@ pub struct App {
     /// Whether the first tab has been chosen from the labs the scenario runs.
     chosen: bool,
     /// The prices the panes' cost lines use (`--prices`); None: the run's region's file.
-    pub prices: Option<std::sync::Arc<crate::cost::Prices>>,
+    pub prices: Option<std::sync::Arc<crate::lab_kit::cost::Prices>>,
     /// `--max-cost`: what the run has accrued against its cap (the header shows both).
-    pub cap: Option<crate::cost::cap::Cap>,
+    pub cap: Option<crate::lab_kit::cost::cap::Cap>,
 }
 
 impl App {
@@ -110,7 +110,7 @@ impl App {
         &self.themes[self.theme]
     }
 
-    /// Follows the labs the view shows: the tab shown is always one the scenario has.
+    /// Follows the labs the moment shows: the tab shown is always one the scenario has.
     /// A scenario with several labs opens on the overview.
     pub fn sync_labs(&mut self, labs: &[LabKind]) {
         self.labs = LabKind::ALL
@@ -190,8 +190,8 @@ impl App {
             .map(|(t, e, _)| (t.as_str(), *e))
     }
 
-    /// A key press. `live` is the view right now (kept when the display is paused).
-    pub fn key(&mut self, key: KeyEvent, live: impl FnOnce() -> View) -> Action {
+    /// A key press. `live` is the moment right now (kept when the display is paused).
+    pub fn key(&mut self, key: KeyEvent, live: impl FnOnce() -> Moment) -> Action {
         if key.kind == KeyEventKind::Release {
             return Action::None;
         }
@@ -251,7 +251,7 @@ impl App {
     }
 
     /// What a key does, as its row in [`super::keys::KEYS`] binds it.
-    fn act(&mut self, does: Does, live: impl FnOnce() -> View) -> Action {
+    fn act(&mut self, does: Does, live: impl FnOnce() -> Moment) -> Action {
         if let Some(cmd) = self.command(does) {
             return match does {
                 Does::Lab(_) => self.lab_key(cmd),

@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use tokio::sync::mpsc;
 
 use super::app::{Action, App};
-use super::view::View;
+use super::moment::Moment;
 use super::{Event, ui};
 use crate::record::read::Sparks;
 use crate::run::Command;
@@ -59,9 +59,9 @@ impl Attached {
     }
 
     /// What the screen draws, with `window` seconds of sparklines (None before a frame).
-    pub fn view(&self, window: u64) -> Option<View> {
+    pub fn view(&self, window: u64) -> Option<Moment> {
         let snap = self.snapshot.clone()?;
-        Some(View::of_sparks(
+        Some(Moment::of_sparks(
             snap,
             &self.sparks,
             &|lab| self.upto.get(lab).copied(),
@@ -119,15 +119,15 @@ where
     let mut redraw = true;
     let result = loop {
         if redraw {
-            let view = match &app.paused {
+            let moment = match &app.paused {
                 Some(v) => Some(v.clone()),
                 None => state.view(app.window()),
             };
-            match view {
-                Some(view) => {
+            match moment {
+                Some(moment) => {
                     app.attached = Some(state.mark());
-                    app.sync_labs(&view.snapshot.labs());
-                    terminal.draw(|f| ui::draw(f, &app, &view))?;
+                    app.sync_labs(&moment.snapshot.labs());
+                    terminal.draw(|f| ui::draw(f, &app, &moment))?;
                 }
                 None => {
                     terminal.draw(|f| waiting_screen(f, app.theme(), &waiting))?;

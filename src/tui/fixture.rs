@@ -3,13 +3,13 @@
 //! or a measurement). The snapshot tests and the render benchmark draw them, since a live lab
 //! never draws the same screen twice.
 
-use super::view::View;
+use super::moment::Moment;
 use crate::labs::LabKind;
 use crate::snapshot::{Backend, Snapshot};
 
-/// A view of no lab yet, named `scenario`: the header's figures.
-fn base(scenario: &str) -> View {
-    View {
+/// A moment of no lab yet, named `scenario`: the header's figures.
+fn base(scenario: &str) -> Moment {
+    Moment {
         snapshot: Snapshot {
             elapsed_secs: 300.0,
             producing_secs: 298.0,
@@ -33,19 +33,19 @@ fn base(scenario: &str) -> View {
 
 macro_rules! samples {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// Puts `lab`'s sample into `view` (its full sample, every optional part filled, when
+        /// Puts `lab`'s sample into `moment` (its full sample, every optional part filled, when
         /// `full`); returns the scenario a screen of it alone is named after.
-        fn add(view: &mut View, lab: LabKind, full: bool) -> &'static str {
+        fn add(moment: &mut Moment, lab: LabKind, full: bool) -> &'static str {
             match lab {
                 $(LabKind::$kind => {
                     let (scenario, snapshot, history) =
                         <crate::labs::$module::$ty as crate::labs::Fixture>::sample();
-                    view.snapshot.$module = Some(if full {
+                    moment.snapshot.$module = Some(if full {
                         <crate::labs::$module::$ty as crate::labs::Fixture>::sample_full()
                     } else {
                         snapshot
                     });
-                    view.history.$module = Some(history);
+                    moment.history.$module = Some(history);
                     scenario
                 })*
             }
@@ -54,35 +54,35 @@ macro_rules! samples {
 }
 crate::labs::for_each_lab!(samples);
 
-/// A fixed view of one lab, as its scenario run alone shows it.
-pub fn lab_view(lab: LabKind) -> View {
-    let mut view = base("");
-    view.snapshot.scenario = add(&mut view, lab, false).into();
-    view
+/// A fixed moment of one lab, as its scenario run alone shows it.
+pub fn lab_moment(lab: LabKind) -> Moment {
+    let mut moment = base("");
+    moment.snapshot.scenario = add(&mut moment, lab, false).into();
+    moment
 }
 
-/// A fixed view of the `tour` scenario: every lab at once, as the overview shows them.
-pub fn sample_tour_view() -> View {
+/// A fixed moment of the `tour` scenario: every lab at once, as the overview shows them.
+pub fn sample_tour_moment() -> Moment {
     tour(false)
 }
 
-/// The tour's view with every optional part of every lab filled in (a headless run's results):
+/// The tour's moment with every optional part of every lab filled in (a headless run's results):
 /// what the report schema's test writes.
-pub fn full_tour_view() -> View {
+pub fn full_tour_moment() -> Moment {
     tour(true)
 }
 
-fn tour(full: bool) -> View {
-    let mut view = base("tour");
+fn tour(full: bool) -> Moment {
+    let mut moment = base("tour");
     for lab in LabKind::ALL {
-        add(&mut view, lab, full);
+        add(&mut moment, lab, full);
     }
-    view
+    moment
 }
 
-/// What `view` looks like at `size`, as text (one line per row), for the screen tests.
-pub fn screen(app: &super::app::App, view: &View, size: (u16, u16)) -> String {
-    let buffer = super::screenshot::render(app, view, size);
+/// What `moment` looks like at `size`, as text (one line per row), for the screen tests.
+pub fn screen(app: &super::app::App, moment: &Moment, size: (u16, u16)) -> String {
+    let buffer = super::screenshot::render(app, moment, size);
     (0..buffer.area.height)
         .map(|y| {
             (0..buffer.area.width)

@@ -1,6 +1,6 @@
 //! The live lab in the terminal. One event type feeds the loop (keys, mouse, resize, frame ticks,
 //! signals, command results); probes never touch the terminal, and the screen is drawn from a
-//! frozen [`view::View`] each frame. The terminal is restored on quit, on error, on panic and on
+//! frozen [`moment::Moment`] each frame. The terminal is restored on quit, on error, on panic and on
 //! SIGTERM/SIGINT/SIGHUP; logs go to a file, never onto the screen.
 
 pub mod app;
@@ -8,13 +8,13 @@ pub mod attach;
 pub mod cursor;
 pub mod fixture;
 pub mod keys;
+pub mod moment;
 pub mod panes;
 pub mod render;
 pub mod replay;
 pub mod screenshot;
 pub mod shared;
 pub mod ui;
-pub mod view;
 pub mod widgets;
 
 use std::io::Write;
@@ -38,7 +38,7 @@ use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 use crate::theme::Theme;
 use app::{Action, App};
-use view::View;
+use moment::Moment;
 
 /// Everything that reaches the UI loop.
 #[derive(Debug)]
@@ -63,7 +63,7 @@ pub struct TuiOptions {
     /// Serve the live figures for Prometheus here (`--metrics-addr`, bound already).
     pub metrics: Option<crate::run::export::MetricsListener>,
     /// `--prices`: the cost lines and the report price with it, not the region's file.
-    pub prices: Option<Arc<crate::cost::Prices>>,
+    pub prices: Option<Arc<crate::lab_kit::cost::Prices>>,
     /// `--share`: the run, live, for browsers and `latlab attach` (bound already).
     pub share: Option<crate::share::ShareListener>,
     /// `--max-cost`: the run stops itself before its list-price cost would pass this.
@@ -269,18 +269,18 @@ where
     let lab = Arc::new(lab);
     metrics.attach(&lab);
     let tick_task = spawn_ticks(tx.clone(), opts.fps);
-    let chosen = crate::cost::Prices::choose(opts.prices.as_ref(), &lab.backend().region);
-    app.cap = opts.max_cost.map(crate::cost::cap::Cap::new);
+    let chosen = crate::lab_kit::cost::Prices::choose(opts.prices.as_ref(), &lab.backend().region);
+    app.cap = opts.max_cost.map(crate::lab_kit::cost::cap::Cap::new);
     let mut capped: Option<String> = None;
     let mut redraw = true;
     loop {
         if redraw {
-            let view = match &app.paused {
+            let moment = match &app.paused {
                 Some(v) => v.clone(),
-                None => View::of(&lab, app.window()),
+                None => Moment::of(&lab, app.window()),
             };
-            app.sync_labs(&view.snapshot.labs());
-            terminal.draw(|f| ui::draw(f, &app, &view))?;
+            app.sync_labs(&moment.snapshot.labs());
+            terminal.draw(|f| ui::draw(f, &app, &moment))?;
             redraw = false;
         }
         let ev = tokio::select! {
@@ -316,7 +316,7 @@ where
                 }
                 Action::Redraw
             }
-            Event::Input(TermEvent::Key(k)) => app.key(k, || View::of(&lab, 600)),
+            Event::Input(TermEvent::Key(k)) => app.key(k, || Moment::of(&lab, 600)),
             Event::Input(TermEvent::Mouse(m)) => app.mouse(m),
             Event::Input(TermEvent::Resize(_, _)) => Action::Redraw,
             Event::Input(_) => Action::None,

@@ -1,4 +1,4 @@
-//! The one renderer of a lab's `LabView` (`crate::view`): the TUI, its SVG screenshots and the replay
+//! The one renderer of a lab's `LabView` (`crate::lab_kit::view`): the TUI, its SVG screenshots and the replay
 //! draw every lab's tab through it.
 
 use ratatui::Frame;
@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Table, Wrap};
 
 use super::app::App;
-use super::view::View;
+use super::moment::Moment;
 use super::widgets::{Fitted, draw_sparkline, right};
+use crate::lab_kit::view;
 use crate::labs::LabKind;
 use crate::theme::Theme;
-use crate::view;
 
 /// The colour a `LabView`'s theme item names (ordinary text's, for an item the theme lacks: a test
 /// checks every item the labs use is a theme's).
@@ -121,7 +121,7 @@ pub fn draw_lab(
     f: &mut Frame,
     theme: &Theme,
     app: &App,
-    view: &View,
+    moment: &Moment,
     lab: LabKind,
     lab_view: &view::LabView,
     area: Rect,
@@ -156,7 +156,7 @@ pub fn draw_lab(
     let rects = Layout::vertical(constraints).split(area);
     for (((_, block), rect), spark) in lab_view.blocks.iter().zip(rects.iter()).zip(sparks) {
         match block {
-            view::Block::Pane(p) => draw_pane(f, theme, app, view, p, spark, *rect),
+            view::Block::Pane(p) => draw_pane(f, theme, app, moment, p, spark, *rect),
             view::Block::Lines(lines) => f.render_widget(
                 Paragraph::new(lines.iter().map(|l| line(theme, l)).collect::<Vec<_>>()),
                 *rect,
@@ -170,7 +170,7 @@ pub fn draw_lab(
         }
     }
     if let Some(rect) = lab_view.cost_on.and_then(|i| rects.get(i)) {
-        super::panes::cost_edge(f, theme, app, view, lab, *rect);
+        super::panes::cost_edge(f, theme, app, moment, lab, *rect);
     }
 }
 
@@ -178,7 +178,7 @@ fn draw_pane(
     f: &mut Frame,
     theme: &Theme,
     app: &App,
-    view: &View,
+    moment: &Moment,
     p: &view::Pane,
     spark: u16,
     area: Rect,
@@ -204,7 +204,7 @@ fn draw_pane(
         Layout::vertical(p.parts.iter().map(|(size, _)| constraint(*size, spark))).split(inner);
     for ((_, part), rect) in p.parts.iter().zip(rects.iter()) {
         match part {
-            view::Part::Spark(s) => draw_spark(f, theme, app, view, s, *rect),
+            view::Part::Spark(s) => draw_spark(f, theme, app, moment, s, *rect),
             view::Part::Table(t) => draw_table(f, theme, t, *rect),
             view::Part::Lines(lines) => f.render_widget(
                 Paragraph::new(
@@ -252,7 +252,14 @@ fn cut(l: &view::Line, width: u16) -> view::Line {
 
 /// A sparkline over the app's window: each second keeps the highest value of its series, in
 /// that series' colour.
-fn draw_spark(f: &mut Frame, theme: &Theme, app: &App, view: &View, s: &view::Spark, area: Rect) {
+fn draw_spark(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    moment: &Moment,
+    s: &view::Spark,
+    area: Rect,
+) {
     let window = app.window() as usize;
     let mut per_sec = vec![(0, color(theme, s.item)); window];
     for series in &s.series {
@@ -268,7 +275,7 @@ fn draw_spark(f: &mut Frame, theme: &Theme, app: &App, view: &View, s: &view::Sp
         }
     }
     let marks = s.marks.map_or_else(Vec::new, |service| {
-        super::panes::fault_marks(view, Some(service), app.window())
+        super::panes::fault_marks(moment, Some(service), app.window())
     });
     draw_sparkline(f, theme, app, &per_sec, s.metric, &marks, area);
 }
@@ -365,7 +372,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_colour_a_lab_model_names_is_a_theme_item() {
-        let labs = LabKind::ALL.map(crate::tui::fixture::lab_view);
+        let labs = LabKind::ALL.map(crate::tui::fixture::lab_moment);
         let lab_views: Vec<view::LabView> = labs
             .iter()
             .flat_map(|v| {

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::app::{Action, App};
 use super::cursor::Cursor;
-use super::view::View;
+use super::moment::Moment;
 use super::{Event, ui};
 use crate::record::Recording;
 use crate::report::Report;
@@ -74,9 +74,9 @@ pub fn screenshot(
     if let Some((text, bad)) = passed(rec, f64::NEG_INFINITY, at) {
         app.say(text, bad);
     }
-    let view = View::of_recording(rec, rec.frame_at(at), app.window())?;
-    app.sync_labs(&view.snapshot.labs());
-    let buffer = super::screenshot::render(&app, &view, size);
+    let moment = Moment::of_recording(rec, rec.frame_at(at), app.window())?;
+    app.sync_labs(&moment.snapshot.labs());
+    let buffer = super::screenshot::render(&app, &moment, size);
     Ok(super::screenshot::svg(&buffer, &theme))
 }
 
@@ -143,21 +143,21 @@ where
     let mut published: Option<Instant> = None;
     let tick_task = super::spawn_ticks(tx.clone(), opts.fps);
     let mut last_tick = Instant::now();
-    // The view drawn, by frame and window: a frame is read from the file once.
-    let mut shown: Option<(usize, u64, View)> = None;
+    // The moment drawn, by frame and window: a frame is read from the file once.
+    let mut shown: Option<(usize, u64, Moment)> = None;
     let mut redraw = true;
     loop {
         let at = app.replay.as_ref().map_or(0.0, |c| c.at_secs);
         if redraw {
             let i = rec.frame_at(at);
             let window = app.window();
-            let view = match shown.take() {
+            let moment = match shown.take() {
                 Some((j, w, v)) if j == i && w == window => v,
-                _ => View::of_recording(&rec, i, window)?,
+                _ => Moment::of_recording(&rec, i, window)?,
             };
-            app.sync_labs(&view.snapshot.labs());
-            terminal.draw(|f| ui::draw(f, &app, &view))?;
-            shown = Some((i, window, view));
+            app.sync_labs(&moment.snapshot.labs());
+            terminal.draw(|f| ui::draw(f, &app, &moment))?;
+            shown = Some((i, window, moment));
             redraw = false;
         }
         // Viewers follow the cursor: its frame, once a second.
@@ -166,13 +166,13 @@ where
         {
             published = Some(Instant::now());
             app.shared = Some(h.share.viewers());
-            let view = View::of_recording(&rec, rec.frame_at(at), super::shared::WINDOW)?;
-            let points =
-                crate::record::frames::Framer::default().points_of(&view.snapshot, &view.history);
+            let moment = Moment::of_recording(&rec, rec.frame_at(at), super::shared::WINDOW)?;
+            let points = crate::record::frames::Framer::default()
+                .points_of(&moment.snapshot, &moment.history);
             let token = h.share.token().to_string();
             h.share.publish(super::shared::tick(
                 &app,
-                &view,
+                &moment,
                 points,
                 &rec.description,
                 &token,

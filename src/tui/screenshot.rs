@@ -11,8 +11,8 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 use super::app::App;
+use super::moment::Moment;
 use super::ui;
-use super::view::View;
 use crate::run::{Run, TargetOptions};
 use crate::scenario::Scenario;
 use crate::theme::{Theme, rgb};
@@ -26,8 +26,8 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
     let bad = || {
         format!(
             "'{text}' is not a size: write COLSxROWS, e.g. 120x40 (at least {}x{})",
-            crate::view::MIN_SIZE.0,
-            crate::view::MIN_SIZE.1
+            crate::lab_kit::view::MIN_SIZE.0,
+            crate::lab_kit::view::MIN_SIZE.1
         )
     };
     let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
@@ -35,18 +35,22 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
         c.trim().parse().map_err(|_| bad())?,
         r.trim().parse().map_err(|_| bad())?,
     );
-    if c < crate::view::MIN_SIZE.0 || r < crate::view::MIN_SIZE.1 || c > 500 || r > 200 {
+    if c < crate::lab_kit::view::MIN_SIZE.0
+        || r < crate::lab_kit::view::MIN_SIZE.1
+        || c > 500
+        || r > 200
+    {
         return Err(bad());
     }
     Ok((c, r))
 }
 
-/// Draws a view into a buffer of the given size.
-pub fn render(app: &App, view: &View, size: (u16, u16)) -> Buffer {
+/// Draws a moment into a buffer of the given size.
+pub fn render(app: &App, moment: &Moment, size: (u16, u16)) -> Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(size.0, size.1)).expect("an in-memory terminal");
     terminal
-        .draw(|f| ui::draw(f, app, view))
+        .draw(|f| ui::draw(f, app, moment))
         .expect("drawing into memory cannot fail");
     terminal.backend().buffer().clone()
 }
@@ -92,13 +96,13 @@ pub async fn capture(
     let lab = Run::start(scenario, target).await?;
     lab.start_live();
     let mut app = App::new(theme.clone());
-    let sync = |app: &mut App, view: &View| app.sync_labs(&view.snapshot.labs());
-    let first = View::of(&lab, app.window());
+    let sync = |app: &mut App, moment: &Moment| app.sync_labs(&moment.snapshot.labs());
+    let first = Moment::of(&lab, app.window());
     sync(&mut app, &first);
     let step = after / (press.len() as u32 + 1);
     for key in press {
         tokio::time::sleep(step).await;
-        let action = app.key(KeyEvent::from(KeyCode::Char(*key)), || View::of(&lab, 60));
+        let action = app.key(KeyEvent::from(KeyCode::Char(*key)), || Moment::of(&lab, 60));
         if let super::app::Action::Lab(cmd) = action {
             match lab.apply(cmd).await {
                 Ok(msg) => app.say(msg, false),
@@ -107,12 +111,12 @@ pub async fn capture(
         }
     }
     tokio::time::sleep(after.saturating_sub(step * press.len() as u32)).await;
-    let view = match &app.paused {
+    let moment = match &app.paused {
         Some(v) => v.clone(),
-        None => View::of(&lab, app.window()),
+        None => Moment::of(&lab, app.window()),
     };
-    sync(&mut app, &view);
-    let buffer = render(&app, &view, size);
+    sync(&mut app, &moment);
+    let buffer = render(&app, &moment, size);
     let _ = lab.finish().await;
     Ok(svg(&buffer, &theme))
 }

@@ -1,4 +1,4 @@
-//! What a shared run (`--share`) publishes each second, built from the same view the screen
+//! What a shared run (`--share`) publishes each second, built from the same moment the screen
 //! draws: each lab's `LabView`, header parts, status line and cost line, and the recording's form
 //! of the snapshot and sparkline points (`crate::share::frame`); and the keys viewers send,
 //! answered as the host's own keys are.
@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use super::keys::{Does, Press};
-use super::view::View;
+use super::moment::Moment;
 use crate::labs::LabKind;
 use crate::record::frames::{Framer, Points};
 use crate::run::{Command, Run};
@@ -83,16 +83,16 @@ fn key_rows(replay: bool, labs: &[LabKind]) -> Vec<KeyRow> {
         .collect()
 }
 
-/// What the screen shows of `view`, as data. `token`: the share's, left out of any message.
-pub fn screen(app: &App, view: &View, token: &str) -> Screen {
-    let snap = &view.snapshot;
+/// What the screen shows of `moment`, as data. `token`: the share's, left out of any message.
+pub fn screen(app: &App, moment: &Moment, token: &str) -> Screen {
+    let snap = &moment.snapshot;
     let labs = snap.labs();
     let message = match app.current_message() {
         Some((text, bad)) if !text.contains(token) => Some(Message {
             text: text.to_string(),
             bad,
         }),
-        _ => super::ui::fault_line(view).map(|(what, totals)| Message {
+        _ => super::ui::fault_line(moment).map(|(what, totals)| Message {
             text: format!("▼ fault {what}   {totals}"),
             bad: true,
         }),
@@ -100,8 +100,8 @@ pub fn screen(app: &App, view: &View, token: &str) -> Screen {
     let tabs = labs
         .iter()
         .filter_map(|lab| {
-            let lab_view = super::panes::lab_view(*lab, view)?;
-            let marks = super::panes::fault_marks(view, lab.service(), WINDOW);
+            let lab_view = super::panes::lab_view(*lab, moment)?;
+            let marks = super::panes::fault_marks(moment, lab.service(), WINDOW);
             let (cost, cost_brief) =
                 super::panes::cost_line(app.prices.as_ref(), snap, *lab).unzip();
             Some(TabScreen {
@@ -139,8 +139,8 @@ pub fn screen(app: &App, view: &View, token: &str) -> Screen {
 }
 
 /// The run's head.
-pub fn head(app: &App, view: &View, description: &str) -> RunHead {
-    let s = &view.snapshot;
+pub fn head(app: &App, moment: &Moment, description: &str) -> RunHead {
+    let s = &moment.snapshot;
     RunHead {
         host: crate::share::hostname(),
         scenario: s.scenario.clone(),
@@ -175,23 +175,23 @@ impl Publisher {
 
     /// This second of the live run, sent to every viewer.
     pub fn publish(&mut self, share: &crate::share::Share, app: &App, run: &Run) {
-        let view = View::of(run, WINDOW);
+        let moment = Moment::of(run, WINDOW);
         // The points that became whole, from the history the screen's `LabView`s are drawn from.
-        let points = self.framer.points_of(&view.snapshot, &view.history);
-        share.publish(tick(app, &view, points, &self.description, share.token()));
+        let points = self.framer.points_of(&moment.snapshot, &moment.history);
+        share.publish(tick(app, &moment, points, &self.description, share.token()));
     }
 }
 
-/// A tick of `view` with `points`.
-pub fn tick(app: &App, view: &View, points: Points, description: &str, token: &str) -> Tick {
-    let mut snapshot = view.snapshot.clone();
+/// A tick of `moment` with `points`.
+pub fn tick(app: &App, moment: &Moment, points: Points, description: &str, token: &str) -> Tick {
+    let mut snapshot = moment.snapshot.clone();
     crate::record::frames::trim_faults(&mut snapshot);
     Tick {
-        at_secs: view.snapshot.elapsed_secs,
-        run: head(app, view, description),
+        at_secs: moment.snapshot.elapsed_secs,
+        run: head(app, moment, description),
         snapshot: crate::report::json::Snapshot::from(&snapshot),
         points,
-        screen: screen(app, view, token),
+        screen: screen(app, moment, token),
     }
 }
 

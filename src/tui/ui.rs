@@ -1,4 +1,4 @@
-//! Drawing one frame from a [`View`]. Pure: the same view, size and theme always draw the same
+//! Drawing one frame from a [`Moment`]. Pure: the same moment, size and theme always draw the same
 //! screen, which is what the snapshot tests and screenshots rely on.
 
 use ratatui::Frame;
@@ -8,13 +8,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::{App, Tab};
-use super::view::View;
+use super::moment::Moment;
 use crate::theme::Theme;
 use latlab_core::units::clock;
 
-use crate::view::MIN_SIZE;
+use crate::lab_kit::view::MIN_SIZE;
 
-pub fn draw(f: &mut Frame, app: &App, view: &View) {
+pub fn draw(f: &mut Frame, app: &App, moment: &Moment) {
     let theme = app.theme();
     let area = f.area();
     f.render_widget(Block::default().style(theme.base_style()), area);
@@ -38,7 +38,7 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
         Constraint::Length(1),
     ])
     .areas(area);
-    draw_header(f, theme, app, view, header);
+    draw_header(f, theme, app, moment, header);
     // Tabs exist when the scenario runs several labs, which is when it has an overview.
     let body = if app.has(Tab::Overview) {
         let [bar, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
@@ -48,19 +48,19 @@ pub fn draw(f: &mut Frame, app: &App, view: &View) {
         body
     };
     match app.tab.lab() {
-        None if app.has(Tab::Overview) => super::panes::overview::draw(f, theme, app, view, body),
+        None if app.has(Tab::Overview) => super::panes::overview::draw(f, theme, app, moment, body),
         // The tab's lab, or the first the scenario runs.
         tab => {
-            let labs = view.snapshot.labs();
+            let labs = moment.snapshot.labs();
             if let Some(lab) = tab
                 .filter(|l| labs.contains(l))
                 .or_else(|| labs.first().copied())
             {
-                super::panes::draw(lab, f, theme, app, view, body);
+                super::panes::draw(lab, f, theme, app, moment, body);
             }
         }
     }
-    draw_status(f, theme, app, view, status);
+    draw_status(f, theme, app, moment, status);
     draw_footer(f, theme, app, footer);
     if app.help {
         draw_help(f, theme, area, app);
@@ -123,9 +123,12 @@ fn popup(f: &mut Frame, theme: &Theme, area: Rect, title: &str, widest: u16, lin
 pub fn header_parts(
     s: &crate::snapshot::Snapshot,
     app: &App,
-) -> Vec<(crate::view::HeaderPart, bool)> {
-    let part =
-        |text: String, strong: bool, rank: u8| crate::view::HeaderPart { text, strong, rank };
+) -> Vec<(crate::lab_kit::view::HeaderPart, bool)> {
+    let part = |text: String, strong: bool, rank: u8| crate::lab_kit::view::HeaderPart {
+        text,
+        strong,
+        rank,
+    };
     let mut parts = vec![
         (part(" latlab".to_string(), true, 0), false),
         (part(s.scenario.clone(), false, 0), false),
@@ -177,7 +180,7 @@ pub fn header_parts(
     parts
 }
 
-fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+fn draw_header(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect) {
     let style = if theme.monochrome {
         Style::default().add_modifier(Modifier::REVERSED)
     } else {
@@ -185,7 +188,7 @@ fn draw_header(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
     };
     let sep = Span::styled(" │ ", style.add_modifier(Modifier::DIM));
     // (text, style, drop order: 0 always stays, higher numbers go first when narrow).
-    let mut parts: Vec<(String, Style, u8)> = header_parts(&view.snapshot, app)
+    let mut parts: Vec<(String, Style, u8)> = header_parts(&moment.snapshot, app)
         .into_iter()
         .map(|(p, mark)| {
             let s = match (p.strong, mark) {
@@ -248,7 +251,7 @@ fn draw_tabs(f: &mut Frame, theme: &Theme, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
+fn draw_status(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect) {
     let line = match app.current_message() {
         Some((text, true)) => {
             Line::from(Span::styled(format!(" {text}"), theme.strong(theme.error)))
@@ -258,7 +261,7 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
             Span::styled(text.to_string(), theme.fg(theme.text)),
         ]),
         // A fault injected in the last few seconds.
-        None if let Some((what, totals)) = fault_line(view) => Line::from(vec![
+        None if let Some((what, totals)) = fault_line(moment) => Line::from(vec![
             Span::styled(" ▼ fault ", theme.strong(theme.error)),
             Span::styled(what, theme.fg(theme.text)),
             Span::styled(format!("   {totals}"), theme.fg(theme.dim)),
@@ -266,7 +269,7 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
         // Otherwise what the tab's figures rest on: the SDK's retries, or what each Redis method
         // includes.
         None => {
-            let snap = &view.snapshot;
+            let snap = &moment.snapshot;
             let labs = snap.labs();
             let lab = app
                 .tab
@@ -282,8 +285,8 @@ fn draw_status(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect)
 
 /// The status line of a fault injected in the last 5 seconds: what and when, and the run's
 /// totals.
-pub fn fault_line(view: &View) -> Option<(String, String)> {
-    let (e, fired, recovered) = recent_fault(view)?;
+pub fn fault_line(moment: &Moment) -> Option<(String, String)> {
+    let (e, fired, recovered) = recent_fault(moment)?;
     let after = match (&e.failed, e.recovered_secs) {
         (Some(why), _) => format!("not injected: {why}"),
         (None, Some(s)) => format!("recovered after {}", latlab_core::units::ms_f(s * 1000.0)),
@@ -296,8 +299,8 @@ pub fn fault_line(view: &View) -> Option<(String, String)> {
 }
 
 /// The newest fault, when it fired in the last 5 seconds, with the run's totals.
-fn recent_fault(view: &View) -> Option<(&crate::snapshot::FaultRow, u64, u64)> {
-    let s = &view.snapshot;
+fn recent_fault(moment: &Moment) -> Option<(&crate::snapshot::FaultRow, u64, u64)> {
+    let s = &moment.snapshot;
     let e = s.faults.events.last()?;
     (s.elapsed_secs - e.at_secs < 5.0).then(|| (e, s.faults.fired(), s.faults.recovered()))
 }

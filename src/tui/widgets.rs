@@ -11,7 +11,7 @@ use crate::theme::Theme;
 use crate::tui::app::{App, window_label};
 use latlab_core::units::short_ms;
 
-pub use crate::view::{Align, Column, Shrink};
+pub use crate::lab_kit::view::{Align, Column, Shrink};
 
 /// The columns of a table that fit a width, and their widths.
 pub struct Fitted {

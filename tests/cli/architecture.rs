@@ -595,7 +595,10 @@ fn the_lab_contract_is_small_and_a_lab_is_short() {
     let required = required_items_of_the_lab_contract();
     println!("{} required items: {required:?}", required.len());
     for known in ["Lab::FACTS", "Setup::parse", "Live::start", "Shown::view"] {
-        assert!(required.contains(&known.to_string()), "{known} in {required:?}");
+        assert!(
+            required.contains(&known.to_string()),
+            "{known} in {required:?}"
+        );
     }
     assert!(required.len() <= 30, "{required:?}");
     let echo = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/labs/echo");
@@ -605,5 +608,8 @@ fn the_lab_contract_is_small_and_a_lab_is_short() {
         .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
         .sum();
     println!("the echo lab: {lines} lines of production code");
-    assert!(lines <= 450, "the echo lab has {lines} lines of production code");
+    assert!(
+        lines <= 450,
+        "the echo lab has {lines} lines of production code"
+    );
 }

@@ -11,8 +11,8 @@ use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::theme::Theme;
 use latlab::tui::app::{Action, App, Tab};
+use latlab::tui::moment::Moment;
 use latlab::tui::screenshot::render;
-use latlab::tui::view::View;
 use latlab_core::services::s3::Class;
 
 #[test]
@@ -111,14 +111,14 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
     lab.start_live();
     let mut app = App::new(Theme::dark());
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let view = View::of(&lab, 60);
-    app.sync_labs(&view.snapshot.labs());
+    let moment = Moment::of(&lab, 60);
+    app.sync_labs(&moment.snapshot.labs());
     assert_eq!(
         app.tab,
         Tab::Lab(LabKind::S3),
         "a scenario with only S3 opens on the S3 tab"
     );
-    let s3 = view.snapshot.s3.as_ref().unwrap();
+    let s3 = moment.snapshot.s3.as_ref().unwrap();
     assert_eq!(s3.class, Class::ExpressOneZone);
     let express_puts = s3
         .ops
@@ -128,7 +128,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         .requests;
     assert!(express_puts > 5);
 
-    let action = app.key(KeyEvent::from(KeyCode::Char('s')), || View::of(&lab, 60));
+    let action = app.key(KeyEvent::from(KeyCode::Char('s')), || Moment::of(&lab, 60));
     assert_eq!(action, Action::Lab(Command::S3(s3::Command::ToggleClass)));
     assert_eq!(
         lab.apply(Command::S3(s3::Command::ToggleClass))
@@ -137,7 +137,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         "S3 storage class STANDARD"
     );
     app.say("S3 storage class STANDARD", false);
-    let action = app.key(KeyEvent::from(KeyCode::Char(']')), || View::of(&lab, 60));
+    let action = app.key(KeyEvent::from(KeyCode::Char(']')), || Moment::of(&lab, 60));
     assert_eq!(action, Action::Lab(Command::S3(s3::Command::PayloadUp)));
     assert_eq!(
         lab.apply(Command::S3(s3::Command::PayloadUp))
@@ -146,8 +146,8 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         "S3 payload size 1 MB"
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let view = View::of(&lab, 60);
-    let s3 = view.snapshot.s3.as_ref().unwrap();
+    let moment = Moment::of(&lab, 60);
+    let s3 = moment.snapshot.s3.as_ref().unwrap();
     assert_eq!((s3.class, s3.payload_bytes), (Class::Standard, 1_000_000));
     let standard = s3
         .ops
@@ -155,7 +155,7 @@ async fn the_live_loop_switches_class_and_payload_while_it_runs() {
         .find(|o| o.class == Class::Standard && o.op == "GET")
         .expect("GETs on Standard now");
     assert!(standard.requests > 0 && standard.bytes >= 1_000_000);
-    let screen = render(&app, &view, (120, 40));
+    let screen = render(&app, &moment, (120, 40));
     let text: String = (0..40u16)
         .map(|y| {
             (0..120u16)

@@ -306,20 +306,20 @@ fn an_old_recordings_sparklines_come_back_as_its_frames_hold_them() {
         upto = points["upto"]["kinesis"].as_u64().unwrap_or(upto);
     }
     let rec = latlab::record::Recording::open(&dir).unwrap();
-    let view = latlab::tui::view::View::of_recording(&rec, rec.len() - 1, 60).unwrap();
-    let k = view.history.kinesis.expect("the Kinesis lab's history");
+    let moment = latlab::tui::moment::Moment::of_recording(&rec, rec.len() - 1, 60).unwrap();
+    let k = moment.history.kinesis.expect("the Kinesis lab's history");
     let expected: Vec<f64> = (0..=upto)
         .map(|s| rates.get(&s).copied().unwrap_or(0.0))
         .collect();
     assert_eq!(k.read_rate, expected);
     assert!(k.read_rate.iter().any(|r| *r > 0.0), "{:?}", k.read_rate);
-    let snapshot = view.snapshot.kinesis.unwrap();
+    let snapshot = moment.snapshot.kinesis.unwrap();
     for (c, points) in snapshot.consumers.iter().zip(&k.consumers) {
         let got: u64 = points.iter().map(|p| u64::from(p.count)).sum();
         assert_eq!(got, counts[&c.name], "{}", c.name);
         assert!(got > 0, "{}", c.name);
     }
     assert_eq!(k.consumers.len(), counts.len());
-    assert_eq!(view.history.s3.map(|s| s.len()), Some(2));
-    assert_eq!(view.history.redis.map(|r| r.len()), Some(3));
+    assert_eq!(moment.history.s3.map(|s| s.len()), Some(2));
+    assert_eq!(moment.history.redis.map(|r| r.len()), Some(3));
 }

@@ -10,8 +10,8 @@ use latlab::run::{Command, Run, TargetOptions};
 use latlab::scenario::Scenario;
 use latlab::theme::Theme;
 use latlab::tui::app::{Action, App};
+use latlab::tui::moment::Moment;
 use latlab::tui::screenshot::render;
-use latlab::tui::view::View;
 
 fn text(buf: &ratatui::buffer::Buffer) -> String {
     let mut out = String::new();
@@ -26,7 +26,7 @@ fn text(buf: &ratatui::buffer::Buffer) -> String {
 
 /// What the event loop does with a key: the app decides, the lab applies, the screen confirms.
 async fn press(app: &mut App, lab: &Run, key: char) -> Action {
-    let action = app.key(KeyEvent::from(KeyCode::Char(key)), || View::of(lab, 60));
+    let action = app.key(KeyEvent::from(KeyCode::Char(key)), || Moment::of(lab, 60));
     if let Action::Lab(cmd) = action {
         match lab.apply(cmd).await {
             Ok(msg) => app.say(msg, false),
@@ -88,7 +88,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let screen = text(&render(&app, &View::of(&lab, 60), (140, 44)));
+    let screen = text(&render(&app, &Moment::of(&lab, 60), (140, 44)));
     assert!(
         screen.contains("✓ added poller get_records 2"),
         "the screen confirms: {screen}"
@@ -117,7 +117,7 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
         k.consumers[0].counts.received > efo_before,
         "the other consumers kept measuring"
     );
-    let screen = text(&render(&app, &View::of(&lab, 60), (140, 44)));
+    let screen = text(&render(&app, &Moment::of(&lab, 60), (140, 44)));
     assert!(
         screen.contains("✓ removed poller get_records 2"),
         "{screen}"
@@ -141,64 +141,64 @@ async fn plus_adds_a_poller_and_minus_removes_it() {
 #[test]
 fn display_keys_change_only_the_display() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::lab_view(LabKind::Kinesis);
+    let moment = latlab::tui::fixture::lab_moment(LabKind::Kinesis);
     let k = |c| KeyEvent::from(KeyCode::Char(c));
-    assert_eq!(app.key(k('z'), || view.clone()), Action::Redraw);
+    assert_eq!(app.key(k('z'), || moment.clone()), Action::Redraw);
     assert_eq!(app.window(), 30);
-    assert_eq!(app.key(k('Z'), || view.clone()), Action::Redraw);
-    assert_eq!(app.key(k('Z'), || view.clone()), Action::Redraw);
+    assert_eq!(app.key(k('Z'), || moment.clone()), Action::Redraw);
+    assert_eq!(app.key(k('Z'), || moment.clone()), Action::Redraw);
     assert_eq!(app.window(), 120);
     let before = app.theme().name.clone();
-    app.key(k('t'), || view.clone());
+    app.key(k('t'), || moment.clone());
     assert_ne!(app.theme().name, before);
-    app.key(k('p'), || view.clone());
+    app.key(k('p'), || moment.clone());
     assert!(app.paused.is_some());
-    app.key(k('p'), || view.clone());
+    app.key(k('p'), || moment.clone());
     assert!(app.paused.is_none());
-    assert_eq!(app.key(k('q'), || view.clone()), Action::Quit);
+    assert_eq!(app.key(k('q'), || moment.clone()), Action::Quit);
     assert_eq!(
-        app.key(KeyEvent::from(KeyCode::Esc), || view.clone()),
+        app.key(KeyEvent::from(KeyCode::Esc), || moment.clone()),
         Action::Quit
     );
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), crossterm::event::KeyModifiers::CONTROL);
-    assert_eq!(app.key(ctrl_c, || view.clone()), Action::Quit);
+    assert_eq!(app.key(ctrl_c, || moment.clone()), Action::Quit);
 }
 
 #[test]
 fn tab_keys_move_between_the_overview_and_each_lab() {
     use latlab::tui::app::Tab;
-    let view = latlab::tui::fixture::sample_tour_view();
+    let moment = latlab::tui::fixture::sample_tour_moment();
     let k = |c| KeyEvent::from(KeyCode::Char(c));
     let mut app = App::new(Theme::dark());
     app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     assert_eq!(app.tab, Tab::Overview);
-    app.key(k('1'), || view.clone());
+    app.key(k('1'), || moment.clone());
     assert_eq!(app.tab, Tab::Lab(LabKind::Kinesis));
-    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    app.key(KeyEvent::from(KeyCode::Tab), || moment.clone());
     assert_eq!(app.tab, Tab::Lab(LabKind::S3));
-    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    app.key(KeyEvent::from(KeyCode::Tab), || moment.clone());
     assert_eq!(app.tab, Tab::Lab(LabKind::Redis));
-    app.key(KeyEvent::from(KeyCode::Tab), || view.clone());
+    app.key(KeyEvent::from(KeyCode::Tab), || moment.clone());
     assert_eq!(app.tab, Tab::Overview, "Tab wraps round to the overview");
-    app.key(KeyEvent::from(KeyCode::BackTab), || view.clone());
+    app.key(KeyEvent::from(KeyCode::BackTab), || moment.clone());
     assert_eq!(app.tab, Tab::Lab(LabKind::Redis), "Shift-Tab goes back");
-    app.key(k('0'), || view.clone());
+    app.key(k('0'), || moment.clone());
     assert_eq!(app.tab, Tab::Overview);
     // The labs' keys act from the overview and leave it on screen.
     assert_eq!(
-        app.key(k('s'), || view.clone()),
+        app.key(k('s'), || moment.clone()),
         Action::Lab(Command::S3(s3::Command::ToggleClass))
     );
     assert_eq!(
-        app.key(k('v'), || view.clone()),
+        app.key(k('v'), || moment.clone()),
         Action::Lab(Command::Redis(redis::Command::ValueNext))
     );
     assert_eq!(app.tab, Tab::Overview);
     // From a lab's own tab they bring that lab's tab up.
-    app.key(k('1'), || view.clone());
-    app.key(k('s'), || view.clone());
+    app.key(k('1'), || moment.clone());
+    app.key(k('s'), || moment.clone());
     assert_eq!(app.tab, Tab::Lab(LabKind::S3));
-    let screen = text(&render(&app, &view, (160, 50)));
+    let screen = text(&render(&app, &moment, (160, 50)));
     assert!(
         screen.contains(" 2 S3 ") && screen.contains("S3 GET"),
         "{screen}"
@@ -208,7 +208,7 @@ fn tab_keys_move_between_the_overview_and_each_lab() {
     let mut one = App::new(Theme::dark());
     one.sync_labs(&[LabKind::Kinesis]);
     assert_eq!(one.tab, Tab::Lab(LabKind::Kinesis));
-    one.key(k('0'), || view.clone());
+    one.key(k('0'), || moment.clone());
     assert_eq!(one.tab, Tab::Lab(LabKind::Kinesis));
     assert_eq!(
         one.current_message(),

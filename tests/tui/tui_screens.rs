@@ -8,8 +8,8 @@ use latlab::theme::Theme;
 use latlab::tui::screenshot::{render, svg};
 
 /// The Kinesis lab's fixed view (round 2's set-up).
-fn fixture() -> latlab::tui::view::View {
-    latlab::tui::fixture::lab_view(LabKind::Kinesis)
+fn fixture() -> latlab::tui::moment::Moment {
+    latlab::tui::fixture::lab_moment(LabKind::Kinesis)
 }
 
 /// The screen's characters, a line per row.
@@ -47,12 +47,12 @@ fn the_help_overlay() {
     insta::assert_snapshot!("help_120x40", screen(&app, (120, 40)));
 }
 
-/// The help of a run of the view's labs, as `?` opens it.
-fn help_of(view: &latlab::tui::view::View) -> String {
+/// The help of a run of the moment's labs, as `?` opens it.
+fn help_of(moment: &latlab::tui::moment::Moment) -> String {
     let mut app = App::new(Theme::dark());
-    app.sync_labs(&view.snapshot.labs());
+    app.sync_labs(&moment.snapshot.labs());
     app.help = true;
-    text(&render(&app, view, (120, 44)))
+    text(&render(&app, moment, (120, 44)))
 }
 
 /// The keys' column of the help: the 16 characters after each line's left edge of the popup.
@@ -84,30 +84,30 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
         ("demo", fixture(), "S3, Redis and SQS keys left out"),
         (
             "s3-demo",
-            latlab::tui::fixture::lab_view(LabKind::S3),
+            latlab::tui::fixture::lab_moment(LabKind::S3),
             "Kinesis, Redis and SQS keys left out",
         ),
         (
             "redis-demo",
-            latlab::tui::fixture::lab_view(LabKind::Redis),
+            latlab::tui::fixture::lab_moment(LabKind::Redis),
             "Kinesis, S3 and SQS keys left out",
         ),
         (
             "sqs-demo",
-            latlab::tui::fixture::lab_view(LabKind::Sqs),
+            latlab::tui::fixture::lab_moment(LabKind::Sqs),
             "Kinesis, S3 and Redis keys left out",
         ),
-        ("tour", latlab::tui::fixture::sample_tour_view(), ""),
+        ("tour", latlab::tui::fixture::sample_tour_moment(), ""),
     ];
-    for (name, view, left_out) in cases {
-        let s = help_of(&view);
+    for (name, moment, left_out) in cases {
+        let s = help_of(&moment);
         insta::assert_snapshot!(format!("help_{name}"), s);
         let keys = help_keys(&s);
         let has = |k: &str| keys.iter().any(|x| x == k);
         for k in shared {
             assert!(has(k), "{name}: the shared key {k} is listed: {keys:?}");
         }
-        let labs = view.snapshot.labs();
+        let labs = moment.snapshot.labs();
         for k in kinesis {
             assert_eq!(
                 has(k),
@@ -180,9 +180,9 @@ fn every_theme_colours_the_screen() {
 #[test]
 fn the_s3_pane() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::lab_view(LabKind::S3);
+    let moment = latlab::tui::fixture::lab_moment(LabKind::S3);
     app.sync_labs(&[LabKind::S3]);
-    let buf = render(&app, &view, (120, 40));
+    let buf = render(&app, &moment, (120, 40));
     let s = text(&buf);
     insta::assert_snapshot!("s3_120x40", s);
     assert!(s.contains("writing to STANDARD"));
@@ -195,9 +195,9 @@ fn the_s3_pane() {
 #[test]
 fn the_sqs_pane() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::lab_view(LabKind::Sqs);
+    let moment = latlab::tui::fixture::lab_moment(LabKind::Sqs);
     app.sync_labs(&[LabKind::Sqs]);
-    let buf = render(&app, &view, (160, 44));
+    let buf = render(&app, &moment, (160, 44));
     let s = text(&buf);
     insta::assert_snapshot!("sqs_160x44", s);
     for pane in [
@@ -218,14 +218,14 @@ fn the_sqs_pane() {
 #[test]
 fn the_overview_shows_every_lab_at_once() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::sample_tour_view();
+    let moment = latlab::tui::fixture::sample_tour_moment();
     app.sync_labs(&LabKind::ALL);
     assert_eq!(
         app.tab,
         Tab::Overview,
         "a scenario with several labs opens on the overview"
     );
-    let buf = render(&app, &view, (200, 60));
+    let buf = render(&app, &moment, (200, 60));
     let s = text(&buf);
     insta::assert_snapshot!("overview_200x60", s);
     for pane in [
@@ -252,7 +252,7 @@ fn the_overview_shows_every_lab_at_once() {
     );
 
     // Narrower than side by side but tall enough: the labs stack.
-    let s = text(&render(&app, &view, (120, 100)));
+    let s = text(&render(&app, &moment, (120, 100)));
     assert!(
         s.contains("S3 GET")
             && s.contains("Lambda on enhanced fan-out")
@@ -261,7 +261,7 @@ fn the_overview_shows_every_lab_at_once() {
         "{s}"
     );
     // The smallest screen draws without overflowing, every lab still on it.
-    let s = text(&render(&app, &view, (80, 24)));
+    let s = text(&render(&app, &moment, (80, 24)));
     assert_eq!(s.lines().count(), 24);
     assert!(s.lines().all(|l| l.chars().count() == 80));
     assert!(
@@ -280,7 +280,7 @@ fn the_overview_shows_every_lab_at_once() {
     }
 
     // Without an S3 lab the overview neither draws one nor offers its key.
-    let mut no_s3 = latlab::tui::fixture::sample_tour_view();
+    let mut no_s3 = latlab::tui::fixture::sample_tour_moment();
     no_s3.snapshot.s3 = None;
     let mut app = App::new(Theme::dark());
     app.sync_labs(&[LabKind::Kinesis, LabKind::Redis]);
@@ -295,10 +295,10 @@ fn the_overview_shows_every_lab_at_once() {
 #[test]
 fn the_redis_pane() {
     let mut app = App::new(Theme::dark());
-    let view = latlab::tui::fixture::lab_view(LabKind::Redis);
+    let moment = latlab::tui::fixture::lab_moment(LabKind::Redis);
     app.sync_labs(&[LabKind::Redis]);
     assert_eq!(app.tab, Tab::Lab(LabKind::Redis));
-    let buf = render(&app, &view, (120, 40));
+    let buf = render(&app, &moment, (120, 40));
     let s = text(&buf);
     insta::assert_snapshot!("redis_120x40", s);
     for method in [
@@ -323,13 +323,13 @@ fn the_redis_pane() {
 #[test]
 fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
     let mut app = App::new(Theme::dark());
-    let mut view = latlab::tui::fixture::sample_tour_view();
-    view.snapshot.redis = Some(latlab::labs::redis::snapshot::RedisSnapshot::unavailable(
+    let mut moment = latlab::tui::fixture::sample_tour_moment();
+    moment.snapshot.redis = Some(latlab::labs::redis::snapshot::RedisSnapshot::unavailable(
         "redis-server is not installed: install it with `sudo apt-get install -y redis-server`",
     ));
     app.sync_labs(&[LabKind::Kinesis, LabKind::S3, LabKind::Redis]);
     app.tab = Tab::Lab(LabKind::Redis);
-    let buf = render(&app, &view, (120, 40));
+    let buf = render(&app, &moment, (120, 40));
     let s = text(&buf);
     assert!(s.contains("Redis replication lag: not running"), "{s}");
     assert!(s.contains("sudo apt-get install -y redis-server"), "{s}");
@@ -338,16 +338,16 @@ fn a_redis_pane_without_redis_server_says_how_to_fix_it() {
 #[test]
 fn the_header_shows_what_a_capped_run_has_accrued_beside_its_cap() {
     let mut app = App::new(Theme::dark());
-    let view = fixture();
-    app.sync_labs(&view.snapshot.labs());
-    let mut cap = latlab::cost::cap::Cap::new(0.05);
+    let moment = fixture();
+    app.sync_labs(&moment.snapshot.labs());
+    let mut cap = latlab::lab_kit::cost::cap::Cap::new(0.05);
     cap.accrued = 0.0123;
     app.cap = Some(cap);
-    let s = text(&render(&app, &view, (160, 40)));
+    let s = text(&render(&app, &moment, (160, 40)));
     let header = s.lines().next().unwrap();
     assert!(header.contains("cost $0.0123 of $0.0500 cap"), "{header}");
     // And on a shared run's page, from the same parts.
-    let parts = latlab::tui::ui::header_parts(&view.snapshot, &app);
+    let parts = latlab::tui::ui::header_parts(&moment.snapshot, &app);
     assert!(
         parts
             .iter()

@@ -2,8 +2,8 @@
 //! for recordings and Prometheus (its part of the JSON report is its snapshot).
 
 use super::{EchoLab, EchoSnapshot, History};
+use crate::lab_kit::section::{CsvRows, Cx, section_heading};
 use crate::labs::series::{FrameSeries, SeriesId, Watched};
-use crate::section::{CsvRows, Cx, section_heading};
 use latlab_core::units::thousands;
 
 /// The key its one series, the round trip, is known by in frames, CSV and labels.

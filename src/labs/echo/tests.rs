@@ -6,7 +6,7 @@ use crate::labs::LabKind;
 use crate::report::{Ending, Format, Report};
 use crate::scenario::Scenario;
 use crate::tui::app::{App, Tab};
-use crate::tui::fixture::{lab_view, sample_tour_view, screen};
+use crate::tui::fixture::{lab_moment, sample_tour_moment, screen};
 
 /// A run of its demo, headless, for `secs`: its snapshot, as the run took it at the end.
 fn run(secs: f64) -> crate::snapshot::Snapshot {
@@ -64,10 +64,10 @@ fn the_lab_runs_headless_and_its_report_has_its_section() {
 #[test]
 fn its_tab_and_its_pane_of_the_overview_are_on_the_screen() {
     let mut app = App::new(crate::theme::Theme::dark());
-    let view = lab_view(LabKind::Echo);
+    let moment = lab_moment(LabKind::Echo);
     app.sync_labs(&[LabKind::Echo]);
     app.tab = Tab::Lab(LabKind::Echo);
-    let tab = screen(&app, &view, (100, 30));
+    let tab = screen(&app, &moment, (100, 30));
     assert!(
         tab.contains("Echo: round trip of 64 B on 127.0.0.1") && tab.contains("600"),
         "{tab}"
@@ -78,7 +78,7 @@ fn its_tab_and_its_pane_of_the_overview_are_on_the_screen() {
     let mut app = App::new(crate::theme::Theme::dark());
     app.sync_labs(&LabKind::ALL);
     app.tab = Tab::Overview;
-    let all = screen(&app, &sample_tour_view(), (200, 70));
+    let all = screen(&app, &sample_tour_moment(), (200, 70));
     assert!(all.contains("Echo"), "{all}");
     assert!(all.contains("round trip"), "{all}");
 }
@@ -106,10 +106,10 @@ fn two_runs_of_it_are_compared_under_its_own_title() {
 
 #[test]
 fn a_shared_runs_frame_carries_its_tab() {
-    let view = lab_view(LabKind::Echo);
+    let moment = lab_moment(LabKind::Echo);
     let mut app = App::new(crate::theme::Theme::dark());
     app.sync_labs(&[LabKind::Echo]);
-    let frame = crate::tui::shared::screen(&app, &view, "token");
+    let frame = crate::tui::shared::screen(&app, &moment, "token");
     let json = serde_json::to_value(&frame).unwrap();
     let tabs = json["tabs"].as_array().unwrap();
     let echo = tabs.iter().find(|t| t["lab"] == "echo").expect("its tab");

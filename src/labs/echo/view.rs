@@ -2,11 +2,11 @@
 //! percentiles; and its made-up sample for the screen tests.
 
 use super::{Command, EchoLab, EchoSnapshot, History};
-use crate::metrics::{Point, Summary};
-use crate::view::keys::{KeyFooter, LabKey};
-use crate::view::{
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
+use crate::lab_kit::view::{
     Block, Colour, Column, LabView, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
+use crate::metrics::{Point, Summary};
 use latlab_core::units::thousands;
 
 const TEXT: Style = Style::plain("text");

@@ -7,8 +7,8 @@
 use std::time::SystemTime;
 
 use crate::aws::{QuotaPartition, RetrySettings, error_code, error_line};
-use crate::plan::leftovers::{CleanupContext, Found, LeftAlone, Leftover, run_id_in_name};
-use crate::plan::{TAG_CREATED, TAG_RUN_ID};
+use crate::lab_kit::plan::leftovers::{CleanupContext, Found, LeftAlone, Leftover, run_id_in_name};
+use crate::lab_kit::plan::{TAG_CREATED, TAG_RUN_ID};
 
 /// The tag older runs put on their streams, read as `latlab:run-id` is.
 const LEGACY_TAG: &str = "latlab-run";

@@ -208,8 +208,8 @@ pub struct SeedRow {
 
 impl SeedRow {
     /// Its percentiles, as the comparison reads them.
-    pub fn percentiles(&self) -> crate::section::compare::Percentiles {
-        crate::section::compare::Percentiles {
+    pub fn percentiles(&self) -> crate::lab_kit::section::compare::Percentiles {
+        crate::lab_kit::section::compare::Percentiles {
             p50_ms: self.p50_ms,
             p90_ms: self.p90_ms,
             p99_ms: self.p99_ms,

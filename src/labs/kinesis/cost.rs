@@ -3,8 +3,8 @@
 //! retrieval for every fan-out consumer (Lambda on enhanced fan-out included). GetRecords reads
 //! cost nothing beyond the shard-hours.
 
-use crate::cost::prices::{Price, Section};
-use crate::cost::{GB, Item, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
+use crate::lab_kit::cost::prices::{Price, Section};
+use crate::lab_kit::cost::{GB, Item, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::kinesis::config::ConsumerKind;
 use crate::labs::kinesis::snapshot::{ConsumerSnapshot, KinesisSnapshot};
@@ -368,7 +368,7 @@ impl crate::labs::Priced for super::KinesisLab {
             consumer_units(k, p)
                 .into_iter()
                 .zip(&k.consumers)
-                .map(|(u, c)| crate::cost::PerMessage {
+                .map(|(u, c)| crate::lab_kit::cost::PerMessage {
                     lab: crate::labs::LabKind::Kinesis.name(),
                     consumer: u.name,
                     send_to_receive: c.send_to_receive,
@@ -393,9 +393,9 @@ impl crate::labs::Priced for super::KinesisLab {
 #[cfg(test)]
 mod tests {
     //! The arithmetic against examples worked by hand from the built-in us-east-1 file (see
-    //! `crate::cost::testing`).
+    //! `crate::lab_kit::cost::testing`).
     use super::*;
-    use crate::cost::testing::{close, us_east_1};
+    use crate::lab_kit::cost::testing::{close, us_east_1};
     use crate::labs::kinesis::config::ConsumerKind;
     use crate::tui::fixture;
 
@@ -418,7 +418,7 @@ mod tests {
         //   EFO retrieval      5 × 128 × 3,600 × 2 = 4,608,000 B / 2^30
         //                      = 0.00429153 GB × 0.013                     = 0.0000557899
         //   total 0.0453077899 $/h; × 730 = 33.0746867 $/month
-        let view = fixture::lab_view(LabKind::Kinesis);
+        let view = fixture::lab_moment(LabKind::Kinesis);
         let cost = view.snapshot.cost(&us_east_1());
         let k = cost.lab(LabKind::Kinesis.name()).unwrap();
         let hourly: Vec<f64> = k.items.iter().map(|i| i.hourly).collect();
@@ -449,7 +449,7 @@ mod tests {
         //   EFO retrieval      100 × 60,000 × 3,600 = 2.16e10 B / 2^30
         //                      = 20.1165378 GB × 0.013                     = 0.2615149
         //   total 0.366635379 $/h
-        let mut view = fixture::lab_view(LabKind::Kinesis);
+        let mut view = fixture::lab_moment(LabKind::Kinesis);
         let k = view.snapshot.kinesis.as_mut().unwrap();
         k.shards = 3;
         k.producer.asked_rate = 100.0;
@@ -502,7 +502,7 @@ mod tests {
         //   a poller          0.015252 / 0.018                            = 0.847333 $/M records
         //                     0.015252 / 0.00214577                       = 7.107947 $/GB
         //   a fan-out reader  (0.015252 + 0.015 + 0.00214577 × 0.013) / 0.018 = 1.682216 $/M
-        let view = fixture::lab_view(LabKind::Kinesis);
+        let view = fixture::lab_moment(LabKind::Kinesis);
         let k = view.snapshot.kinesis.as_ref().unwrap();
         let units = consumer_units(k, &us_east_1().prices);
         let poller = units

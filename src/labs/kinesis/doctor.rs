@@ -483,7 +483,7 @@ mod tests {
         let both = [(LabKind::Kinesis, k.clone()), (LabKind::S3, s)];
         let c = crate::doctor::ops::denied_check(&both, &plan).expect("a check");
         assert_eq!(c.status, Status::Fail);
-        let policy = crate::plan::iam::policy_text(&plan);
+        let policy = crate::lab_kit::plan::iam::policy_text(&plan);
         let line = policy
             .lines()
             .position(|l| l.contains("\"kinesis:GetRecords\""))

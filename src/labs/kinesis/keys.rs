@@ -2,7 +2,7 @@
 //! consumers, resharding and the pollers' interval and retries.
 
 use super::{Command, Scale};
-use crate::view::keys::{KeyFooter, LabKey};
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
 
 pub const KEYS: &[LabKey<Command>] = &[
     LabKey {
@@ -21,7 +21,7 @@ pub const KEYS: &[LabKey<Command>] = &[
             ('_', Command::RemovePoller),
         ],
     },
-    crate::view::keys::RATE.with(&[
+    crate::lab_kit::view::keys::RATE.with(&[
         ('>', Command::RateUp),
         ('.', Command::RateUp),
         ('<', Command::RateDown),
@@ -73,7 +73,8 @@ pub const KEYS: &[LabKey<Command>] = &[
         send: false,
         bindings: &[('a', Command::RetryMode), ('o', Command::RetryQuota)],
     },
-    crate::view::keys::PAYLOAD.with(&[('[', Command::PayloadDown), (']', Command::PayloadUp)]),
+    crate::lab_kit::view::keys::PAYLOAD
+        .with(&[('[', Command::PayloadDown), (']', Command::PayloadUp)]),
 ];
 
 #[cfg(test)]

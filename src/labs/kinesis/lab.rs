@@ -111,8 +111,8 @@ impl Live for KinesisLab {
                 .shard_count(scenario.shards as i32);
             if !embedded {
                 // Tagged so that `latlab cleanup` finds it if the run dies before deleting it.
-                let created = crate::plan::now_rfc3339();
-                for (k, v) in crate::plan::tags(&shared.run.run_id, &created) {
+                let created = crate::lab_kit::plan::now_rfc3339();
+                for (k, v) in crate::lab_kit::plan::tags(&shared.run.run_id, &created) {
                     req = req.tags(k, v);
                 }
             }

@@ -5,7 +5,7 @@
 
 use super::config::{ConsumerKind, KinesisScenario, ProducerMode};
 use super::setup::{owned_name, sanitize};
-use crate::plan::{LabPlan, PlanContext, Resource, Scope};
+use crate::lab_kit::plan::{LabPlan, PlanContext, Resource, Scope};
 use latlab_core::services::kinesis::Op;
 
 /// The plan's one read: DescribeStreamSummary on the stream it would use (it must be there) or
@@ -100,7 +100,7 @@ impl crate::labs::Planned for super::KinesisLab {
                 asked,
             );
         };
-        let created = crate::plan::now_rfc3339();
+        let created = crate::lab_kit::plan::now_rfc3339();
         match &given {
             None => {
                 p.creates.push(Resource {
@@ -113,7 +113,7 @@ impl crate::labs::Planned for super::KinesisLab {
                     ),
                     billable: true,
                     tags: if external {
-                        crate::plan::tags(cx.run_id, &created)
+                        crate::lab_kit::plan::tags(cx.run_id, &created)
                             .into_iter()
                             .map(|(k, v)| (k.to_string(), v))
                             .collect()

@@ -3,13 +3,13 @@
 
 use super::config::ConsumerKind;
 use super::snapshot::{ConsumerSnapshot, batch_line};
+use crate::lab_kit::section::compare::Comparer;
+use crate::lab_kit::section::table::Table;
+use crate::lab_kit::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
 use crate::labs::kinesis::config::KinesisSeed;
 use crate::labs::kinesis::snapshot::KinesisSnapshot;
 use crate::labs::kinesis::state::UNSUPPORTED;
 use crate::metrics::Summary;
-use crate::section::compare::Comparer;
-use crate::section::table::Table;
-use crate::section::{CsvRows, Cx, Run, rate_text, ratio_text, section_heading};
 use latlab_core::units::thousands;
 
 impl crate::labs::Reported for super::KinesisLab {
@@ -64,7 +64,7 @@ impl crate::labs::Reported for super::KinesisLab {
                     "{}, {}; producer asked {} records/s, {} ({}), {} payloads",
                     k.stream,
                     k.shards_text(),
-                    crate::section::rate_text(p.asked_rate),
+                    crate::lab_kit::section::rate_text(p.asked_rate),
                     p.achieved_text(),
                     p.mode,
                     latlab_core::units::format_bytes(p.payload_bytes)

@@ -24,14 +24,14 @@ pub(super) async fn ensure_tagged(admin: &Client, stream: &str, run_id: &str) {
         .is_ok_and(|out| {
             out.tags()
                 .iter()
-                .any(|t| t.key() == crate::plan::TAG_RUN_ID)
+                .any(|t| t.key() == crate::lab_kit::plan::TAG_RUN_ID)
         });
     if tagged {
         return;
     }
-    let created = crate::plan::now_rfc3339();
+    let created = crate::lab_kit::plan::now_rfc3339();
     let mut req = admin.add_tags_to_stream().stream_name(stream);
-    for (k, v) in crate::plan::tags(run_id, &created) {
+    for (k, v) in crate::lab_kit::plan::tags(run_id, &created) {
         req = req.tags(k, v);
     }
     match req.send().await {

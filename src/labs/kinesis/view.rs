@@ -1,4 +1,4 @@
-//! What the Kinesis tab shows, as data (`crate::view`): a pane per consumer type, each a
+//! What the Kinesis tab shows, as data (`crate::lab_kit::view`): a pane per consumer type, each a
 //! sparkline of the pane's p99 per second over a table of its consumers and a line of what
 //! matters for that type, with the shard's GetRecords rate against its limit in the titles of
 //! the panes that poll.
@@ -6,11 +6,11 @@
 use super::config::ConsumerKind;
 use super::snapshot::{ConsumerSnapshot, KinesisSnapshot};
 use super::state::UNSUPPORTED;
-use crate::metrics::Point;
-use crate::view::{
+use crate::lab_kit::view::{
     Block, Column, HeaderPart, LabView, Line, Pane, Part, Series, Shrink, Size, Spark, Style,
     Table, Text, brief_row,
 };
+use crate::metrics::Point;
 use latlab_core::services::Service;
 use latlab_core::units::{fmt_rate, format_bytes, ms, short_ms, thousands};
 
@@ -370,20 +370,20 @@ fn extra_line(
     }
 }
 
-pub(super) const COLOURS: &[crate::view::Colour] = &[
-    crate::view::Colour {
+pub(super) const COLOURS: &[crate::lab_kit::view::Colour] = &[
+    crate::lab_kit::view::Colour {
         item: "fan_out",
         what: "sparklines and marks of enhanced fan-out consumers",
         dark: "#56b6c2",
         light: "#0a7b83",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "poller",
         what: "sparklines and marks of GetRecords pollers",
         dark: "#e5a45c",
         light: "#bc4c00",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "lambda",
         what: "sparklines and marks of Lambda consumers",
         dark: "#c678dd",
@@ -392,7 +392,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
 ];
 
 impl crate::labs::Shown for super::KinesisLab {
-    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    const KEYS: &'static [crate::lab_kit::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &KinesisSnapshot, history: Option<&super::KinesisHistory>) -> LabView {
         match history {

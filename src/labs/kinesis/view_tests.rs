@@ -7,7 +7,7 @@ use crate::tui::fixture::screen;
 
 #[test]
 fn a_consumer_the_endpoint_cannot_serve_is_named_in_its_pane_at_any_width() {
-    let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
+    let mut view = crate::tui::fixture::lab_moment(LabKind::Kinesis);
     let k = view.snapshot.kinesis.as_mut().unwrap();
     let efo = k
         .consumers
@@ -36,7 +36,7 @@ fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
     use crate::snapshot::FaultRow;
     use latlab_core::faults::KindCounts;
     use latlab_core::services::kinesis::faults::STALL;
-    let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
+    let mut view = crate::tui::fixture::lab_moment(LabKind::Kinesis);
     let now = view.snapshot.elapsed_secs;
     view.snapshot.faults.events.push(FaultRow {
         at_secs: now - 2.0,
@@ -71,7 +71,7 @@ fn a_fault_is_marked_on_the_sparklines_and_said_on_the_status_line() {
 
 #[test]
 fn the_fault_menu_offers_the_faults_of_the_labs_the_scenario_runs() {
-    let view = crate::tui::fixture::lab_view(LabKind::Kinesis);
+    let view = crate::tui::fixture::lab_moment(LabKind::Kinesis);
     let mut app = App::new(Theme::dark());
     app.sync_labs(&view.snapshot.labs());
     app.fault_menu = true;
@@ -103,7 +103,7 @@ fn its_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
     // The demo stream, 1 shard: $0.0453 an hour at us-east-1's prices (cost.rs works it by
     // hand); at 2 shards one more shard-hour and one more consumer-shard-hour per fan-out
     // consumer: 0.0453078 + 0.015 + 2 × 0.015 = $0.0903 an hour.
-    let mut view = crate::tui::fixture::lab_view(LabKind::Kinesis);
+    let mut view = crate::tui::fixture::lab_moment(LabKind::Kinesis);
     app.tab = Tab::Lab(LabKind::Kinesis);
     let s = screen(&app, &view, (160, 50));
     assert!(
@@ -118,7 +118,7 @@ fn its_pane_shows_its_cost_and_follows_the_snapshot_and_the_prices() {
         .replace("\nshard_hour = 0.015", "\nshard_hour = 0.1")
         .replace("taken = \"2026-12-01\"", "taken = \"2030-01-01\"");
     app.prices = Some(std::sync::Arc::new(
-        crate::cost::Prices::parse(&text, "mine.toml").unwrap(),
+        crate::lab_kit::cost::Prices::parse(&text, "mine.toml").unwrap(),
     ));
     // 2 × 0.1 + 0.000252 + 0.06 + 0.0000558 = $0.2603 an hour.
     let s = screen(&app, &view, (160, 50));

@@ -18,14 +18,14 @@ pub async fn mark(
 ) -> redis::RedisResult<()> {
     redis::cmd("HSET")
         .arg(marker_key(run_id))
-        .arg(crate::plan::TAG_CREATED)
-        .arg(crate::plan::now_rfc3339())
-        .arg(crate::plan::TAG_VERSION)
+        .arg(crate::lab_kit::plan::TAG_CREATED)
+        .arg(crate::lab_kit::plan::now_rfc3339())
+        .arg(crate::lab_kit::plan::TAG_VERSION)
         .arg(env!("CARGO_PKG_VERSION"))
         .query_async(con)
         .await
 }
-use crate::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
+use crate::lab_kit::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
 
 impl crate::labs::Cleanup for super::RedisLab {
     async fn leftovers(_cx: &CleanupContext<'_>, target: &super::target::RedisTarget) -> Found {
@@ -72,7 +72,7 @@ impl crate::labs::Cleanup for super::RedisLab {
             for (run, keys) in counts {
                 let created: Option<String> = redis::cmd("HGET")
                     .arg(marker_key(&run))
-                    .arg(crate::plan::TAG_CREATED)
+                    .arg(crate::lab_kit::plan::TAG_CREATED)
                     .query_async(&mut con)
                     .await
                     .ok()

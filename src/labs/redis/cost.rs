@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::cost::prices::{Named, Section};
-use crate::cost::{LabCost, Prices, item, usd};
+use crate::lab_kit::cost::prices::{Named, Section};
+use crate::lab_kit::cost::{LabCost, Prices, item, usd};
 use crate::labs::LabKind;
 use crate::labs::redis::snapshot::RedisSnapshot;
 
@@ -122,15 +122,15 @@ impl crate::labs::Priced for super::RedisLab {
 #[cfg(test)]
 mod tests {
     //! The arithmetic against examples worked by hand from the built-in us-east-1 file (see
-    //! `crate::cost::testing`).
+    //! `crate::lab_kit::cost::testing`).
     use super::*;
-    use crate::cost::testing::{close, us_east_1};
+    use crate::lab_kit::cost::testing::{close, us_east_1};
     use crate::tui::fixture;
 
     #[test]
     fn redis_node_hours_of_the_scenarios_node_type() {
         // 2 nodes (primary + replica) × 0.017 = 0.034 $/h; × 730 = 24.82 $/month.
-        let mut view = fixture::lab_view(LabKind::Redis);
+        let mut view = fixture::lab_moment(LabKind::Redis);
         let cost = view.snapshot.cost(&us_east_1());
         let r = cost.lab(LabKind::Redis.name()).unwrap();
         close(r.hourly(), 0.034);

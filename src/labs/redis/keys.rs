@@ -2,7 +2,7 @@
 //! the replication link's profile.
 
 use super::Command;
-use crate::view::keys::{KeyFooter, LabKey};
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
 
 pub const KEYS: &[LabKey<Command>] = &[
     LabKey {

@@ -5,7 +5,7 @@
 
 use super::config::RedisScenario;
 use super::endpoints::Endpoints;
-use crate::plan::{LabPlan, PlanContext, Resource};
+use crate::lab_kit::plan::{LabPlan, PlanContext, Resource};
 
 /// Every command the lab sends the primary or the replica, with why; those only latlab's own
 /// servers get (memory conditions, faults) are marked.

@@ -1,11 +1,11 @@
 //! The Redis lab's part of a report: replication lag per method and condition, beside the seed's
 //! table; and its CSV rows.
 
+use crate::lab_kit::section::compare::Comparer;
+use crate::lab_kit::section::table::Table;
+use crate::lab_kit::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
 use crate::labs::redis::config::RedisSeed;
 use crate::labs::redis::snapshot::RedisSnapshot;
-use crate::section::compare::Comparer;
-use crate::section::table::Table;
-use crate::section::{CsvRows, Cx, Run, msf, ratio_text, section_heading};
 use latlab_core::units::{ms_f, thousands};
 
 impl crate::labs::Reported for super::RedisLab {

@@ -1,13 +1,13 @@
-//! What the Redis tab shows, as data (`crate::view`): a pane per method (its lag's sparkline
+//! What the Redis tab shows, as data (`crate::lab_kit::view`): a pane per method (its lag's sparkline
 //! and percentiles), the live settings and the pair measured; or, when the lab could not start,
 //! why.
 
 use super::Method;
 use super::snapshot::RedisSnapshot;
-use crate::metrics::Point;
-use crate::view::{
+use crate::lab_kit::view::{
     Block, Column, LabView, Line, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
+use crate::metrics::Point;
 use latlab_core::services::Service;
 use latlab_core::units::{format_bytes, ms, thousands};
 
@@ -142,7 +142,7 @@ fn info(r: &RedisSnapshot) -> Vec<Line> {
 /// lines.
 pub const MIN_ROWS: u16 = 3 * (2 + 1 + 2) + 2;
 
-pub(super) const COLOURS: &[crate::view::Colour] = &[crate::view::Colour {
+pub(super) const COLOURS: &[crate::lab_kit::view::Colour] = &[crate::lab_kit::view::Colour {
     item: "redis",
     what: "Redis replication lag series",
     dark: "#e06c75",
@@ -150,7 +150,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[crate::view::Colour {
 }];
 
 impl crate::labs::Shown for super::RedisLab {
-    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    const KEYS: &'static [crate::lab_kit::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &RedisSnapshot, history: Option<&super::History>) -> LabView {
         tab(snap, history.map_or(&[][..], |h| h.as_slice()))
@@ -207,7 +207,7 @@ mod tests {
     use crate::labs::LabKind;
     use crate::theme::Theme;
     use crate::tui::app::{App, Tab};
-    use crate::tui::fixture::{lab_view, screen};
+    use crate::tui::fixture::{lab_moment, screen};
 
     /// Its tab without a redis-server to run colours only what a theme has, as every lab's
     /// fixture does (`tui::render`'s test).
@@ -225,7 +225,7 @@ mod tests {
     fn its_pane_shows_its_cost() {
         let mut app = App::new(Theme::dark());
         app.tab = Tab::Lab(LabKind::Redis);
-        let s = screen(&app, &lab_view(LabKind::Redis), (160, 50));
+        let s = screen(&app, &lab_moment(LabKind::Redis), (160, 50));
         assert!(s.contains("cost $0.0340/h · $24.82/mo"), "{s}");
     }
 }

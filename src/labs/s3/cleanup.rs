@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use super::PREFIX;
 use crate::aws::{QuotaPartition, RetrySettings, error_line};
-use crate::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
+use crate::lab_kit::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
 
 fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_s3::Client> {
     cx.clients.map(|c| {

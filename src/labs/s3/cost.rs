@@ -3,8 +3,10 @@
 //! Express One Zone's per-GB upload and retrieval charges for the part of each request the price
 //! file says they apply to.
 
-use crate::cost::prices::{Price, Section, Size};
-use crate::cost::{GB, HOURS_PER_MONTH, LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
+use crate::lab_kit::cost::prices::{Price, Section, Size};
+use crate::lab_kit::cost::{
+    GB, HOURS_PER_MONTH, LabCost, Prices, UnitCosts, item, usd, usd_or_dash,
+};
 use crate::labs::LabKind;
 use crate::labs::s3::LIVE_KEYS_PER_LOOP;
 use crate::labs::s3::snapshot::S3Snapshot;
@@ -434,11 +436,11 @@ impl crate::labs::Priced for super::S3Lab {
 #[cfg(test)]
 mod tests {
     //! The arithmetic against examples worked by hand from the built-in us-east-1 file (see
-    //! `crate::cost::testing`).
+    //! `crate::lab_kit::cost::testing`).
     use std::sync::Arc;
 
     use super::*;
-    use crate::cost::testing::{close, us_east_1};
+    use crate::lab_kit::cost::testing::{close, us_east_1};
     use crate::prices;
     use crate::tui::fixture;
 
@@ -451,7 +453,7 @@ mod tests {
         //   Express   10 × (0.00113 + 0.00003) / 1,000                     = 0.0000116
         //             10 × 100,000 B / 2^30 × (0.0032 + 0.0006) per GB      = 0.00000353903
         //   total 0.00006913903 $
-        let mut view = fixture::lab_view(LabKind::S3);
+        let mut view = fixture::lab_moment(LabKind::S3);
         let s3 = view.snapshot.s3.as_mut().unwrap();
         s3.matrix = Some(vec![super::super::matrix::MatrixRow {
             case: super::super::matrix::Case {
@@ -492,7 +494,7 @@ mod tests {
         //             upload 7.2e8 B/h = 0.670552 GB × 0.0032 = 0.00214577;
         //             retrieval 0.670552 × 0.0006 = 0.000402331
         //             total 0.0109003231 $/h
-        let mut view = fixture::lab_view(LabKind::S3);
+        let mut view = fixture::lab_moment(LabKind::S3);
         let cost = view.snapshot.cost(&us_east_1());
         close(
             cost.lab(LabKind::S3.name()).unwrap().hourly(),
@@ -521,7 +523,7 @@ mod tests {
             .1
             .replace("per_gb_above = \"0B\"", "per_gb_above = \"512KiB\"");
         let p = Arc::new(Prices::parse(&text, "test.toml").unwrap());
-        let mut view = fixture::lab_view(LabKind::S3);
+        let mut view = fixture::lab_moment(LabKind::S3);
         let s3 = view.snapshot.s3.as_mut().unwrap();
         s3.class = Class::ExpressOneZone;
         s3.payload_bytes = 1_000_000;
@@ -541,7 +543,7 @@ mod tests {
         //   Standard PUT 0.005 × 1,000 = 5.00 $/M, 5 / 93.1323 = 0.0536871 $/GB
         //   Express PUT 1.13 + 100,000 / 2^30 × 0.0032 × 1e6 = 1.13 + 0.298023 = 1.428023 $/M,
         //              1.428023 / 93.1323 = 0.0153333 $/GB
-        let view = fixture::lab_view(LabKind::S3);
+        let view = fixture::lab_moment(LabKind::S3);
         let units = class_units(view.snapshot.s3.as_ref().unwrap(), &us_east_1().prices);
         let find = |class, op: &str| {
             units

@@ -1,10 +1,11 @@
 //! The S3 lab's keys: the storage class, the payload and the requests in flight.
 
 use super::Command;
-use crate::view::keys::{KeyFooter, LabKey};
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
 
 pub const KEYS: &[LabKey<Command>] = &[
-    crate::view::keys::PAYLOAD.with(&[('[', Command::PayloadDown), (']', Command::PayloadUp)]),
+    crate::lab_kit::view::keys::PAYLOAD
+        .with(&[('[', Command::PayloadDown), (']', Command::PayloadUp)]),
     LabKey {
         keys: "s",
         what: "toggle the S3 storage class: Express One Zone / Standard",

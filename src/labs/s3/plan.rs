@@ -5,7 +5,7 @@
 
 use super::buckets::Buckets;
 use super::config::S3Scenario;
-use crate::plan::{LabPlan, PlanContext, Resource, Scope};
+use crate::lab_kit::plan::{LabPlan, PlanContext, Resource, Scope};
 use latlab_core::services::s3::{Class, Op};
 
 /// The latency the plan's request rates assume for one PUT or GET, in milliseconds, per class:

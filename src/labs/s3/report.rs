@@ -1,11 +1,11 @@
 //! The S3 lab's part of a report: the seed's matrix of set times beside ours, and the live loop's
 //! PUT and GET per storage class; and its CSV rows.
 
+use crate::lab_kit::section::compare::Comparer;
+use crate::lab_kit::section::table::Table;
+use crate::lab_kit::section::{CsvRows, Cx, Run, ratio_text, section_heading};
 use crate::labs::s3::config::S3Seed;
 use crate::labs::s3::snapshot::S3Snapshot;
-use crate::section::compare::Comparer;
-use crate::section::table::Table;
-use crate::section::{CsvRows, Cx, Run, ratio_text, section_heading};
 use latlab_core::units::thousands;
 
 /// This run's matrix beside an S3 seed's.

@@ -1,11 +1,11 @@
-//! What the S3 tab shows, as data (`crate::view`): a pane for PUT and one for GET (both classes
+//! What the S3 tab shows, as data (`crate::lab_kit::view`): a pane for PUT and one for GET (both classes
 //! on one time line, and a row per class), then the live settings and the buckets.
 
 use super::snapshot::S3Snapshot;
-use crate::metrics::Point;
-use crate::view::{
+use crate::lab_kit::view::{
     Block, Column, LabView, Line, Pane, Part, Series, Size, Spark, Style, Table, Text, brief_row,
 };
+use crate::metrics::Point;
 use latlab_core::services::Service;
 use latlab_core::services::s3::Class;
 use latlab_core::units::{format_bytes, thousands};
@@ -206,14 +206,14 @@ fn info(s3: &S3Snapshot) -> Vec<Line> {
 /// Rows the tab needs: two panes (PUT, GET) with a row of sparkline each, and the info lines.
 pub const MIN_ROWS: u16 = 2 * (2 + 1 + 3) + 2;
 
-pub(super) const COLOURS: &[crate::view::Colour] = &[
-    crate::view::Colour {
+pub(super) const COLOURS: &[crate::lab_kit::view::Colour] = &[
+    crate::lab_kit::view::Colour {
         item: "s3_express",
         what: "S3 Express One Zone series",
         dark: "#61afef",
         light: "#0550ae",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "s3_standard",
         what: "S3 Standard series",
         dark: "#d19a66",
@@ -222,7 +222,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
 ];
 
 impl crate::labs::Shown for super::S3Lab {
-    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    const KEYS: &'static [crate::lab_kit::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &S3Snapshot, history: Option<&super::History>) -> LabView {
         tab(snap, history.map_or(&[][..], |h| h.as_slice()))
@@ -278,7 +278,7 @@ mod tests {
     use crate::labs::LabKind;
     use crate::theme::Theme;
     use crate::tui::app::{App, Tab};
-    use crate::tui::fixture::{lab_view, screen};
+    use crate::tui::fixture::{lab_moment, screen};
 
     /// Its tab's pane carries the configuration's cost at list price on its edge (worked by hand
     /// in `cost.rs`).
@@ -286,7 +286,7 @@ mod tests {
     fn its_pane_shows_its_cost() {
         let mut app = App::new(Theme::dark());
         app.tab = Tab::Lab(LabKind::S3);
-        let s = screen(&app, &lab_view(LabKind::S3), (160, 50));
+        let s = screen(&app, &lab_moment(LabKind::S3), (160, 50));
         assert!(s.contains("cost $0.0389/h"), "{s}");
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::aws::{RetrySettings, error_line};
-use crate::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
+use crate::lab_kit::plan::leftovers::{CleanupContext, Found, Leftover, run_id_of};
 
 fn client(cx: &CleanupContext<'_>) -> Option<aws_sdk_sqs::Client> {
     cx.clients.map(|c| {
@@ -63,17 +63,17 @@ impl crate::labs::Cleanup for super::SqsLab {
                 }
             };
             let run = tags
-                .get(crate::plan::TAG_RUN_ID)
+                .get(crate::lab_kit::plan::TAG_RUN_ID)
                 .and_then(|id| run_id_of(id));
             let Some(run) = run else {
                 found.notes.push(format!(
                     "SQS: queue {name} is named like latlab's but has no {} tag: not latlab's, left alone",
-                    crate::plan::TAG_RUN_ID
+                    crate::lab_kit::plan::TAG_RUN_ID
                 ));
                 continue;
             };
             let created = tags
-                .get(crate::plan::TAG_CREATED)
+                .get(crate::lab_kit::plan::TAG_CREATED)
                 .and_then(|t| humantime::parse_rfc3339_weak(t).ok());
             found.items.push(Leftover {
                 lab: "SQS",
@@ -101,7 +101,7 @@ impl crate::labs::Cleanup for super::SqsLab {
             Ok(t) => t
                 .tags
                 .unwrap_or_default()
-                .get(crate::plan::TAG_RUN_ID)
+                .get(crate::lab_kit::plan::TAG_RUN_ID)
                 .is_some_and(|id| *id == item.run_id),
             Err(e) => {
                 let code = aws_sdk_sqs::error::ProvideErrorMetadata::code(&e).unwrap_or_default();
@@ -115,7 +115,7 @@ impl crate::labs::Cleanup for super::SqsLab {
             return Err(format!(
                 "refusing to delete {}: its {} tag no longer names run {}",
                 item.name,
-                crate::plan::TAG_RUN_ID,
+                crate::lab_kit::plan::TAG_RUN_ID,
                 item.run_id
             ));
         }

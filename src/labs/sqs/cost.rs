@@ -4,8 +4,8 @@
 //! is billed as 1 request"). Empty receives are requests too, and they are what short polling
 //! pays for.
 
-use crate::cost::prices::{Price, Section};
-use crate::cost::{LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
+use crate::lab_kit::cost::prices::{Price, Section};
+use crate::lab_kit::cost::{LabCost, Prices, UnitCosts, item, usd, usd_or_dash};
 use crate::labs::LabKind;
 use crate::labs::sqs::snapshot::{ConsumerFigures, SqsSnapshot};
 
@@ -233,7 +233,7 @@ impl crate::labs::Priced for super::SqsLab {
             .unwrap_or_default();
         let per_message = rows
             .iter()
-            .map(|(name, _, _, usd_m, c)| crate::cost::PerMessage {
+            .map(|(name, _, _, usd_m, c)| crate::lab_kit::cost::PerMessage {
                 lab: LabKind::Sqs.name(),
                 consumer: name.clone(),
                 send_to_receive: c.latency,
@@ -278,9 +278,9 @@ impl crate::labs::Priced for super::SqsLab {
 #[cfg(test)]
 mod tests {
     //! The arithmetic against an example worked by hand from the built-in us-east-1 file (see
-    //! `crate::cost::testing`).
+    //! `crate::lab_kit::cost::testing`).
     use super::*;
-    use crate::cost::testing::{close, us_east_1};
+    use crate::lab_kit::cost::testing::{close, us_east_1};
     use crate::tui::fixture;
 
     #[test]
@@ -302,7 +302,7 @@ mod tests {
         //   lambda     (6,500 + 5,000) / 600 = 19.1667    standard
         // standard 30 + 17 + 13.3333 + 19.1667 = 79.5/s × 3,600 = 286,200 / 1e6 × 0.40 = 0.11448
         // FIFO     10 + 17.6667 = 27.6667/s × 3,600 = 99,600 / 1e6 × 0.50            = 0.0498
-        let view = fixture::lab_view(LabKind::Sqs);
+        let view = fixture::lab_moment(LabKind::Sqs);
         let cost = view.snapshot.cost(&us_east_1());
         let s = cost.lab(LabKind::Sqs.name()).unwrap();
         close(s.items[0].hourly, 0.11448);

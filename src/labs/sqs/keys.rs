@@ -3,7 +3,7 @@
 //! the consumers' processing time.
 
 use super::Command;
-use crate::view::keys::{KeyFooter, LabKey};
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
 
 pub const KEYS: &[LabKey<Command>] = &[
     LabKey {
@@ -61,7 +61,7 @@ pub const KEYS: &[LabKey<Command>] = &[
         send: false,
         bindings: &[('V', Command::VisibilityNext)],
     },
-    crate::view::keys::RATE.with(&[
+    crate::lab_kit::view::keys::RATE.with(&[
         ('>', Command::RateUp),
         ('.', Command::RateUp),
         ('<', Command::RateDown),

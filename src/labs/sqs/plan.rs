@@ -4,7 +4,7 @@
 //! run.
 
 use super::config::SqsScenario;
-use crate::plan::{LabPlan, PlanContext, Resource, Scope};
+use crate::lab_kit::plan::{LabPlan, PlanContext, Resource, Scope};
 use latlab_core::services::sqs::Op;
 
 impl crate::labs::Planned for super::SqsLab {
@@ -16,7 +16,7 @@ impl crate::labs::Planned for super::SqsLab {
         let mut p = LabPlan::new("SQS", "Amazon SQS");
         let region = &cx.region;
         let queues = super::queues::Queues::names(cx.run_id, &s.queue_prefix, s);
-        let tags: Vec<(String, String)> = crate::plan::tags(cx.run_id, "WHEN-CREATED")
+        let tags: Vec<(String, String)> = crate::lab_kit::plan::tags(cx.run_id, "WHEN-CREATED")
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();

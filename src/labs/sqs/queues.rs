@@ -81,7 +81,7 @@ impl Queues {
         if fifo {
             req = req.attributes(QueueAttributeName::FifoQueue, "true");
         }
-        for (k, v) in crate::plan::tags(&self.run, &crate::plan::now_rfc3339()) {
+        for (k, v) in crate::lab_kit::plan::tags(&self.run, &crate::lab_kit::plan::now_rfc3339()) {
             req = req.tags(k, v);
         }
         let out = req.send().await.map_err(|e| {
@@ -101,10 +101,12 @@ impl Queues {
             .await
             .ok()
             .and_then(|t| t.tags)
-            .is_some_and(|t| t.contains_key(crate::plan::TAG_RUN_ID));
+            .is_some_and(|t| t.contains_key(crate::lab_kit::plan::TAG_RUN_ID));
         if !tagged {
             let mut req = self.client.tag_queue().queue_url(&url);
-            for (k, v) in crate::plan::tags(&self.run, &crate::plan::now_rfc3339()) {
+            for (k, v) in
+                crate::lab_kit::plan::tags(&self.run, &crate::lab_kit::plan::now_rfc3339())
+            {
                 req = req.tags(k, v);
             }
             req.send().await.map_err(|e| {

@@ -4,9 +4,9 @@
 //! CSV rows. No seed measured SQS, so nothing is compared.
 
 use super::snapshot::SqsSnapshot;
+use crate::lab_kit::section::table::Table;
+use crate::lab_kit::section::{CsvRows, Cx, section_heading};
 use crate::labs::NoSeed;
-use crate::section::table::Table;
-use crate::section::{CsvRows, Cx, section_heading};
 use latlab_core::units::thousands;
 
 impl crate::labs::Reported for super::SqsLab {

@@ -1,14 +1,14 @@
-//! What the SQS tab shows, as data (`crate::view`): a pane per consumer (its send -> receive
+//! What the SQS tab shows, as data (`crate::lab_kit::view`): a pane per consumer (its send -> receive
 //! each second, and a row of its figures: the percentiles, the count that adds up, empty
 //! receives, redeliveries, throttles), then the producer and the live settings.
 
 use super::History;
 use super::config::ConsumerKind;
 use super::snapshot::{ConsumerFigures, SqsSnapshot};
-use crate::metrics::Point;
-use crate::view::{
+use crate::lab_kit::view::{
     Block, Column, LabView, Line, Pane, Series, Size, Spark, Style, Text, brief_row,
 };
+use crate::metrics::Point;
 use latlab_core::services::Service;
 use latlab_core::units::{ms, thousands};
 
@@ -208,26 +208,26 @@ pub type Sparks = History;
 
 /// The long poller answers when a message is there, as the pushed consumers do; the short
 /// poller samples, as the pollers do: their defaults are those colours.
-pub(super) const COLOURS: &[crate::view::Colour] = &[
-    crate::view::Colour {
+pub(super) const COLOURS: &[crate::lab_kit::view::Colour] = &[
+    crate::lab_kit::view::Colour {
         item: "sqs_long_poll",
         what: "sparklines and names of SQS long pollers",
         dark: "#56b6c2",
         light: "#0a7b83",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "sqs_short_poll",
         what: "sparklines and names of SQS short pollers (and long pollers set to wait 0 s)",
         dark: "#e5a45c",
         light: "#bc4c00",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "sqs_fifo",
         what: "sparklines and names of SQS FIFO consumers",
         dark: "#88c0d0",
         light: "#0969da",
     },
-    crate::view::Colour {
+    crate::lab_kit::view::Colour {
         item: "sqs_lambda",
         what: "sparklines and names of Lambda on an SQS queue",
         dark: "#c678dd",
@@ -236,7 +236,7 @@ pub(super) const COLOURS: &[crate::view::Colour] = &[
 ];
 
 impl crate::labs::Shown for super::SqsLab {
-    const KEYS: &'static [crate::view::keys::LabKey<super::Command>] = super::keys::KEYS;
+    const KEYS: &'static [crate::lab_kit::view::keys::LabKey<super::Command>] = super::keys::KEYS;
 
     fn view(snap: &SqsSnapshot, history: Option<&History>) -> LabView {
         tab(snap, history.map_or(&[][..], |h| h.as_slice()))

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::cost::prices::{Fetched, PRICE_LIST_SOURCE, Prices};
+use crate::lab_kit::cost::prices::{Fetched, PRICE_LIST_SOURCE, Prices};
 use offer::Offer;
 
 /// AWS's Price List bulk API host.

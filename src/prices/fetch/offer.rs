@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 
-use crate::cost::prices::Price;
+use crate::lab_kit::cost::prices::Price;
 
 /// Whether a product is the one a price is read from: its usage type (a region's prefix before
 /// it allowed) and every attribute the price names.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::offer::Offer;
-use crate::cost::prices::{Fetched, PRICE_LIST_SOURCE};
+use crate::lab_kit::cost::prices::{Fetched, PRICE_LIST_SOURCE};
 
 /// A price as the file writes it: no more digits than it has.
 pub(super) fn number(x: f64) -> String {

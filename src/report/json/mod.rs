@@ -324,7 +324,7 @@ mod tests {
         let validator = validator();
         // Every lab's sample with every optional part filled (a headless run's S3 matrix and
         // Redis conditions among them).
-        let view = crate::tui::fixture::full_tour_view();
+        let view = crate::tui::fixture::full_tour_moment();
         let scenario = Scenario::resolve("tour").unwrap();
         let report = Report::new(&scenario, view.snapshot, Ending::Completed, Vec::new());
         let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
@@ -372,7 +372,7 @@ mod tests {
     /// same report); never 0.0 ms.
     #[test]
     fn a_series_with_no_samples_prints_no_latency_in_any_format() {
-        let mut view = crate::tui::fixture::full_tour_view();
+        let mut view = crate::tui::fixture::full_tour_moment();
         let kinesis = view.snapshot.kinesis.as_mut().unwrap();
         let name = kinesis.consumers[0].name.clone();
         kinesis.consumers[0].arrival_to_receive = crate::metrics::Summary::default();

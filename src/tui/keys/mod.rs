@@ -247,7 +247,7 @@ mod tests {
                 let mut app = App::new(Theme::dark());
                 app.sync_labs(&LabKind::ALL);
                 let action = app.key(KeyEvent::from(KeyCode::Char(c)), || {
-                    crate::tui::fixture::sample_tour_view()
+                    crate::tui::fixture::sample_tour_moment()
                 });
                 assert_ne!(action, Action::None, "'{c}' ({}) does nothing", k.keys);
             }

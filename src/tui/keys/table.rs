@@ -7,10 +7,10 @@
 use std::sync::LazyLock;
 
 use super::{Does, Footer, Key, Press, When};
+use crate::lab_kit::view::keys::{KeyFooter, LabKey};
 use crate::labs::LabKind;
 use crate::run::Command;
 use crate::tui::app::Tab;
-use crate::view::keys::{KeyFooter, LabKey};
 use Press::{Char, Code, Ctrl};
 use crossterm::event::KeyCode;
 

@@ -8,19 +8,19 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::app::App;
-use super::view::View;
+use super::moment::Moment;
+use crate::lab_kit::view::{HeaderPart, LabView, Text};
 use crate::labs::LabKind;
 use crate::snapshot::Snapshot;
 use crate::theme::Theme;
-use crate::view::{HeaderPart, LabView, Text};
 
 macro_rules! screens {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        /// A lab's `LabView`, if the view has that lab.
-        pub fn lab_view(lab: LabKind, view: &View) -> Option<LabView> {
+        /// A lab's `LabView`, if the moment has that lab.
+        pub fn lab_view(lab: LabKind, moment: &Moment) -> Option<LabView> {
             match lab {
-                $(LabKind::$kind => view.snapshot.$module.as_ref().map(|s| {
-                    <crate::labs::$module::$ty as crate::labs::Shown>::view(s, view.history.$module.as_ref())
+                $(LabKind::$kind => moment.snapshot.$module.as_ref().map(|s| {
+                    <crate::labs::$module::$ty as crate::labs::Shown>::view(s, moment.history.$module.as_ref())
                 }),)*
             }
         }
@@ -55,7 +55,7 @@ macro_rules! screens {
             }
         }
 
-        /// Rows a lab's tab needs (0: the view does not have it).
+        /// Rows a lab's tab needs (0: the moment does not have it).
         pub fn min_rows(lab: LabKind, snap: &Snapshot) -> u16 {
             match lab {
                 $(LabKind::$kind => snap
@@ -68,24 +68,24 @@ macro_rules! screens {
 }
 crate::labs::for_each_lab!(screens);
 
-/// Draws one lab's tab in `area`, if the view has that lab.
-pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
-    if let Some(lab_view) = lab_view(lab, view) {
-        super::render::draw_lab(f, theme, app, view, lab, &lab_view, area);
+/// Draws one lab's tab in `area`, if the moment has that lab.
+pub fn draw(lab: LabKind, f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect) {
+    if let Some(lab_view) = lab_view(lab, moment) {
+        super::render::draw_lab(f, theme, app, moment, lab, &lab_view, area);
     }
 }
 
 /// The faults of `service` injected in the last `window` seconds, as seconds ago (none for a lab
 /// of no service latlab knows).
 pub fn fault_marks(
-    view: &View,
+    moment: &Moment,
     service: Option<latlab_core::faults::Service>,
     window: u64,
 ) -> Vec<u64> {
     let Some(service) = service else {
         return Vec::new();
     };
-    let s = &view.snapshot;
+    let s = &moment.snapshot;
     s.faults
         .events
         .iter()
@@ -100,11 +100,11 @@ pub fn fault_marks(
 /// pane): figured from the snapshot, so it follows every key that changes the configuration.
 /// None when the run's region has no prices or the run lacks the lab.
 pub fn cost_line(
-    prices: Option<&std::sync::Arc<crate::cost::Prices>>,
+    prices: Option<&std::sync::Arc<crate::lab_kit::cost::Prices>>,
     snap: &Snapshot,
     lab: LabKind,
 ) -> Option<(String, String)> {
-    let chosen = crate::cost::Prices::choose(prices, &snap.backend.region)?;
+    let chosen = crate::lab_kit::cost::Prices::choose(prices, &snap.backend.region)?;
     let cost = snap.cost(&chosen);
     let lab_cost = cost.lab(lab.name())?;
     let stand_in = if chosen.note.is_some() {
@@ -118,8 +118,8 @@ pub fn cost_line(
     } else {
         format!(
             "{}/h · {}/mo · {}{}{stand_in}",
-            crate::cost::usd(lab_cost.hourly()),
-            crate::cost::usd(lab_cost.monthly()),
+            crate::lab_kit::cost::usd(lab_cost.hourly()),
+            crate::lab_kit::cost::usd(lab_cost.monthly()),
             cost.label(),
             if lab_cost.unverified() { "*" } else { "" }
         )
@@ -128,8 +128,15 @@ pub fn cost_line(
 }
 
 /// The lab's cost at list price on the bottom edge of `area`, right-aligned inside its corners.
-pub fn cost_edge(f: &mut Frame, theme: &Theme, app: &App, view: &View, lab: LabKind, area: Rect) {
-    let Some((full, brief)) = cost_line(app.prices.as_ref(), &view.snapshot, lab) else {
+pub fn cost_edge(
+    f: &mut Frame,
+    theme: &Theme,
+    app: &App,
+    moment: &Moment,
+    lab: LabKind,
+    area: Rect,
+) {
+    let Some((full, brief)) = cost_line(app.prices.as_ref(), &moment.snapshot, lab) else {
         return;
     };
     if area.height < 2 || area.width < 12 {

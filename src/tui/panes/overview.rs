@@ -9,14 +9,14 @@ use ratatui::widgets::{Block, Borders, Row, Table};
 use crate::labs::LabKind;
 use crate::theme::Theme;
 use crate::tui::app::App;
-use crate::tui::view::View;
+use crate::tui::moment::Moment;
 use crate::tui::widgets::*;
 
 /// Every lab on one screen: the lead lab (the one whose panes are tallest) on the left and the
 /// others above one another on the right when the terminal is wide enough, otherwise all one
 /// above the other; each lab's share of its column is its weight.
-pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
-    let snap = &view.snapshot;
+pub fn draw(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect) {
+    let snap = &moment.snapshot;
     let labs = snap.labs();
     let lead = labs.iter().copied().find(|l| l.overview_lead());
     let side: Vec<LabKind> = labs.iter().copied().filter(|l| Some(*l) != lead).collect();
@@ -24,7 +24,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
         let rects =
             Layout::vertical(side.iter().map(|l| Constraint::Fill(l.overview_weight()))).split(r);
         for (lab, rect) in side.iter().zip(rects.iter()) {
-            super::draw(*lab, f, theme, app, view, *rect);
+            super::draw(*lab, f, theme, app, moment, *rect);
         }
     };
     // Rows each lab needs to show its panes with at least one row of sparkline.
@@ -34,7 +34,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
         area.width >= OVERVIEW_SIDE_BY_SIDE && area.height >= lead_rows.max(side_rows);
     let stacked = area.height >= lead_rows + side_rows;
     if !side_by_side && !stacked {
-        draw_overview_table(f, theme, view, area);
+        draw_overview_table(f, theme, moment, area);
         return;
     }
     match lead {
@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
             let right_w = (area.width * 2 / 5).max(80);
             let [left, right] =
                 Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
-            super::draw(l, f, theme, app, view, left);
+            super::draw(l, f, theme, app, moment, left);
             draw_side(f, right);
         }
         Some(l) => {
@@ -52,7 +52,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
                 Constraint::Fill(others * 3),
             ])
             .areas(area);
-            super::draw(l, f, theme, app, view, top);
+            super::draw(l, f, theme, app, moment, top);
             draw_side(f, rest);
         }
         None => draw_side(f, area),
@@ -61,10 +61,10 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, view: &View, area: Rect) {
 
 /// The overview on a screen too small for every lab's panes: one table, a row per consumer, S3
 /// operation and Redis method, with the figures that matter most.
-fn draw_overview_table(f: &mut Frame, theme: &Theme, view: &View, area: Rect) {
-    let snap = &view.snapshot;
+fn draw_overview_table(f: &mut Frame, theme: &Theme, moment: &Moment, area: Rect) {
+    let snap = &moment.snapshot;
     let labs = snap.labs();
-    let rows: Vec<Vec<crate::view::Text>> =
+    let rows: Vec<Vec<crate::lab_kit::view::Text>> =
         labs.iter().flat_map(|l| super::brief(*l, snap)).collect();
     let block = Block::default()
         .borders(Borders::ALL)

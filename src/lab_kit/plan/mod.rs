@@ -13,7 +13,7 @@ pub mod leftovers;
 
 use serde::Serialize;
 
-use crate::cost::{Chosen, LabCost, RunCost, usd};
+use crate::lab_kit::cost::{Chosen, LabCost, RunCost, usd};
 
 /// The tags every resource a run creates carries (where the service takes tags), and the names
 /// of those that carry no tags (consumers, objects, Redis keys) carry the run id.
@@ -54,7 +54,7 @@ pub struct PlanContext<'a> {
     pub target: &'a Target,
     pub run_id: &'a str,
     pub region: String,
-    pub prices: &'a crate::cost::Prices,
+    pub prices: &'a crate::lab_kit::cost::Prices,
     pub clients: Option<&'a crate::aws::Clients>,
     /// The run's duration, for the scenario's total.
     pub duration: std::time::Duration,

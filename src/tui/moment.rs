@@ -6,16 +6,16 @@ use crate::run::{History, Run};
 use crate::snapshot::Snapshot;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct View {
+pub struct Moment {
     pub snapshot: Snapshot,
     /// Each lab's last seconds, one value per second, oldest first, for the sparklines.
     pub history: History,
 }
 
-impl View {
+impl Moment {
     /// The lab right now, with `window` seconds of sparkline history.
-    pub fn of(run: &Run, window: u64) -> View {
-        View {
+    pub fn of(run: &Run, window: u64) -> Moment {
+        Moment {
             snapshot: run.snapshot(false),
             history: run.history(window as usize),
         }
@@ -24,7 +24,7 @@ impl View {
 
 macro_rules! of_sparks {
     ($($kind:ident: $module:ident::$ty:ident,)*) => {
-        impl View {
+        impl Moment {
             /// What the screen showed of `snapshot`, with `window` seconds of sparkline history
             /// from `sparks` (each lab's ending at its last whole second, `upto`): each lab reads
             /// its own series back (`Measured::history_of_frames`).
@@ -33,7 +33,7 @@ macro_rules! of_sparks {
                 sparks: &crate::record::read::Sparks,
                 upto: &dyn Fn(&str) -> Option<u64>,
                 window: u64,
-            ) -> View {
+            ) -> Moment {
                 let history = History {
                     $($module: snapshot.$module.as_ref().map(|s| {
                         let lab = LabKind::$kind.key();
@@ -49,23 +49,23 @@ macro_rules! of_sparks {
                         <crate::labs::$module::$ty as crate::labs::Measured>::history_of_frames(s, &points, &gauge)
                     }),)*
                 };
-                View { snapshot, history }
+                Moment { snapshot, history }
             }
         }
     };
 }
 crate::labs::for_each_lab!(of_sparks);
 
-impl View {
+impl Moment {
     /// Frame `i` of a recording, with `window` seconds of sparkline history: what the screen
     /// showed at that second (the sparklines end at the last whole second).
     pub fn of_recording(
         rec: &crate::record::Recording,
         i: usize,
         window: u64,
-    ) -> anyhow::Result<View> {
+    ) -> anyhow::Result<Moment> {
         let snapshot = rec.snapshot(i)?;
-        Ok(View::of_sparks(
+        Ok(Moment::of_sparks(
             snapshot,
             rec.sparks(),
             &|lab| rec.upto(i, lab),
