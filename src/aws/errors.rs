@@ -101,8 +101,17 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
         }
         next = err.source();
     }
-    parts.join(": ")
+    let line = parts.join(": ");
+    if line.contains("invalid peer certificate") {
+        return format!("{line}: {UNTRUSTED}");
+    }
+    line
 }
+
+/// What a certificate the trust store refuses means, and what to do about it.
+const UNTRUSTED: &str = "the endpoint's certificate is not signed by a certificate authority this \
+     machine trusts; if a proxy or TLS inspection on your network signs it, name that \
+     authority's PEM file in AWS_CA_BUNDLE (or ca_bundle in your AWS profile)";
 
 /// Whether an SDK error says the endpoint lacks the operation: it answered an HTTP error with
 /// something that is not an AWS response (an HTML page, say), or with the code of an unknown

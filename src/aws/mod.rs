@@ -53,11 +53,27 @@ pub fn emulator_credentials() -> Credentials {
 /// client, so two clients never share a connection pool and one consumer's calls never queue
 /// behind another's connection.
 pub fn https_client() -> aws_smithy_runtime_api::client::http::SharedHttpClient {
+    https_client_trusting(None)
+}
+
+/// [`https_client`], trusting the certificates of `bundle` (PEM) beside the platform's roots.
+pub fn https_client_trusting(
+    bundle: Option<Arc<CaBundle>>,
+) -> aws_smithy_runtime_api::client::http::SharedHttpClient {
     use aws_smithy_http_client::{Builder, ConnectorBuilder, proxy::ProxyConfig, tls};
-    Builder::new().build_with_connector_fn(|settings, components| {
+    Builder::new().build_with_connector_fn(move |settings, components| {
         let mut connector = ConnectorBuilder::default().tls_provider(tls::Provider::Rustls(
             tls::rustls_provider::CryptoMode::Ring,
         ));
+        if let Some(b) = &bundle {
+            let store = tls::TrustStore::default().with_pem_certificate(b.pem.clone());
+            connector.set_tls_context(
+                tls::TlsContext::builder()
+                    .with_trust_store(store)
+                    .build()
+                    .expect("a trust store of PEM"),
+            );
+        }
         connector.set_connector_settings(settings.cloned());
         if let Some(components) = components {
             connector.set_sleep_impl(components.sleep_impl());
@@ -65,6 +81,56 @@ pub fn https_client() -> aws_smithy_runtime_api::client::http::SharedHttpClient 
         connector.set_proxy_config(Some(ProxyConfig::from_env()));
         connector.build()
     })
+}
+
+/// Certificate authorities to trust beside the platform's, as the AWS CLI takes them: the file
+/// `AWS_CA_BUNDLE` names, else the `ca_bundle` of the AWS profile in use. For networks whose
+/// proxy or TLS inspection signs the endpoints' certificates with its own authority.
+#[derive(Debug)]
+pub struct CaBundle {
+    /// Where it came from: `AWS_CA_BUNDLE=/path` or `ca_bundle = /path (profile NAME)`.
+    pub from: String,
+    pub pem: Vec<u8>,
+}
+
+impl CaBundle {
+    /// The bundle the environment or the profile names, read and checked; None when neither
+    /// names one. An unreadable file, or one with no certificate, is an error naming it.
+    pub async fn load() -> anyhow::Result<Option<Arc<CaBundle>>> {
+        let (path, from) = match std::env::var("AWS_CA_BUNDLE") {
+            Ok(p) if !p.is_empty() => (p.clone(), format!("AWS_CA_BUNDLE={p}")),
+            _ => {
+                use aws_runtime::env_config::file::EnvConfigFiles;
+                use aws_types::os_shim_internal::{Env, Fs};
+                // A profile file that does not parse is the credential chain's error to report.
+                let Ok(set) = aws_config::profile::load(
+                    &Fs::real(),
+                    &Env::real(),
+                    &EnvConfigFiles::default(),
+                    None,
+                )
+                .await
+                else {
+                    return Ok(None);
+                };
+                match set.get("ca_bundle") {
+                    Some(p) if !p.is_empty() => (
+                        p.to_string(),
+                        format!("ca_bundle = {p} (profile {})", set.selected_profile()),
+                    ),
+                    _ => return Ok(None),
+                }
+            }
+        };
+        let pem = std::fs::read(&path).with_context(|| format!("{from}: cannot read it"))?;
+        let certs = String::from_utf8_lossy(&pem)
+            .matches("-----BEGIN CERTIFICATE-----")
+            .count();
+        if certs == 0 {
+            bail!("{from}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)");
+        }
+        Ok(Some(Arc::new(CaBundle { from, pem })))
+    }
 }
 
 /// A Kinesis client for an emulator endpoint with the given retry settings (tests and benches).
@@ -255,12 +321,19 @@ pub struct Clients {
     config: SdkConfig,
     target: Target,
     clock: Instant,
+    /// The certificate authorities trusted beside the platform's (`AWS_CA_BUNDLE`, a profile's
+    /// `ca_bundle`).
+    ca_bundle: Option<Arc<CaBundle>>,
 }
 
 impl Clients {
     /// Loads the configuration for a target and, for real endpoints, checks that credentials and a
     /// region resolve, so a missing one is one clear error before anything runs.
     pub async fn connect(target: &Target, clock: Instant) -> anyhow::Result<Clients> {
+        let ca_bundle = match target {
+            Target::Emulator { .. } => None,
+            Target::Aws { .. } => CaBundle::load().await?,
+        };
         let config = match target {
             Target::Emulator { url } => SdkConfig::builder()
                 .behavior_version(BehaviorVersion::latest())
@@ -280,8 +353,9 @@ impl Clients {
                 if let Some(url) = endpoint_url {
                     check_endpoint_url(url)?;
                 }
-                let mut loader =
-                    aws_config::defaults(BehaviorVersion::latest()).http_client(https_client());
+                // The credential chain's own calls (STS, IMDS, SSO) trust what the clients do.
+                let mut loader = aws_config::defaults(BehaviorVersion::latest())
+                    .http_client(https_client_trusting(ca_bundle.clone()));
                 if let Some(r) = region {
                     loader = loader.region(Region::new(r.clone()));
                 }
@@ -328,7 +402,18 @@ impl Clients {
             config,
             target: target.clone(),
             clock,
+            ca_bundle,
         })
+    }
+
+    /// The HTTP client a service's SDK client is given: latlab's, trusting the CA bundle.
+    pub fn http_client(&self) -> aws_smithy_runtime_api::client::http::SharedHttpClient {
+        https_client_trusting(self.ca_bundle.clone())
+    }
+
+    /// Where the certificate authorities trusted beside the platform's came from, if any.
+    pub fn ca_bundle(&self) -> Option<&str> {
+        self.ca_bundle.as_deref().map(|b| b.from.as_str())
     }
 
     pub fn target(&self) -> &Target {
@@ -346,6 +431,7 @@ impl Clients {
             config: self.config.to_builder().timeout_config(timeouts).build(),
             target: self.target.clone(),
             clock: self.clock,
+            ca_bundle: self.ca_bundle.clone(),
         }
     }
 
@@ -409,7 +495,7 @@ macro_rules! sdk_client {
         let retry: &$crate::aws::RetrySettings = $retry;
         let (config, partition, observer) = $clients.parts(retry, $quota, $stats);
         let builder = $sdk::config::Builder::from(config)
-            .http_client($crate::aws::https_client())
+            .http_client($clients.http_client())
             .retry_config(retry.config())
             .retry_partition(partition)
             .interceptor(observer);

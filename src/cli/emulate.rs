@@ -20,7 +20,10 @@ pub(super) fn emulate(args: EmulateArgs) -> anyhow::Result<ExitCode> {
             args.listen
         );
     }
-    let config = args.emulator.config(args.listen)?;
+    let mut config = args.emulator.config(args.listen)?;
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        config.tls = Some(latlab_core::http::tls::server_tls(cert, key)?);
+    }
     if args.print_limits {
         for (i, (section, lines)) in config.limits.sections().into_iter().enumerate() {
             out!("{}[{section}]\n", if i == 0 { "" } else { "\n" });

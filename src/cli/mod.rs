@@ -287,6 +287,13 @@ pub struct EmulateArgs {
     /// reaches it can read and write its streams and buckets
     #[arg(long)]
     pub allow_remote: bool,
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first), HTTP/2 and
+    /// HTTP/1.1 by ALPN as AWS's endpoints do; with --tls-key
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, RSA or EC)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub emulator: EmulatorArgs,
     /// Print the limits in effect (as a limits file) and exit

@@ -114,8 +114,26 @@ async fn credentials_and_region(
     target: &TargetOptions,
     out: &mut Checks,
 ) -> Option<(String, String)> {
+    let bundle = match crate::aws::CaBundle::load().await {
+        Ok(b) => b,
+        Err(e) => {
+            out.push(Check::fail(
+                "trust",
+                format!("{e:#}"),
+                "point AWS_CA_BUNDLE (or the profile's ca_bundle) at a PEM file of the certificate authorities to trust",
+                &Part::served(),
+            ));
+            return None;
+        }
+    };
+    if let Some(b) = &bundle {
+        out.push(Check::ok(
+            "trust",
+            format!("the platform's certificate authorities and {}", b.from),
+        ));
+    }
     let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(crate::aws::https_client());
+        .http_client(crate::aws::https_client_trusting(bundle));
     if let Some(r) = &target.region {
         loader = loader.region(aws_config::Region::new(r.clone()));
     }

@@ -7,3 +7,4 @@ mod common;
 mod cost;
 mod moto;
 mod prices_fetch;
+mod trust;

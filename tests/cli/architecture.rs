@@ -80,7 +80,9 @@ fn lower_layers_import_nothing_above_them() {
     // The kit a lab is written against is below every lab.
     let kit = imports_of(
         &rust_files(&src.join("lab_kit")),
-        &["labs", "run", "tui", "report", "scenario", "cli", "snapshot"],
+        &[
+            "labs", "run", "tui", "report", "scenario", "cli", "snapshot",
+        ],
     );
     assert!(kit.is_empty(), "the lab kit imports from above: {kit:#?}");
     let labs = imports_of(

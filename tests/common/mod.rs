@@ -178,7 +178,7 @@ pub fn emulate(extra: &[&str]) -> (Kill, String) {
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let url = line
         .split_whitespace()
-        .find(|w| w.starts_with("http://"))
+        .find(|w| w.starts_with("http://") || w.starts_with("https://"))
         .unwrap()
         .to_string();
     (Kill(child), url)

@@ -69,6 +69,9 @@ pub struct EmulatorConfig {
     pub faults: Vec<latlab_core::faults::FaultSpec>,
     /// Where the faults that fire are recorded (a run shares its log with the Redis lab's).
     pub fault_log: Arc<latlab_core::faults::FaultLog>,
+    /// Serve HTTPS with this certificate (`--tls-cert/--tls-key`), HTTP/2 by ALPN beside
+    /// HTTP/1.1, as AWS's endpoints do; None: plain HTTP/1.1.
+    pub tls: Option<latlab_core::http::tls::ServerTls>,
 }
 
 impl Default for EmulatorConfig {
@@ -82,6 +85,7 @@ impl Default for EmulatorConfig {
             lacking: Vec::new(),
             faults: Vec::new(),
             fault_log: Arc::default(),
+            tls: None,
         }
     }
 }
@@ -89,6 +93,9 @@ impl Default for EmulatorConfig {
 /// A running emulator. Dropping it stops the server and closes its connections.
 pub struct Emulator {
     addr: SocketAddr,
+    /// `https` when it serves TLS, else `http`.
+    scheme: &'static str,
+    hosts: Arc<Hosts>,
     connections: Arc<Connections>,
     services: Arc<Services>,
     injector: Arc<Injector>,
@@ -114,6 +121,60 @@ struct App {
     services: Arc<Services>,
     lacking: Vec<String>,
     injector: Arc<Injector>,
+    hosts: Arc<Hosts>,
+}
+
+/// The requests answered by the host they were sent to (`Host`, or HTTP/2's `:authority`,
+/// without the port): which names an SDK resolved to reach the emulator. At most
+/// [`Hosts::MAX`] names are kept; requests to any other are counted under `(other)`.
+/// Beside them, the requests by HTTP version (`HTTP/1.1`, `HTTP/2.0`).
+#[derive(Default)]
+pub struct Hosts(
+    parking_lot::Mutex<std::collections::BTreeMap<String, u64>>,
+    parking_lot::Mutex<std::collections::BTreeMap<String, u64>>,
+);
+
+impl Hosts {
+    pub const MAX: usize = 256;
+
+    fn count(&self, host: Option<String>, version: http::Version) {
+        *self.1.lock().entry(format!("{version:?}")).or_default() += 1;
+        let host = host.unwrap_or_else(|| "(none)".into());
+        let mut map = self.0.lock();
+        if let Some(n) = map.get_mut(&host) {
+            *n += 1;
+        } else if map.len() < Hosts::MAX {
+            map.insert(host, 1);
+        } else {
+            *map.entry("(other)".into()).or_default() += 1;
+        }
+    }
+
+    /// Every host with its count, in name order.
+    pub fn counts(&self) -> Vec<(String, u64)> {
+        self.0.lock().iter().map(|(h, n)| (h.clone(), *n)).collect()
+    }
+
+    /// Every HTTP version with its count (`HTTP/1.1`, `HTTP/2.0`).
+    pub fn versions(&self) -> Vec<(String, u64)> {
+        self.1.lock().iter().map(|(h, n)| (h.clone(), *n)).collect()
+    }
+}
+
+/// The host a request was sent to, without its port, in lower case: HTTP/2's `:authority`,
+/// else the `Host` header.
+pub(crate) fn host_of<B>(req: &Request<B>) -> Option<String> {
+    let host = match req.uri().host() {
+        Some(h) => h.to_string(),
+        None => {
+            let h = req.headers().get("host")?.to_str().ok()?;
+            match h.rsplit_once(':') {
+                Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name.into(),
+                _ => h.to_string(),
+            }
+        }
+    };
+    Some(host.trim_end_matches('.').to_ascii_lowercase())
 }
 
 macro_rules! services {
@@ -274,10 +335,12 @@ impl Emulator {
         for spec in &config.faults {
             injector.add(spec.clone())?;
         }
+        let hosts = Arc::new(Hosts::default());
         let app = Arc::new(App {
             services: services.clone(),
             lacking: config.lacking.clone(),
             injector: injector.clone(),
+            hosts: hosts.clone(),
         });
         let max = config.max_connections.max(1);
         let connections = Arc::new(Connections {
@@ -285,14 +348,22 @@ impl Emulator {
             open: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
         });
+        let scheme = if config.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
         let task = tokio::spawn(serve(
             listener,
             app,
             connections.clone(),
             config.header_timeout,
+            config.tls,
         ));
         Ok(Emulator {
             addr,
+            scheme,
+            hosts,
             connections,
             services,
             injector,
@@ -308,7 +379,7 @@ impl Emulator {
     /// The endpoint URL to give an SDK: an IP literal, never `localhost` (S3 Express would turn
     /// `localhost` into `bucket.localhost`).
     pub fn endpoint_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     pub fn profile_name(&self) -> String {
@@ -352,6 +423,11 @@ impl Emulator {
         }
     }
 
+    /// The requests it has answered, by the host they were sent to.
+    pub fn hosts(&self) -> &Hosts {
+        &self.hosts
+    }
+
     /// Connections open now, and the most that were open at once.
     pub fn connections(&self) -> (usize, usize) {
         (
@@ -385,10 +461,12 @@ async fn serve(
     app: Arc<App>,
     connections: Arc<Connections>,
     header_timeout: Duration,
+    tls: Option<latlab_core::http::tls::ServerTls>,
 ) {
     let serve = latlab_core::http::Serve {
         half_close: true,
         permits: connections.permits.clone(),
+        tls,
         ..latlab_core::http::Serve::new("emulator", 1, header_timeout)
     };
     serve
@@ -409,13 +487,31 @@ async fn route(
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
     if req.method() == Method::GET && req.uri().path() == STATS_PATH {
-        let body = serde_json::to_vec_pretty(&app.services.stats()).unwrap_or_default();
+        let mut doc = app.services.stats();
+        if let Some(map) = doc.as_object_mut() {
+            let hosts: serde_json::Map<String, serde_json::Value> = app
+                .hosts
+                .counts()
+                .into_iter()
+                .map(|(h, n)| (h, n.into()))
+                .collect();
+            map.insert("hosts".into(), hosts.into());
+            let versions: serde_json::Map<String, serde_json::Value> = app
+                .hosts
+                .versions()
+                .into_iter()
+                .map(|(v, n)| (v, n.into()))
+                .collect();
+            map.insert("http_versions".into(), versions.into());
+        }
+        let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
         return Ok(respond(
             StatusCode::OK,
             "application/json",
             Bytes::from(body),
         ));
     }
+    app.hosts.count(host_of(&req), req.version());
     let cx = Cx {
         injector: &app.injector,
         conn: &conn,

@@ -259,3 +259,167 @@ pub fn proptest_config() -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// A private certificate authority and a server certificate it signed, made with `openssl` in
+/// `dir`: `ca.pem` (the authority), `server.pem` and `server.key` (for `names`, DNS names or IP
+/// addresses). A missing `openssl` fails the test with a clear message.
+pub fn test_ca(dir: &std::path::Path, names: &[&str]) {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("`openssl` makes this test's certificates and could not be run: {e}; install openssl")
+            });
+        assert!(
+            out.status.success(),
+            "openssl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=latlab test authority",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    run(&ca);
+    let mut req = vec!["req"];
+    req.extend(ec);
+    req.extend([
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=latlab emulator",
+    ]);
+    run(&req);
+    let sans: Vec<String> = names
+        .iter()
+        .map(|n| match n.parse::<std::net::IpAddr>() {
+            Ok(_) => format!("IP:{n}"),
+            Err(_) => format!("DNS:{n}"),
+        })
+        .collect();
+    std::fs::write(
+        dir.join("server.ext"),
+        format!(
+            "subjectAltName={}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n",
+            sans.join(",")
+        ),
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+}
+
+/// A resolver that answers every name with 127.0.0.1, as a resolver inside a test's own network
+/// would: for clients that address AWS's host names (a bucket in the host) at a local emulator.
+#[derive(Clone, Debug, Default)]
+pub struct Loopback {
+    /// Every name asked, in order.
+    pub asked: std::sync::Arc<parking_lot::Mutex<Vec<String>>>,
+}
+
+impl aws_smithy_runtime_api::client::dns::ResolveDns for Loopback {
+    fn resolve_dns<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> aws_smithy_runtime_api::client::dns::DnsFuture<'a> {
+        self.asked.lock().push(name.to_string());
+        aws_smithy_runtime_api::client::dns::DnsFuture::ready(Ok(vec![std::net::IpAddr::from([
+            127, 0, 0, 1,
+        ])]))
+    }
+}
+
+/// The SDK's hyper client trusting only `ca_pem`, resolving every name through `dns`.
+pub fn tls_client(ca_pem: &[u8], dns: Loopback) -> SharedHttpClient {
+    use aws_smithy_http_client::tls::{
+        Provider, TlsContext, TrustStore, rustls_provider::CryptoMode,
+    };
+    let trust = TrustStore::empty().with_pem_certificate(ca_pem.to_vec());
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(Provider::Rustls(CryptoMode::Ring))
+        .tls_context(
+            TlsContext::builder()
+                .with_trust_store(trust)
+                .build()
+                .unwrap(),
+        )
+        .build_with_resolver(dns)
+}
+
+/// An S3 client that addresses buckets as AWS's SDK does by default: in the host
+/// (`BUCKET.s3.us-east-1.amazonaws.com`), not the path.
+pub fn s3_virtual_hosted(url: &str, http: SharedHttpClient) -> aws_sdk_s3::Client {
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
+        .region(aws_sdk_s3::config::Region::new(REGION))
+        .credentials_provider(credentials())
+        .endpoint_url(url)
+        .retry_config(RetryConfig::disabled())
+        .http_client(http)
+        .build();
+    aws_sdk_s3::Client::from_conf(config)
+}
+
+/// A Kinesis client over `http`.
+pub fn kinesis_over(url: &str, http: SharedHttpClient) -> aws_sdk_kinesis::Client {
+    let config = aws_sdk_kinesis::Config::builder()
+        .behavior_version(aws_sdk_kinesis::config::BehaviorVersion::latest())
+        .region(aws_sdk_kinesis::config::Region::new(REGION))
+        .credentials_provider(credentials())
+        .endpoint_url(url)
+        .retry_config(RetryConfig::disabled())
+        .http_client(http)
+        .build();
+    aws_sdk_kinesis::Client::from_conf(config)
+}
+
+/// An emulator on 127.0.0.1 serving TLS with `dir`'s `server.pem` and `server.key`.
+pub async fn tls_emulator(dir: &std::path::Path) -> Emulator {
+    let tls = latlab_core::http::tls::server_tls(&dir.join("server.pem"), &dir.join("server.key"))
+        .expect("the test's certificate");
+    Emulator::start(EmulatorConfig {
+        tls: Some(tls),
+        ..EmulatorConfig::default()
+    })
+    .await
+    .expect("emulator starts")
+}

@@ -14,3 +14,4 @@ mod kinesis_reshard_limits;
 mod s3_emulator;
 mod sqs_emulator;
 mod sqs_fifo;
+mod tls_hosts;

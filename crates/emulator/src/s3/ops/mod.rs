@@ -79,12 +79,43 @@ fn path_decode(s: &str) -> String {
     percent_decode(&s.replace('+', "%2B"))
 }
 
+/// The bucket a virtual-hosted request names in its host: the labels before S3's own label
+/// (`s3`, `s3-REGION`, `s3express-AZ`), as AWS's endpoints have them
+/// (`BUCKET.s3.us-east-1.amazonaws.com`, `BUCKET.s3.amazonaws.com`,
+/// `BUCKET--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com`) and any endpoint named
+/// the same way (`BUCKET.s3.localhost`). None for path-style: an IP literal, or a host that starts
+/// with S3's label or has none (`s3.us-east-1.amazonaws.com`, `localhost`,
+/// `s3express-control.us-east-1.amazonaws.com`).
+pub(crate) fn virtual_host_bucket(host: &str) -> Option<&str> {
+    if host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[') {
+        return None;
+    }
+    let s3_label = |l: &str| {
+        l == "s3"
+            || (l.starts_with("s3-") && l.len() > 3)
+            || (l.starts_with("s3express-") && l != "s3express-control")
+    };
+    let mut at = 0;
+    for label in host.split('.') {
+        if s3_label(label) {
+            return (at > 0).then(|| &host[..at - 1]);
+        }
+        at += label.len() + 1;
+    }
+    None
+}
+
 fn parse(req: &Request<Incoming>) -> Call {
     let path = req.uri().path();
     let trimmed = path.strip_prefix('/').unwrap_or(path);
-    let (bucket, key) = match trimmed.split_once('/') {
-        Some((b, k)) => (path_decode(b), path_decode(k)),
-        None => (path_decode(trimmed), String::new()),
+    let host = crate::host_of(req);
+    let (bucket, key) = match host.as_deref().and_then(virtual_host_bucket) {
+        // Virtual-hosted: the bucket is in the host and the whole path is the key.
+        Some(b) => (b.to_string(), path_decode(trimmed)),
+        None => match trimmed.split_once('/') {
+            Some((b, k)) => (path_decode(b), path_decode(k)),
+            None => (path_decode(trimmed), String::new()),
+        },
     };
     let query = req
         .uri()
@@ -437,5 +468,37 @@ mod tests {
         );
         assert_eq!(percent_decode("a%20b%2Fc"), "a b/c");
         assert_eq!(path_decode("a+b"), "a+b");
+    }
+
+    #[test]
+    fn a_bucket_in_the_host_is_read_as_aws_names_it() {
+        use super::virtual_host_bucket as b;
+        assert_eq!(
+            b("rehearsal-std.s3.us-east-1.amazonaws.com"),
+            Some("rehearsal-std")
+        );
+        assert_eq!(
+            b("my.dotted.bucket.s3.amazonaws.com"),
+            Some("my.dotted.bucket")
+        );
+        assert_eq!(b("old.s3-eu-west-1.amazonaws.com"), Some("old"));
+        assert_eq!(
+            b("r--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com"),
+            Some("r--use1-az4--x-s3")
+        );
+        assert_eq!(b("b.s3.localhost"), Some("b"));
+        // Path-style: no bucket in the host.
+        for host in [
+            "s3.us-east-1.amazonaws.com",
+            "s3express-control.us-east-1.amazonaws.com",
+            "s3express-use1-az4.us-east-1.amazonaws.com",
+            "127.0.0.1",
+            "::1",
+            "localhost",
+            "kinesis.us-east-1.amazonaws.com",
+            "s3-bucket.example.com",
+        ] {
+            assert_eq!(b(host), None, "{host}");
+        }
     }
 }
