@@ -203,9 +203,34 @@ async fn credentials_and_region(
     let account = match found {
         Ok(c) => {
             out.push(Check::ok("credentials", describe_credentials(&c)));
-            c.account_id()
-                .map(|a| a.as_str().to_string())
-                .unwrap_or_else(|| "000000000000".into())
+            let known = c.account_id().map(|a| a.as_str().to_string());
+            match caller_identity(&config).await {
+                Ok((arn, account)) => {
+                    out.push(Check::ok(
+                        "identity",
+                        format!("{arn} (account {account}), from STS GetCallerIdentity"),
+                    ));
+                    account
+                }
+                Err(why) if target.endpoint_url.is_some() => {
+                    out.push(Check::warn(
+                        "identity",
+                        format!("STS GetCallerIdentity did not answer ({why})"),
+                        "another endpoint may not serve STS; on AWS it always answers valid credentials",
+                        &[],
+                    ));
+                    known.unwrap_or_else(|| "000000000000".into())
+                }
+                Err(why) => {
+                    out.push(Check::fail(
+                        "identity",
+                        format!("STS GetCallerIdentity refused the credentials ({why})"),
+                        creds_fix,
+                        &Part::served(),
+                    ));
+                    return None;
+                }
+            }
         }
         Err(why) => {
             out.push(Check::fail(
@@ -218,6 +243,24 @@ async fn credentials_and_region(
         }
     };
     region.map(|r| (r, account))
+}
+
+/// Who the credentials are, by STS GetCallerIdentity (which needs no permission): their ARN
+/// and account.
+async fn caller_identity(config: &aws_config::SdkConfig) -> Result<(String, String), String> {
+    let sts = aws_sdk_sts::Client::new(config);
+    let call = sts.get_caller_identity().send();
+    match tokio::time::timeout(CREDENTIALS_TIMEOUT, call).await {
+        Err(_) => Err(format!(
+            "no answer within {} s",
+            CREDENTIALS_TIMEOUT.as_secs()
+        )),
+        Ok(Err(e)) => Err(crate::aws::error_line(&e)),
+        Ok(Ok(id)) => Ok((
+            id.arn().unwrap_or("(no ARN)").to_string(),
+            id.account().unwrap_or("(no account)").to_string(),
+        )),
+    }
 }
 
 /// Where the SDK took the region from, as far as can be told from outside its chain.

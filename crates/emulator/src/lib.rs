@@ -12,9 +12,11 @@ pub mod json_protocol;
 pub mod kinesis;
 pub mod limits;
 pub mod profile;
+mod query_protocol;
 pub mod s3;
 pub mod service;
 pub mod sqs;
+pub mod sts;
 pub mod time;
 
 use std::convert::Infallible;
@@ -46,6 +48,9 @@ pub(crate) const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
 
 /// Where the stats document is served.
 pub const STATS_PATH: &str = "/_latlab/stats";
+
+/// The account every emulated resource belongs to (its ARNs, STS's GetCallerIdentity).
+pub const ACCOUNT: &str = "000000000000";
 
 /// How long a client may take to send a request's headers before its connection is closed.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -204,14 +209,12 @@ macro_rules! services {
 
             /// The service whose request this is answers it.
             async fn serve(&self, cx: Cx<'_>, req: Request<Incoming>) -> Response<Body> {
-                let target = req
-                    .headers()
-                    .get("x-amz-target")
-                    .map(|v| v.to_str().unwrap_or("").to_string());
-                $(if <crate::$module::$ty as Service>::claims(target.as_deref()) {
+                let claim = crate::service::Claim::of(&req);
+                $(if <crate::$module::$ty as Service>::claims(&claim) {
                     return Service::serve(&self.$field, cx, req).await;
                 })+
-                unclaimed(target.as_deref().unwrap_or(""))
+                let target = claim.target.unwrap_or("").to_string();
+                unclaimed(&target)
             }
 
             fn set_profile(&self, profile: &LatencyProfile) {

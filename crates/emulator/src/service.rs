@@ -33,6 +33,7 @@ macro_rules! for_each_service {
             kinesis: kinesis::Kinesis,
             s3: s3::S3,
             sqs: sqs::Sqs,
+            sts: sts::Sts,
         }
     };
 }
@@ -119,6 +120,28 @@ impl Cx<'_> {
     }
 }
 
+/// What a service is told of a request to say whether it is its own.
+pub struct Claim<'a> {
+    /// `x-amz-target`: the JSON protocols' `Service_Version.Operation`.
+    pub target: Option<&'a str>,
+    /// A POST of a form to `/` (`application/x-www-form-urlencoded`): the query protocol, whose
+    /// body names its `Action`.
+    pub query_protocol: bool,
+}
+
+impl<'a> Claim<'a> {
+    pub fn of<B>(req: &'a Request<B>) -> Claim<'a> {
+        let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+        Claim {
+            target: header("x-amz-target"),
+            query_protocol: req.method() == http::Method::POST
+                && req.uri().path() == "/"
+                && header("content-type")
+                    .is_some_and(|t| t.starts_with("application/x-www-form-urlencoded")),
+        }
+    }
+}
+
 /// An answer on its way.
 pub type Answer<'a> = Pin<Box<dyn Future<Output = Response<Body>> + Send + 'a>>;
 
@@ -135,9 +158,9 @@ pub trait Service: Send + Sync + Sized + 'static {
 
     fn new(limits: Self::Limits, profile: Self::Profile) -> Self;
 
-    /// Whether a request is this service's, from its `x-amz-target` header (the JSON protocols
-    /// name their operation there; S3's REST sends none).
-    fn claims(target: Option<&str>) -> bool;
+    /// Whether a request is this service's, from its protocol: the JSON protocols name their
+    /// operation in `x-amz-target`, the query protocol posts a form, S3's REST does neither.
+    fn claims(request: &Claim) -> bool;
 
     /// Answers one of its requests.
     fn serve<'a>(self: &'a Arc<Self>, cx: Cx<'a>, req: Request<Incoming>) -> Answer<'a>;

@@ -130,7 +130,8 @@ impl Service for Echo {
         }
     }
 
-    fn claims(target: Option<&str>) -> bool {
+    fn claims(request: &crate::service::Claim) -> bool {
+        let target = request.target;
         target.is_some_and(|t| t.starts_with(TARGET_PREFIX))
     }
 

@@ -30,7 +30,8 @@ impl Service for Kinesis {
         Kinesis::new(limits, profile)
     }
 
-    fn claims(target: Option<&str>) -> bool {
+    fn claims(request: &crate::service::Claim) -> bool {
+        let target = request.target;
         target.is_some_and(|t| t.starts_with(TARGET_PREFIX))
     }
 

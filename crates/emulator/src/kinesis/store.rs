@@ -16,8 +16,7 @@ use super::error::{ApiError, ApiResult};
 use crate::kinesis::limits::KinesisLimits;
 use latlab_core::shaping::{Bucket, CallRate};
 
-/// The account id in every ARN and message.
-pub const ACCOUNT: &str = "000000000000";
+pub use crate::ACCOUNT;
 
 /// One stored record. Cloning is cheap: the payload and key are reference counted.
 #[derive(Clone, Debug)]

@@ -269,9 +269,10 @@ impl Service for S3 {
         S3::new(limits, profile)
     }
 
-    /// S3's REST names no operation in a header: every request without `x-amz-target` is S3's.
-    fn claims(target: Option<&str>) -> bool {
-        target.is_none()
+    /// S3's REST names no operation in a header and posts no form: every request that is
+    /// neither a JSON nor a query protocol's is S3's.
+    fn claims(request: &crate::service::Claim) -> bool {
+        request.target.is_none() && !request.query_protocol
     }
 
     fn serve<'a>(

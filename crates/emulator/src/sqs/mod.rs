@@ -25,8 +25,7 @@ use limits::SqsLimits;
 use profile::SqsProfile;
 use queue::{Queue, QueueCounts};
 
-/// The account every queue URL and ARN names.
-pub const ACCOUNT: &str = "000000000000";
+pub use crate::ACCOUNT;
 
 pub struct Sqs {
     pub clock: super::time::ServiceClock,
@@ -148,7 +147,8 @@ impl Service for Sqs {
         Sqs::new(limits, profile)
     }
 
-    fn claims(target: Option<&str>) -> bool {
+    fn claims(request: &crate::service::Claim) -> bool {
+        let target = request.target;
         target.is_some_and(|t| t.starts_with(latlab_core::services::sqs::TARGET_PREFIX))
     }
 

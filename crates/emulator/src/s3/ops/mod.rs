@@ -24,6 +24,7 @@ use super::xml::{all, doc, el, text};
 use super::{BucketState, Class, Object, Op, Part, S3, Session, Upload, is_directory_bucket};
 use crate::Body;
 use crate::faults::{Action, Faulty, Target};
+use crate::query_protocol::percent_decode;
 use crate::s3::body::{ALGORITHMS, Checksum, Chunked, algorithm_name};
 use crate::s3::store::{Reader, Writer};
 use crate::service::Cx;
@@ -38,40 +39,6 @@ struct Call {
     key: String,
     query: BTreeMap<String, String>,
     headers: HeaderMap,
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(
-                    std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"),
-                    16,
-                ) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 3;
-                    }
-                    Err(_) => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn path_decode(s: &str) -> String {
