@@ -105,7 +105,41 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     if line.contains("invalid peer certificate") {
         return format!("{line}: {UNTRUSTED}");
     }
+    if line.contains("tunnel error") {
+        return format!("{line}: {}", refused_by_proxy());
+    }
     line
+}
+
+/// What a proxy that would not open a tunnel means, naming the proxy the environment gives.
+fn refused_by_proxy() -> String {
+    let named = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+        .iter()
+        .find_map(|k| {
+            std::env::var(k)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| format!("{k}={}", without_password(&v)))
+        })
+        .unwrap_or_else(|| "the proxy".into());
+    format!(
+        "{named} did not open a tunnel to the endpoint; check that it allows the endpoint's host \
+         and port 443, or name the host in NO_PROXY to go around it"
+    )
+}
+
+/// A proxy URL without the password it may carry (`http://user:secret@host` -> `http://user@host`).
+fn without_password(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((auth, host)) => {
+                let user = auth.split(':').next().unwrap_or("");
+                format!("{scheme}://{user}@{host}")
+            }
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
 }
 
 /// What a certificate the trust store refuses means, and what to do about it.

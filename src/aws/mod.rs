@@ -380,7 +380,11 @@ impl Clients {
                     tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials())
                         .await;
                 match creds {
-                    Ok(Ok(_)) => {}
+                    Ok(Ok(c)) => {
+                        if let Some(why) = expired(&c) {
+                            bail!("{why}");
+                        }
+                    }
                     Ok(Err(e)) => {
                         tracing::debug!(
                             "credentials: {}",
@@ -504,6 +508,32 @@ macro_rules! sdk_client {
     }};
 }
 pub(crate) use sdk_client;
+
+/// Which of the SDK's providers the credentials came from (`EnvironmentVariable`,
+/// `AssumeRoleProvider`, `CredentialProcess`, `EcsContainer`, `IMDSv2`, ...). The name shows only
+/// in the credentials' Debug text, which redacts the secret.
+pub fn provider_name(c: &Credentials) -> String {
+    let debug = format!("{c:?}");
+    debug
+        .split("provider_name: \"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or("the SDK's chain")
+        .to_string()
+}
+
+/// Why credentials cannot be used, when they expired before now: one line saying where they
+/// came from, when they expired and how to get fresh ones.
+pub fn expired(c: &Credentials) -> Option<String> {
+    let at = c.expiry()?;
+    let ago = std::time::SystemTime::now().duration_since(at).ok()?;
+    let when = latlab_core::clock::rfc3339_ms(latlab_core::clock::micros(at) / 1000);
+    Some(format!(
+        "the AWS credentials from {} expired at {when} ({} ago): get fresh ones from whatever issued them (`aws sso login`, the profile's credential_process or role), or set other credentials",
+        provider_name(c),
+        latlab_core::units::format_duration(Duration::from_secs(ago.as_secs()))
+    ))
+}
 
 /// Whether `r` looks like a region name (us-east-1).
 pub fn valid_region(r: &str) -> bool {

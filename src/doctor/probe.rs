@@ -201,6 +201,15 @@ async fn credentials_and_region(
         },
     };
     let account = match found {
+        Ok(c) if crate::aws::expired(&c).is_some() => {
+            out.push(Check::fail(
+                "credentials",
+                crate::aws::expired(&c).unwrap_or_default(),
+                creds_fix,
+                &Part::served(),
+            ));
+            return None;
+        }
         Ok(c) => {
             out.push(Check::ok("credentials", describe_credentials(&c)));
             let known = c.account_id().map(|a| a.as_str().to_string());
@@ -290,13 +299,7 @@ pub fn describe_credentials(c: &aws_credential_types::Credentials) -> String {
         .into_iter()
         .rev()
         .collect();
-    // The provider's name shows only in the credentials' Debug text (which redacts the secret).
-    let debug = format!("{c:?}");
-    let source = debug
-        .split("provider_name: \"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .unwrap_or("the SDK's chain");
+    let source = crate::aws::provider_name(c);
     let expiry = match c
         .expiry()
         .and_then(|t| t.duration_since(std::time::SystemTime::now()).ok())

@@ -7,4 +7,5 @@ mod common;
 mod cost;
 mod moto;
 mod prices_fetch;
+mod rehearsal;
 mod trust;

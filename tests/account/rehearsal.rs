@@ -1,0 +1,720 @@
+//! A first real run, rehearsed offline: `latlab --aws` exactly as a user with an account runs it,
+//! in a network namespace that looks like AWS. The SDK resolves every endpoint itself (no
+//! `--endpoint-url`): the account-based Kinesis endpoints of fan-out, S3's buckets in the host,
+//! the directory bucket's session, SQS and STS. A resolver of the test's own (dnsmasq) answers
+//! every `*.amazonaws.com` name with 127.0.0.1, where `latlab emulate` serves TLS on port 443 with
+//! a certificate of the test's own authority; latlab trusts it through `AWS_CA_BUNDLE`. Beside
+//! them stand what a machine has around it: an IMDSv2 endpoint on 169.254.169.254, a container
+//! credentials endpoint, a proxy that forwards and one that refuses
+//! (`tests/python/rehearsal_servers.py`).
+//!
+//! The namespace has only its loopback: nothing can leave it. The resolver's log and the
+//! emulator's count by host show that every name asked and every request made was AWS's.
+//!
+//! It needs root and network namespaces (`.ci/run` runs as root), `ip` (iproute2), `dnsmasq`
+//! (dnsmasq-base), `openssl`, and python3 with boto3: a missing one fails with a clear message.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common;
+
+const REGION: &str = "us-east-1";
+const STANDARD: &str = "rehearsal-std";
+const EXPRESS: &str = "rehearsal--use1-az4--x-s3";
+
+/// Every name the certificate covers: the endpoints the SDK resolves for the labs in us-east-1.
+const NAMES: &[&str] = &[
+    "kinesis.us-east-1.amazonaws.com",
+    "*.control-kinesis.us-east-1.amazonaws.com",
+    "*.data-kinesis.us-east-1.amazonaws.com",
+    "s3.us-east-1.amazonaws.com",
+    "*.s3.us-east-1.amazonaws.com",
+    "s3.amazonaws.com",
+    "*.s3.amazonaws.com",
+    "*.s3express-use1-az4.us-east-1.amazonaws.com",
+    "s3express-control.us-east-1.amazonaws.com",
+    "sqs.us-east-1.amazonaws.com",
+    "sts.us-east-1.amazonaws.com",
+    "sts.amazonaws.com",
+];
+
+/// One rehearsal's namespace, resolver, emulator and surroundings, removed (with every process
+/// in them) when dropped.
+struct Rehearsal {
+    ns: String,
+    dir: tempfile::TempDir,
+    children: Vec<Child>,
+}
+
+impl Drop for Rehearsal {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if let Ok(out) = Command::new("ip")
+            .args(["netns", "pids", &self.ns])
+            .output()
+        {
+            for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                let _ = Command::new("kill").args(["-9", pid]).status();
+            }
+        }
+        let _ = Command::new("ip").args(["netns", "del", &self.ns]).status();
+        let _ = std::fs::remove_dir_all(format!("/etc/netns/{}", self.ns));
+    }
+}
+
+fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().unwrap_or_else(|e| {
+        panic!("`ip` (iproute2) makes the rehearsal's network namespace and could not be run: {e}")
+    });
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+}
+
+/// Waits (bounded) until `file` holds `what`.
+fn wait_for(file: &Path, what: &str, within: Duration) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if text.contains(what) {
+            return text;
+        }
+        assert!(
+            start.elapsed() < within,
+            "{} did not say '{what}' within {within:?}: {text}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+impl Rehearsal {
+    fn new(tag: &str) -> Rehearsal {
+        common::require_boto3();
+        if Command::new("dnsmasq").arg("--version").output().is_err() {
+            panic!(
+                "the rehearsal's resolver is dnsmasq, which could not be run: install dnsmasq-base (.ci/run does)"
+            );
+        }
+        let ns = format!("ll{}{tag}", std::process::id());
+        match Command::new("ip").args(["netns", "add", &ns]).output() {
+            Err(e) => panic!(
+                "the rehearsal makes a network namespace with `ip netns` (iproute2), which could not be run: {e}"
+            ),
+            Ok(out) if !out.status.success() => panic!(
+                "the rehearsal makes a network namespace and runs where that is allowed (as root, as .ci/run runs it); `ip netns add` said: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            Ok(_) => {}
+        }
+        let mut r = Rehearsal {
+            ns: ns.clone(),
+            dir: tempfile::tempdir().unwrap(),
+            children: Vec::new(),
+        };
+        ip(&["-n", &ns, "link", "set", "lo", "up"]);
+        // Instance metadata's address, inside the namespace only.
+        ip(&["-n", &ns, "addr", "add", "169.254.169.254/32", "dev", "lo"]);
+        // `ip netns exec` puts /etc/netns/NAME/resolv.conf over /etc/resolv.conf: the
+        // namespace's resolver is the test's dnsmasq.
+        let etc = PathBuf::from(format!("/etc/netns/{ns}"));
+        std::fs::create_dir_all(&etc).unwrap();
+        std::fs::write(etc.join("resolv.conf"), "nameserver 127.0.0.1\n").unwrap();
+        let d = r.dir.path().to_path_buf();
+        common::test_ca(&d, NAMES);
+        std::fs::create_dir_all(d.join("home")).unwrap();
+        let mut dns = r.in_ns("dnsmasq");
+        dns.args([
+            "--keep-in-foreground",
+            "--no-resolv",
+            "--no-hosts",
+            "--listen-address=127.0.0.1",
+            "--bind-interfaces",
+            "--address=/amazonaws.com/127.0.0.1",
+            "--log-queries",
+            "--user=root",
+        ]);
+        dns.arg(format!("--log-facility={}", d.join("dns.log").display()))
+            .arg(format!("--pid-file={}", d.join("dns.pid").display()));
+        let child = dns
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        r.children.push(child);
+        wait_for(&d.join("dns.log"), "started", Duration::from_secs(10));
+        let cert = d.join("server.pem").display().to_string();
+        let key = d.join("server.key").display().to_string();
+        let child = r
+            .in_ns(env!("CARGO_BIN_EXE_latlab"))
+            .args([
+                "emulate",
+                "--listen",
+                "127.0.0.1:443",
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &key,
+                "--limit",
+                "stream_activation=0s",
+                "--limit",
+                "consumer_activation=0s",
+            ])
+            .stdout(std::fs::File::create(d.join("emulator.out")).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        r.children.push(child);
+        wait_for(
+            &d.join("emulator.out"),
+            "listening on https://127.0.0.1:443",
+            Duration::from_secs(10),
+        );
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/rehearsal_servers.py");
+        let child = r
+            .in_ns("python3")
+            .arg(script)
+            .arg(d.join("servers.log"))
+            .stdout(std::fs::File::create(d.join("servers.out")).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        r.children.push(child);
+        wait_for(&d.join("servers.out"), "ready", Duration::from_secs(10));
+        r
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// `program` inside the namespace with an empty environment but `PATH` and a `HOME` of the
+    /// test's own: nothing of the tester's AWS set-up (profiles, keys, endpoints) reaches it.
+    fn in_ns(&self, program: &str) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.ns, "env", "-i"])
+            .arg(format!(
+                "PATH={}",
+                std::env::var("PATH").unwrap_or_default()
+            ))
+            .arg(format!("HOME={}", self.path("home")))
+            .arg(program);
+        c
+    }
+
+    /// `latlab ARGS` inside the namespace, with `env` (`KEY=VALUE`) set.
+    fn latlab(&self, env: &[String], args: &[&str]) -> (bool, String, String) {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.ns, "env", "-i"])
+            .arg(format!(
+                "PATH={}",
+                std::env::var("PATH").unwrap_or_default()
+            ))
+            .arg(format!("HOME={}", self.path("home")))
+            .args(env)
+            .arg(env!("CARGO_BIN_EXE_latlab"))
+            .args(args)
+            .stdin(Stdio::null());
+        common::output(&mut c)
+    }
+
+    /// Keys in the environment, the region and the test's authority: a user's first run.
+    fn user(&self) -> Vec<String> {
+        vec![
+            "AWS_ACCESS_KEY_ID=AKIDREHEARSAL".into(),
+            "AWS_SECRET_ACCESS_KEY=rehearsal-secret".into(),
+            format!("AWS_REGION={REGION}"),
+            format!("AWS_CA_BUNDLE={}", self.path("ca.pem")),
+        ]
+    }
+
+    /// Every name the resolver was asked, once each.
+    fn names_asked(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(self.path("dns.log")).unwrap_or_default();
+        let mut names: Vec<String> = log
+            .lines()
+            .filter_map(|l| l.split("query[").nth(1))
+            .filter_map(|q| q.split_whitespace().nth(1))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The emulator's stats document, read inside the namespace.
+    fn stats(&self) -> serde_json::Value {
+        let code = format!(
+            "import json, ssl, urllib.request\n\
+             ctx = ssl.create_default_context(cafile='{}')\n\
+             ctx.check_hostname = False\n\
+             print(urllib.request.urlopen('https://127.0.0.1/_latlab/stats', context=ctx).read().decode())",
+            self.path("ca.pem")
+        );
+        let out = self.in_ns("python3").args(["-c", &code]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The lines of the surroundings' log (`imds GET ...`, `proxy CONNECT ...`).
+    fn servers_log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.path("servers.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Makes the two buckets with boto3, through the default endpoints, as a user makes them
+    /// once before measuring.
+    fn make_buckets(&self) {
+        let code = format!(
+            "import boto3\n\
+             s3 = boto3.client('s3', region_name='{REGION}')\n\
+             s3.create_bucket(Bucket='{STANDARD}')\n\
+             s3.create_bucket(Bucket='{EXPRESS}', CreateBucketConfiguration={{'Location': {{'Type': 'AvailabilityZone', 'Name': 'use1-az4'}}, 'Bucket': {{'DataRedundancy': 'SingleAvailabilityZone', 'Type': 'Directory'}}}})\n\
+             print(sorted(b['Name'] for b in s3.list_buckets()['Buckets']))"
+        );
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.ns, "env", "-i"])
+            .arg(format!(
+                "PATH={}",
+                std::env::var("PATH").unwrap_or_default()
+            ))
+            .arg(format!("HOME={}", self.path("home")))
+            .args(self.user())
+            .args(["python3", "-c", &code]);
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "making the buckets with boto3: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The one line a failed run's error is: the last on standard error, and the only one that says
+/// `error` (a line before it may be the plan's cost, printed as a run starts).
+fn one_error_line(err: &str) -> String {
+    let errors: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].starts_with("latlab: error: "), "{err}");
+    assert_eq!(err.trim_end().lines().last(), Some(errors[0]), "{err}");
+    println!("{}", errors[0]);
+    errors[0].to_string()
+}
+
+/// The hosts the emulator was sent requests on, with their counts.
+fn hosts(stats: &serde_json::Value) -> Vec<(String, u64)> {
+    stats["hosts"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(h, n)| (h.clone(), n.as_u64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace() {
+    let r = Rehearsal::new("rh");
+    let user = r.user();
+
+    // No terminal to confirm on and no --yes: nothing starts, and the plan says why.
+    let (ok, _, err) = r.latlab(&user, &["run", "demo", "--aws", "--duration", "3s"]);
+    assert!(!ok);
+    assert!(err.contains("pass --yes to go on"), "{err}");
+
+    // The plan creates nothing and reads only.
+    let (ok, plan, err) = r.latlab(&user, &["plan", "demo", "--aws"]);
+    assert!(ok, "{err}");
+    assert!(
+        plan.contains(&format!(
+            "plan: demo on AWS {REGION} (your account, billed)"
+        )),
+        "{plan}"
+    );
+    assert!(plan.contains("nothing has been created"), "{plan}");
+
+    // Kinesis: every consumer kind, fan-out through the account's own endpoints, every record
+    // accounted for; the recording uploaded to S3 by the SDK's default addressing.
+    r.make_buckets();
+    let (ok, demo, err) = r.latlab(
+        &user,
+        &[
+            "run",
+            "demo",
+            "--aws",
+            "--yes",
+            "--duration",
+            "4s",
+            "--max-cost",
+            "1",
+            "--record-to",
+            &format!("s3://{STANDARD}/recordings"),
+        ],
+    );
+    assert!(ok, "{err}");
+    println!("{demo}");
+    assert!(
+        demo.contains(&format!("backend  AWS {REGION} (measured)")),
+        "{demo}"
+    );
+    for consumer in [
+        "Lambda EFO",
+        "SDK subscribe_to_shard",
+        "get_records",
+        "Lambda standard iterator",
+    ] {
+        assert!(demo.contains(consumer), "{consumer}: {demo}");
+    }
+    assert!(
+        err.contains(&format!(
+            "uploaded the recording to s3://{STANDARD}/recordings/"
+        )),
+        "{err}"
+    );
+
+    // S3: a Standard bucket and a directory bucket, each addressed in the host.
+    let (ok, s3, err) = r.latlab(
+        &user,
+        &[
+            "run",
+            "s3-demo",
+            "--aws",
+            "--yes",
+            "--duration",
+            "3s",
+            "--s3-bucket",
+            STANDARD,
+            "--s3-express-bucket",
+            EXPRESS,
+        ],
+    );
+    assert!(ok, "{err}");
+    println!("{s3}");
+    assert!(s3.contains("EXPRESS_ONEZONE  PUT"), "{s3}");
+
+    // SQS.
+    let (ok, sqs, err) = r.latlab(
+        &user,
+        &["run", "sqs-demo", "--aws", "--yes", "--duration", "3s"],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        sqs.contains(&format!("backend  AWS {REGION} (measured)")),
+        "{sqs}"
+    );
+
+    // A cap that a few seconds pass: the run stops itself there.
+    let (ok, capped, err) = r.latlab(
+        &user,
+        &[
+            "run",
+            "demo",
+            "--aws",
+            "--yes",
+            "--duration",
+            "30s",
+            "--max-cost",
+            "0.00001",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(capped.contains("stopped at the cost cap"), "{capped}");
+
+    // Nothing left behind, and the doctor's view of the account.
+    let (ok, clean, err) = r.latlab(
+        &user,
+        &[
+            "cleanup",
+            "--aws",
+            "--s3-bucket",
+            STANDARD,
+            "--s3-express-bucket",
+            EXPRESS,
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        clean.contains("nothing latlab left to delete"),
+        "{clean}{err}"
+    );
+    let (_, doctor, _) = r.latlab(
+        &user,
+        &[
+            "doctor",
+            "--aws",
+            "--s3-bucket",
+            STANDARD,
+            "--s3-express-bucket",
+            EXPRESS,
+        ],
+    );
+    println!("{doctor}");
+    for line in [
+        format!("AWS_CA_BUNDLE={}", r.path("ca.pem")),
+        "from EnvironmentVariable".to_string(),
+        "(account 000000000000), from STS GetCallerIdentity".to_string(),
+        "kinesis lab: can run".to_string(),
+        "s3 lab: can run".to_string(),
+        "sqs lab: can run".to_string(),
+    ] {
+        assert!(doctor.contains(&line), "{line}\n{doctor}");
+    }
+
+    // What the SDK chose, by name, and nothing else: every name the resolver was asked and every
+    // host a request was sent to is AWS's.
+    let names = r.names_asked();
+    let by_host = hosts(&r.stats());
+    println!("names the resolver was asked: {names:?}");
+    println!("requests by host: {by_host:?}");
+    println!("requests by HTTP version: {}", r.stats()["http_versions"]);
+    assert!(
+        names.iter().all(|n| n.ends_with(".amazonaws.com")),
+        "{names:?}"
+    );
+    assert!(
+        by_host.iter().all(|(h, _)| h.ends_with(".amazonaws.com")),
+        "{by_host:?}"
+    );
+    for expected in [
+        "kinesis.us-east-1.amazonaws.com".to_string(),
+        "000000000000.control-kinesis.us-east-1.amazonaws.com".to_string(),
+        "000000000000.data-kinesis.us-east-1.amazonaws.com".to_string(),
+        format!("{STANDARD}.s3.us-east-1.amazonaws.com"),
+        "sqs.us-east-1.amazonaws.com".to_string(),
+        "sts.us-east-1.amazonaws.com".to_string(),
+    ] {
+        assert!(
+            by_host.iter().any(|(h, _)| *h == expected),
+            "{expected}: {by_host:?}"
+        );
+    }
+    assert!(
+        by_host.iter().any(|(h, _)| h.starts_with(EXPRESS)),
+        "the directory bucket's host: {by_host:?}"
+    );
+}
+
+#[test]
+fn the_credential_chain_as_users_have_it_and_each_failure_in_one_line() {
+    let r = Rehearsal::new("rc");
+    let ca = format!("AWS_CA_BUNDLE={}", r.path("ca.pem"));
+    let region = format!("AWS_REGION={REGION}");
+    let config = r.path("aws-config");
+    let process = r.path("credentials.sh");
+    let expired = r.path("expired.sh");
+    std::fs::write(
+        &process,
+        "#!/bin/sh\necho '{\"Version\": 1, \"AccessKeyId\": \"AKIDPROCESS\", \"SecretAccessKey\": \"s\", \"SessionToken\": \"t\", \"Expiration\": \"2099-01-01T00:00:00Z\"}'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &expired,
+        "#!/bin/sh\necho '{\"Version\": 1, \"AccessKeyId\": \"AKIDEXPIRED\", \"SecretAccessKey\": \"s\", \"SessionToken\": \"t\", \"Expiration\": \"2020-01-01T00:00:00Z\"}'\n",
+    )
+    .unwrap();
+    for f in [&process, &expired] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(
+        &config,
+        format!(
+            "[profile base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = base-secret\n\n\
+             [profile ops]\nrole_arn = arn:aws:iam::000000000000:role/latlab-rehearsal\nsource_profile = base\nregion = {REGION}\n\n\
+             [profile proc]\ncredential_process = {process}\nregion = {REGION}\n\n\
+             [profile expired]\ncredential_process = {expired}\nregion = {REGION}\n"
+        ),
+    )
+    .unwrap();
+    let profile = |name: &str| {
+        vec![
+            ca.clone(),
+            format!("AWS_CONFIG_FILE={config}"),
+            format!("AWS_PROFILE={name}"),
+            "AWS_EC2_METADATA_DISABLED=true".to_string(),
+        ]
+    };
+    let cases: Vec<(&str, Vec<String>, &str, &str)> = vec![
+        (
+            "environment",
+            r.user(),
+            "from EnvironmentVariable",
+            "arn:aws:iam::000000000000:user/latlab",
+        ),
+        (
+            "a profile's role_arn and source_profile (STS AssumeRole)",
+            profile("ops"),
+            "from AssumeRoleProvider",
+            "arn:aws:sts::000000000000:assumed-role/latlab-rehearsal/",
+        ),
+        (
+            "a profile's credential_process",
+            profile("proc"),
+            "...CESS from CredentialProcess",
+            "arn:aws:iam::000000000000:user/latlab",
+        ),
+        (
+            "instance metadata (IMDSv2)",
+            vec![ca.clone(), region.clone()],
+            "from IMDSv2",
+            "arn:aws:iam::000000000000:user/latlab",
+        ),
+        (
+            "container credentials",
+            vec![
+                ca.clone(),
+                region.clone(),
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI=http://127.0.0.1:8080/creds".into(),
+                "AWS_CONTAINER_AUTHORIZATION_TOKEN=rehearsal-token".into(),
+                "AWS_EC2_METADATA_DISABLED=true".into(),
+            ],
+            "from EcsContainer",
+            "arn:aws:iam::000000000000:user/latlab",
+        ),
+    ];
+    for (how, env, provider, identity) in &cases {
+        let (_, doctor, err) = r.latlab(env, &["doctor", "--aws"]);
+        let found: Vec<&str> = doctor
+            .lines()
+            .filter(|l| l.contains("credentials") || l.contains("identity"))
+            .collect();
+        println!("{how}:\n  {}", found.join("\n  "));
+        assert!(doctor.contains(provider), "{how}: {doctor}{err}");
+        assert!(doctor.contains(identity), "{how}: {doctor}{err}");
+        assert!(doctor.contains("sqs lab: can run"), "{how}: {doctor}");
+    }
+    // A run on the assumed role, not only a probe.
+    let (ok, sqs, err) = r.latlab(
+        &profile("ops"),
+        &["run", "sqs-demo", "--aws", "--yes", "--duration", "2s"],
+    );
+    assert!(ok, "{err}");
+    assert!(sqs.contains("(measured)"), "{sqs}");
+    let imds = r.servers_log();
+    assert!(
+        imds.iter().any(|l| l == "imds PUT /latest/api/token"),
+        "{imds:?}"
+    );
+    assert!(
+        imds.iter()
+            .filter(|l| l.starts_with("imds GET"))
+            .all(|l| l.ends_with("token=yes")),
+        "IMDSv2 only: {imds:?}"
+    );
+
+    // Each failure is one line.
+    let one_line = |env: &[String], says: &[&str]| {
+        let (ok, _, err) = r.latlab(
+            env,
+            &["run", "sqs-demo", "--aws", "--yes", "--duration", "2s"],
+        );
+        assert!(!ok);
+        let failure = one_error_line(&err);
+        for s in says {
+            assert!(failure.contains(s), "{s}: {err}");
+        }
+    };
+    one_line(
+        &profile("expired"),
+        &["from CredentialProcess expired at 2020-01-01T00:00:00"],
+    );
+    one_line(
+        &[
+            "AWS_ACCESS_KEY_ID=a".into(),
+            "AWS_SECRET_ACCESS_KEY=b".into(),
+            "AWS_EC2_METADATA_DISABLED=true".into(),
+            ca.clone(),
+        ],
+        &["no AWS region"],
+    );
+}
+
+#[test]
+fn trust_and_proxies_as_users_have_them() {
+    let r = Rehearsal::new("rp");
+    let keys = [
+        "AWS_ACCESS_KEY_ID=AKIDPROXIED".to_string(),
+        "AWS_SECRET_ACCESS_KEY=s".to_string(),
+        format!("AWS_REGION={REGION}"),
+    ];
+    let with = |extra: &[String]| -> Vec<String> {
+        keys.iter().cloned().chain(extra.iter().cloned()).collect()
+    };
+    let ca = format!("AWS_CA_BUNDLE={}", r.path("ca.pem"));
+    let run = |env: &[String]| {
+        r.latlab(
+            env,
+            &["run", "sqs-demo", "--aws", "--yes", "--duration", "2s"],
+        )
+    };
+
+    // The platform's authorities alone do not know the test's: one line naming AWS_CA_BUNDLE.
+    let (ok, _, err) = run(&with(&[]));
+    assert!(!ok);
+    let failure = one_error_line(&err);
+    assert!(
+        failure.contains("invalid peer certificate") && failure.contains("AWS_CA_BUNDLE"),
+        "{err}"
+    );
+
+    // Through a proxy: every connection is a CONNECT to an AWS host.
+    let proxy = "HTTPS_PROXY=http://127.0.0.1:3128".to_string();
+    let (ok, _, err) = run(&with(&[ca.clone(), proxy.clone()]));
+    assert!(ok, "{err}");
+    let through: Vec<String> = r
+        .servers_log()
+        .into_iter()
+        .filter(|l| l.starts_with("proxy CONNECT"))
+        .collect();
+    println!("through the proxy: {through:?}");
+    assert!(
+        through.iter().all(|l| l.ends_with(".amazonaws.com:443")),
+        "{through:?}"
+    );
+    assert!(
+        through
+            .iter()
+            .any(|l| l == "proxy CONNECT sqs.us-east-1.amazonaws.com:443"),
+        "{through:?}"
+    );
+
+    // NO_PROXY names AWS's hosts: the proxy sees nothing more.
+    let before = r.servers_log().len();
+    let (ok, _, err) = run(&with(&[
+        ca.clone(),
+        proxy,
+        "NO_PROXY=.amazonaws.com".into(),
+    ]));
+    assert!(ok, "{err}");
+    assert_eq!(r.servers_log().len(), before, "{:?}", r.servers_log());
+
+    // A proxy that refuses: one line naming it, without its password.
+    let (ok, _, err) = run(&with(&[
+        ca,
+        "HTTPS_PROXY=http://user:hunter2@127.0.0.1:3129".into(),
+    ]));
+    assert!(!ok);
+    let failure = one_error_line(&err);
+    assert!(
+        failure.contains("HTTPS_PROXY=http://user@127.0.0.1:3129 did not open a tunnel"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+}
