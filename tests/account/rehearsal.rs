@@ -718,3 +718,51 @@ fn trust_and_proxies_as_users_have_them() {
     );
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+/// The rehearsal a user runs themselves before a first real run (`scripts/rehearse`, one
+/// command): as root it makes its own namespaces with `unshare`, its own resolver and authority,
+/// and runs the doctor and every AWS lab's demo through `--aws` with the user's environment.
+#[test]
+fn the_users_own_rehearsal_passes_in_one_command() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/rehearse");
+    let out = Command::new(&script)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", std::env::temp_dir())
+        .env("LATLAB", env!("CARGO_BIN_EXE_latlab"))
+        .env("LATLAB_REHEARSAL_DURATION", "2s")
+        .env("AWS_ACCESS_KEY_ID", "AKIDREHEARSAL")
+        .env("AWS_SECRET_ACCESS_KEY", "rehearsal-secret")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("==") || l.contains("answered") || l.starts_with("rehearsal"))
+        .collect();
+    println!("{}", summary.join("\n"));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("rehearsal passed: latlab --aws reached every lab's endpoints by name"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("backend  AWS us-east-1 (measured)").count(),
+        3,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("000000000000.control-kinesis.us-east-1.amazonaws.com answered"),
+        "{stdout}"
+    );
+    let resolved = stdout
+        .split("== what the SDK resolved")
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        !resolved.lines().any(|l| l.trim_end().ends_with(" refused")),
+        "{resolved}"
+    );
+}
