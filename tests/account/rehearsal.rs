@@ -339,40 +339,65 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
     assert!(!ok);
     assert!(err.contains("pass --yes to go on"), "{err}");
 
-    // The plan creates nothing and reads only.
-    let (ok, plan, err) = r.latlab(&user, &["plan", "demo", "--aws"]);
-    assert!(ok, "{err}");
-    assert!(
-        plan.contains(&format!(
-            "plan: demo on AWS {REGION} (your account, billed)"
-        )),
-        "{plan}"
-    );
-    assert!(plan.contains("nothing has been created"), "{plan}");
-
-    // Kinesis: every consumer kind, fan-out through the account's own endpoints, every record
-    // accounted for; the recording uploaded to S3 by the SDK's default addressing.
+    // Each lab that measures an AWS service: its plan creates nothing and reads only; its run,
+    // under a cap it stays within, measures through the SDK's own endpoints and uploads its
+    // recording to S3 by the SDK's default addressing.
     r.make_buckets();
-    let (ok, demo, err) = r.latlab(
-        &user,
-        &[
+    let buckets = ["--s3-bucket", STANDARD, "--s3-express-bucket", EXPRESS];
+    let mut reports = Vec::new();
+    for scenario in ["demo", "s3-demo", "sqs-demo"] {
+        let mut plan_args = vec!["plan", scenario, "--aws"];
+        plan_args.extend(buckets);
+        let (ok, plan, err) = r.latlab(&user, &plan_args);
+        assert!(ok, "{scenario}: {err}");
+        assert!(
+            plan.contains(&format!(
+                "plan: {scenario} on AWS {REGION} (your account, billed)"
+            )),
+            "{plan}"
+        );
+        assert!(plan.contains("nothing has been created"), "{plan}");
+        let to = format!("s3://{STANDARD}/recordings/{scenario}");
+        let mut run_args = vec![
             "run",
-            "demo",
+            scenario,
             "--aws",
             "--yes",
             "--duration",
-            "4s",
+            "3s",
             "--max-cost",
             "1",
             "--record-to",
-            &format!("s3://{STANDARD}/recordings"),
-        ],
-    );
-    assert!(ok, "{err}");
-    println!("{demo}");
-    assert!(
-        demo.contains(&format!("backend  AWS {REGION} (measured)")),
-        "{demo}"
+            &to,
+        ];
+        run_args.extend(buckets);
+        let (ok, report, err) = r.latlab(&user, &run_args);
+        assert!(ok, "{scenario}: {err}");
+        assert!(
+            report.contains(&format!("backend  AWS {REGION} (measured)")),
+            "{scenario}: {report}"
+        );
+        assert!(
+            err.contains(&format!("uploaded the recording to {to}/")),
+            "{scenario}: {err}"
+        );
+        reports.push((scenario, report));
+    }
+
+    // Kinesis: every consumer kind, fan-out through the account's own endpoints, and every
+    // record accounted for (received + lost + unread = acknowledged, none lost).
+    let demo = &reports[0].1;
+    let accounted: Vec<&str> = demo
+        .split("every record accounted for")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .skip(3)
+        .take(4)
+        .collect();
+    println!(
+        "Kinesis, every record accounted for:\n{}",
+        accounted.join("\n")
     );
     for consumer in [
         "Lambda EFO",
@@ -380,45 +405,28 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
         "get_records",
         "Lambda standard iterator",
     ] {
-        assert!(demo.contains(consumer), "{consumer}: {demo}");
+        let row = accounted
+            .iter()
+            .find(|l| l.starts_with(consumer))
+            .unwrap_or_else(|| panic!("{consumer}: {demo}"));
+        let n: Vec<u64> = row[consumer.len()..]
+            .split_whitespace()
+            .take(4)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert!(n[0] > 0 && n[1] + n[2] + n[3] == n[0] && n[2] == 0, "{row}");
     }
-    assert!(
-        err.contains(&format!(
-            "uploaded the recording to s3://{STANDARD}/recordings/"
-        )),
-        "{err}"
-    );
-
     // S3: a Standard bucket and a directory bucket, each addressed in the host.
-    let (ok, s3, err) = r.latlab(
-        &user,
-        &[
-            "run",
-            "s3-demo",
-            "--aws",
-            "--yes",
-            "--duration",
-            "3s",
-            "--s3-bucket",
-            STANDARD,
-            "--s3-express-bucket",
-            EXPRESS,
-        ],
-    );
-    assert!(ok, "{err}");
-    println!("{s3}");
+    let s3 = &reports[1].1;
     assert!(s3.contains("EXPRESS_ONEZONE  PUT"), "{s3}");
-
-    // SQS.
-    let (ok, sqs, err) = r.latlab(
-        &user,
-        &["run", "sqs-demo", "--aws", "--yes", "--duration", "3s"],
-    );
-    assert!(ok, "{err}");
-    assert!(
-        sqs.contains(&format!("backend  AWS {REGION} (measured)")),
-        "{sqs}"
-    );
+    // SQS: every message counted.
+    let sqs = &reports[2].1;
+    let counted: Vec<&str> = sqs
+        .lines()
+        .filter(|l| l.contains("every message counted"))
+        .collect();
+    println!("SQS: {counted:?}");
+    assert!(!counted.is_empty(), "{sqs}");
 
     // A cap that a few seconds pass: the run stops itself there.
     let (ok, capped, err) = r.latlab(

@@ -108,8 +108,10 @@ async fn its_limits_are_read_printed_and_enforced() {
     // What `latlab emulate --print-limits` prints, under its name, after the others.
     let sections = limits.sections();
     let names: Vec<&str> = sections.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, ["kinesis", "s3", "sqs", "echo"]);
-    assert_eq!(sections[3].1, vec![("calls_per_sec", "2".to_string())]);
+    assert_eq!(names.last(), Some(&"echo"));
+    assert!(names.starts_with(&["kinesis", "s3", "sqs"]), "{names:?}");
+    let printed = &sections.last().unwrap().1;
+    assert_eq!(printed, &vec![("calls_per_sec", "2".to_string())]);
     assert_eq!(limits.get("echo.calls_per_sec").as_deref(), Some("2"));
     // Set away from its default, it is in a run's model as the user's.
     let model = limits.model_params(&["echo"]);
