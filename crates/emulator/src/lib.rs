@@ -5,6 +5,7 @@
 //!
 //! `latlab emulate` runs it on its own; every other command embeds it on an ephemeral port.
 
+pub mod dynamodb;
 #[cfg(test)]
 mod echo_service;
 pub mod faults;

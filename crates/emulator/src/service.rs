@@ -33,6 +33,7 @@ macro_rules! for_each_service {
             kinesis: kinesis::Kinesis,
             s3: s3::S3,
             sqs: sqs::Sqs,
+            dynamodb: dynamodb::Dynamodb,
             sts: sts::Sts,
         }
     };

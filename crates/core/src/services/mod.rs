@@ -1,8 +1,9 @@
-//! The services' own vocabulary, below both the emulator and the labs: what Kinesis, S3 and SQS
-//! call their operations, each service's fault kinds (`X::faults`), S3's storage classes and its
+//! The services' own vocabulary, below both the emulator and the labs: what Kinesis, S3, SQS and
+//! DynamoDB call their operations, each service's fault kinds (`X::faults`), S3's storage classes and its
 //! directory-bucket naming rule, Kinesis's name rule. The labs also run against real AWS, where no emulator exists, so none of this belongs to
 //! the emulator; it imports nothing of latlab's.
 
+pub mod dynamodb;
 pub mod fault_kinds;
 pub mod kinesis;
 pub mod redis;
@@ -17,10 +18,17 @@ pub enum Service {
     S3,
     Redis,
     Sqs,
+    Dynamodb,
 }
 
 impl Service {
-    pub const ALL: [Service; 4] = [Service::Kinesis, Service::S3, Service::Redis, Service::Sqs];
+    pub const ALL: [Service; 5] = [
+        Service::Kinesis,
+        Service::S3,
+        Service::Redis,
+        Service::Sqs,
+        Service::Dynamodb,
+    ];
 
     /// As people write it: `Kinesis`, `S3`, `Redis`, `SQS`.
     pub fn label(self) -> &'static str {
@@ -29,6 +37,7 @@ impl Service {
             Service::S3 => "S3",
             Service::Redis => "Redis",
             Service::Sqs => "SQS",
+            Service::Dynamodb => "DynamoDB",
         }
     }
 
@@ -40,6 +49,7 @@ impl Service {
             Service::S3 => "s3",
             Service::Redis => "redis",
             Service::Sqs => "sqs",
+            Service::Dynamodb => "dynamodb",
         }
     }
 
@@ -51,6 +61,7 @@ impl Service {
             Service::S3 => s3::Op::NAMES,
             Service::Redis => &[],
             Service::Sqs => sqs::Op::NAMES,
+            Service::Dynamodb => dynamodb::Op::NAMES,
         }
     }
 
@@ -61,6 +72,7 @@ impl Service {
             Service::S3 => s3::faults::FAULTS,
             Service::Redis => redis::faults::FAULTS,
             Service::Sqs => sqs::faults::FAULTS,
+            Service::Dynamodb => dynamodb::faults::FAULTS,
         }
     }
 
@@ -89,7 +101,7 @@ impl Service {
     /// Whether the embedded emulator serves it (and so injects its faults).
     pub fn emulated(self) -> bool {
         match self {
-            Service::Kinesis | Service::S3 | Service::Sqs => true,
+            Service::Kinesis | Service::S3 | Service::Sqs | Service::Dynamodb => true,
             Service::Redis => false,
         }
     }

@@ -423,3 +423,24 @@ pub async fn tls_emulator(dir: &std::path::Path) -> Emulator {
     .await
     .expect("emulator starts")
 }
+
+/// A DynamoDB client for an emulator, with the SDK's retries off so that every answer is seen as
+/// the emulator gave it.
+pub fn dynamodb_client(url: &str) -> aws_sdk_dynamodb::Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodb::config::Region::new(REGION))
+        .credentials_provider(credentials())
+        .endpoint_url(url)
+        .retry_config(RetryConfig::disabled())
+        .http_client(http_client())
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
+}
+
+/// The emulator's stats document (`GET /_latlab/stats`).
+pub async fn raw_stats(emu: &Emulator) -> serde_json::Value {
+    let (status, body) = raw(emu, "GET", latlab_emulator::STATS_PATH, &[], b"").await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).expect("the stats document is JSON")
+}

@@ -3,6 +3,8 @@
 //! requests of every kind. They need latlab's emulator crate and the SDKs alone, not latlab.
 
 mod common;
+mod dynamodb_emulator;
+mod dynamodb_emulator;
 mod emulator_sockets;
 mod faults;
 mod hostile_s3;

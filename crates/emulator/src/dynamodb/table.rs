@@ -1,0 +1,370 @@
+//! A table as the emulator keeps it: its key schema, its items in key order, and its capacity:
+//! the table's own (provisioned units with up to `burst` of unused capacity kept, or an on-demand
+//! table's account quota) and each partition's, which a hot partition key exhausts while the
+//! table has capacity to spare. Which limit refused a call is its throttling reason, as DynamoDB
+//! names it (`TableWriteKeyRangeThroughputExceeded`, ...).
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::item::{Item, KeyType, KeyValue};
+use super::limits::DynamoLimits;
+
+/// How a table pays for its throughput.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Billing {
+    Provisioned { read: u64, write: u64 },
+    OnDemand,
+}
+
+/// Reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    Read,
+    Write,
+}
+
+impl Use {
+    fn word(self) -> &'static str {
+        match self {
+            Use::Read => "Read",
+            Use::Write => "Write",
+        }
+    }
+}
+
+/// A call refused for throughput: its reason (`TableWriteKeyRangeThroughputExceeded`) and the
+/// exception that carries it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Throttle {
+    pub reason: String,
+    pub exception: &'static str,
+    pub message: &'static str,
+}
+
+/// Capacity that refills at `rate` a second up to `cap`.
+#[derive(Clone, Debug)]
+struct Bucket {
+    tokens: f64,
+    rate: f64,
+    cap: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn new(rate: f64, cap: f64, now: Instant) -> Bucket {
+        Bucket {
+            tokens: rate.min(cap),
+            rate,
+            cap,
+            at: now,
+        }
+    }
+
+    fn refill(&mut self, now: Instant) {
+        let secs = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + secs * self.rate).min(self.cap);
+        self.at = now;
+    }
+
+    fn has(&mut self, units: f64, now: Instant) -> bool {
+        self.refill(now);
+        self.tokens + 1e-9 >= units
+    }
+
+    fn take(&mut self, units: f64) {
+        self.tokens -= units;
+    }
+}
+
+/// Units used in the current and the last whole second.
+#[derive(Clone, Debug, Default)]
+pub struct Meter {
+    second: u64,
+    now: f64,
+    last: f64,
+}
+
+impl Meter {
+    fn add(&mut self, second: u64, units: f64) {
+        self.roll(second);
+        self.now += units;
+    }
+
+    fn roll(&mut self, second: u64) {
+        if second != self.second {
+            self.last = if second == self.second + 1 {
+                self.now
+            } else {
+                0.0
+            };
+            self.now = 0.0;
+            self.second = second;
+        }
+    }
+
+    /// The units of the last whole second before `second`.
+    pub fn last(&mut self, second: u64) -> f64 {
+        self.roll(second);
+        self.last
+    }
+}
+
+/// One partition: its budget (in write units: a read unit costs a third of one) and what it used.
+#[derive(Clone, Debug)]
+pub struct Partition {
+    budget: Bucket,
+    pub read: Meter,
+    pub write: Meter,
+    pub throttled: u64,
+}
+
+/// The key schema: the partition key and the optional sort key, each with its type.
+#[derive(Clone, Debug)]
+pub struct KeySchema {
+    pub hash: (String, KeyType),
+    pub range: Option<(String, KeyType)>,
+}
+
+/// An item's key within its table.
+pub type Key = (KeyValue, Option<KeyValue>);
+
+pub struct Table {
+    pub name: String,
+    pub arn: String,
+    pub created: f64,
+    pub key: KeySchema,
+    /// As the request gave them, echoed by DescribeTable.
+    pub attribute_definitions: Value,
+    pub global_secondary_indexes: Option<Value>,
+    pub stream: Option<Value>,
+    pub billing: Billing,
+    pub tags: BTreeMap<String, String>,
+    pub items: BTreeMap<Key, Item>,
+    pub bytes: u64,
+    pub partitions: Vec<Partition>,
+    table_read: Bucket,
+    table_write: Bucket,
+    /// Throttled calls by reason.
+    pub throttles: BTreeMap<String, u64>,
+}
+
+/// The partitions a table's throughput needs (see `DynamoLimits::modelled`).
+fn partitions_for(billing: Billing, l: &DynamoLimits) -> usize {
+    let (r, w) = match billing {
+        Billing::Provisioned { read, write } => (read as f64, write as f64),
+        Billing::OnDemand => {
+            // The initial throughput is either figure, not both: its partitions are the larger.
+            let by_w = l.on_demand_initial_write_units as f64 / l.partition_write_units as f64;
+            let by_r = l.on_demand_initial_read_units as f64 / l.partition_read_units as f64;
+            return by_w.max(by_r).ceil().max(1.0) as usize;
+        }
+    };
+    (r / l.partition_read_units as f64 + w / l.partition_write_units as f64)
+        .ceil()
+        .max(1.0) as usize
+}
+
+impl Table {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        arn: String,
+        created: f64,
+        key: KeySchema,
+        attribute_definitions: Value,
+        billing: Billing,
+        limits: &DynamoLimits,
+        now: Instant,
+    ) -> Table {
+        let mut t = Table {
+            name,
+            arn,
+            created,
+            key,
+            attribute_definitions,
+            global_secondary_indexes: None,
+            stream: None,
+            billing,
+            tags: BTreeMap::new(),
+            items: BTreeMap::new(),
+            bytes: 0,
+            partitions: Vec::new(),
+            table_read: Bucket::new(0.0, 0.0, now),
+            table_write: Bucket::new(0.0, 0.0, now),
+            throttles: BTreeMap::new(),
+        };
+        t.set_billing(billing, limits, now);
+        t
+    }
+
+    /// Applies a (new) billing mode or capacity: the table's buckets follow it, and partitions
+    /// are added when it needs more (they are never merged).
+    pub fn set_billing(&mut self, billing: Billing, l: &DynamoLimits, now: Instant) {
+        self.billing = billing;
+        let burst = l.burst.as_secs_f64().max(1.0);
+        (self.table_read, self.table_write) = match billing {
+            Billing::Provisioned { read, write } => (
+                Bucket::new(read as f64, read as f64 * burst, now),
+                Bucket::new(write as f64, write as f64 * burst, now),
+            ),
+            Billing::OnDemand => (
+                Bucket::new(
+                    l.table_quota_read_units as f64,
+                    l.table_quota_read_units as f64,
+                    now,
+                ),
+                Bucket::new(
+                    l.table_quota_write_units as f64,
+                    l.table_quota_write_units as f64,
+                    now,
+                ),
+            ),
+        };
+        let want = partitions_for(billing, l).max(self.partitions.len());
+        let rate = l.partition_write_units as f64;
+        while self.partitions.len() < want {
+            self.partitions.push(Partition {
+                budget: Bucket::new(rate, rate, now),
+                read: Meter::default(),
+                write: Meter::default(),
+                throttled: 0,
+            });
+        }
+    }
+
+    /// The partition a partition key's value lives on: its MD5's first 8 bytes cut into equal
+    /// ranges.
+    pub fn partition_of(&self, pk: &KeyValue) -> usize {
+        use md5::{Digest, Md5};
+        let d = Md5::digest(pk.bytes());
+        let h = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
+        ((h as u128 * self.partitions.len() as u128) >> 64) as usize
+    }
+
+    /// Takes `units` of `what` for a call on `pk`, or says which limit refuses it.
+    pub fn admit(
+        &mut self,
+        pk: &KeyValue,
+        what: Use,
+        units: f64,
+        l: &DynamoLimits,
+        now: Instant,
+        second: u64,
+    ) -> Result<(), Throttle> {
+        let p = self.partition_of(pk);
+        let cost = match what {
+            Use::Write => units,
+            Use::Read => units * l.partition_write_units as f64 / l.partition_read_units as f64,
+        };
+        let on_demand = self.billing == Billing::OnDemand;
+        let table = match what {
+            Use::Read => &mut self.table_read,
+            Use::Write => &mut self.table_write,
+        };
+        let refused = if !table.has(units, now) {
+            Some(if on_demand {
+                (
+                    "AccountLimitExceeded",
+                    "RequestLimitExceeded",
+                    "Throughput exceeds the current throughput limit for your account.",
+                )
+            } else {
+                (
+                    "ProvisionedThroughputExceeded",
+                    "ProvisionedThroughputExceededException",
+                    "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.",
+                )
+            })
+        } else if !self.partitions[p].budget.has(cost, now) {
+            Some((
+                "KeyRangeThroughputExceeded",
+                "ProvisionedThroughputExceededException",
+                "Throughput exceeds the current capacity for one or more partitions of your table. Consider spreading the load across more partition key values.",
+            ))
+        } else {
+            None
+        };
+        if let Some((limit, exception, message)) = refused {
+            let reason = format!("Table{}{limit}", what.word());
+            *self.throttles.entry(reason.clone()).or_default() += 1;
+            self.partitions[p].throttled += 1;
+            return Err(Throttle {
+                reason,
+                exception,
+                message,
+            });
+        }
+        table.take(units);
+        let part = &mut self.partitions[p];
+        part.budget.take(cost);
+        match what {
+            Use::Read => part.read.add(second, units),
+            Use::Write => part.write.add(second, units),
+        }
+        Ok(())
+    }
+
+    /// An item's key, from an item or a `Key` map; an error says what is wrong.
+    pub fn key_of(&self, m: &Item) -> Result<Key, String> {
+        let (hn, ht) = &self.key.hash;
+        let hv = m
+            .get(hn)
+            .ok_or_else(|| format!("One of the required keys was not given a value: {hn}"))?;
+        let h = KeyValue::of(hv, *ht).map_err(|e| format!("{hn}: {e}"))?;
+        let r = match &self.key.range {
+            None => None,
+            Some((rn, rt)) => {
+                let rv = m.get(rn).ok_or_else(|| {
+                    format!("One of the required keys was not given a value: {rn}")
+                })?;
+                Some(KeyValue::of(rv, *rt).map_err(|e| format!("{rn}: {e}"))?)
+            }
+        };
+        Ok((h, r))
+    }
+
+    /// The table's description, as DescribeTable and CreateTable answer it.
+    pub fn describe(&self, status: &str) -> Value {
+        let mut schema =
+            vec![serde_json::json!({"AttributeName": self.key.hash.0, "KeyType": "HASH"})];
+        if let Some((r, _)) = &self.key.range {
+            schema.push(serde_json::json!({"AttributeName": r, "KeyType": "RANGE"}));
+        }
+        let (mode, rcu, wcu) = match self.billing {
+            Billing::Provisioned { read, write } => ("PROVISIONED", read, write),
+            Billing::OnDemand => ("PAY_PER_REQUEST", 0, 0),
+        };
+        let mut d = serde_json::json!({
+            "TableName": self.name,
+            "TableArn": self.arn,
+            "TableStatus": status,
+            "CreationDateTime": self.created,
+            "KeySchema": schema,
+            "AttributeDefinitions": self.attribute_definitions,
+            "ItemCount": self.items.len(),
+            "TableSizeBytes": self.bytes,
+            "ProvisionedThroughput": {
+                "ReadCapacityUnits": rcu,
+                "WriteCapacityUnits": wcu,
+                "NumberOfDecreasesToday": 0
+            },
+            "BillingModeSummary": { "BillingMode": mode },
+            "TableId": format!("{:032x}", md5_of(&self.arn)),
+        });
+        if let Some(g) = &self.global_secondary_indexes {
+            d["GlobalSecondaryIndexes"] = g.clone();
+        }
+        if let Some(s) = &self.stream {
+            d["StreamSpecification"] = s.clone();
+        }
+        d
+    }
+}
+
+fn md5_of(s: &str) -> u128 {
+    use md5::{Digest, Md5};
+    u128::from_be_bytes(Md5::digest(s.as_bytes()).into())
+}

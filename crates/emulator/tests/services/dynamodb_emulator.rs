@@ -1,0 +1,492 @@
+//! The emulator's DynamoDB through the real SDK: tables, items, conditions, Query, batches and
+//! their errors as the SDK's own types; and capacity: a hot partition key throttles its partition
+//! (`TableWriteKeyRangeThroughputExceeded`) while the same load spread over keys does not, and a
+//! table past its provisioned capacity says so (`TableWriteProvisionedThroughputExceeded`).
+
+use crate::common::*;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
+    ProvisionedThroughput, PutRequest, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType,
+    WriteRequest,
+};
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_string())
+}
+
+fn n(v: i64) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+/// A table keyed by `pk` (string) and `sk` (number), provisioned with `read` and `write` units.
+async fn table(c: &aws_sdk_dynamodb::Client, name: &str, read: i64, write: i64) {
+    c.create_table()
+        .table_name(name)
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("sk")
+                .attribute_type(ScalarAttributeType::N)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("sk")
+                .key_type(KeyType::Range)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::Provisioned)
+        .provisioned_throughput(
+            ProvisionedThroughput::builder()
+                .read_capacity_units(read)
+                .write_capacity_units(write)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_items_conditions_queries_and_batches_answer_as_dynamodb_does() {
+    let emu = emulator(&[]).await;
+    let c = dynamodb_client(&emu.endpoint_url());
+    table(&c, "orders", 100, 100).await;
+    let d = c
+        .describe_table()
+        .table_name("orders")
+        .send()
+        .await
+        .unwrap();
+    let t = d.table.unwrap();
+    assert_eq!(
+        t.table_status,
+        Some(aws_sdk_dynamodb::types::TableStatus::Active)
+    );
+    assert!(t.table_arn.unwrap().ends_with(":table/orders"));
+    assert_eq!(
+        c.list_tables().send().await.unwrap().table_names(),
+        ["orders"]
+    );
+    // The same name again.
+    let err = table_again(&c).await;
+    assert!(err.contains("ResourceInUseException"), "{err}");
+
+    // Put, get (strong and eventual, with the capacity each consumed), a failed condition.
+    let put = c
+        .put_item()
+        .table_name("orders")
+        .item("pk", s("user#1"))
+        .item("sk", n(1))
+        .item("total", n(10))
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.consumed_capacity.unwrap().capacity_units, Some(1.0));
+    let strong = c
+        .get_item()
+        .table_name("orders")
+        .key("pk", s("user#1"))
+        .key("sk", n(1))
+        .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(strong.item.unwrap()["total"], n(10));
+    assert_eq!(strong.consumed_capacity.unwrap().capacity_units, Some(1.0));
+    let eventual = c
+        .get_item()
+        .table_name("orders")
+        .key("pk", s("user#1"))
+        .key("sk", n(1))
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        eventual.consumed_capacity.unwrap().capacity_units,
+        Some(0.5)
+    );
+    let again = c
+        .put_item()
+        .table_name("orders")
+        .item("pk", s("user#1"))
+        .item("sk", n(1))
+        .condition_expression("attribute_not_exists(pk)")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        again
+            .as_service_error()
+            .unwrap()
+            .is_conditional_check_failed_exception(),
+        "{again:?}"
+    );
+
+    // Update: SET, ADD, REMOVE, with the new item back.
+    let updated = c
+        .update_item()
+        .table_name("orders")
+        .key("pk", s("user#1"))
+        .key("sk", n(1))
+        .update_expression("SET #s = :s ADD total :inc")
+        .expression_attribute_names("#s", "status")
+        .expression_attribute_values(":s", s("paid"))
+        .expression_attribute_values(":inc", n(5))
+        .return_values(ReturnValue::AllNew)
+        .send()
+        .await
+        .unwrap();
+    let attrs = updated.attributes.unwrap();
+    assert_eq!(attrs["total"], n(15));
+    assert_eq!(attrs["status"], s("paid"));
+
+    // Query: the partition's items in sort order, a range, and pages.
+    for sk in 2..=5 {
+        c.put_item()
+            .table_name("orders")
+            .item("pk", s("user#1"))
+            .item("sk", n(sk))
+            .send()
+            .await
+            .unwrap();
+    }
+    c.put_item()
+        .table_name("orders")
+        .item("pk", s("user#2"))
+        .item("sk", n(1))
+        .send()
+        .await
+        .unwrap();
+    let q = c
+        .query()
+        .table_name("orders")
+        .key_condition_expression("pk = :p AND sk BETWEEN :a AND :b")
+        .expression_attribute_values(":p", s("user#1"))
+        .expression_attribute_values(":a", n(2))
+        .expression_attribute_values(":b", n(4))
+        .send()
+        .await
+        .unwrap();
+    let sks: Vec<&AttributeValue> = q.items().iter().map(|i| &i["sk"]).collect();
+    assert_eq!(sks, [&n(2), &n(3), &n(4)]);
+    let page = c
+        .query()
+        .table_name("orders")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("user#1"))
+        .scan_index_forward(false)
+        .limit(2)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.count, 2);
+    assert_eq!(page.items()[0]["sk"], n(5));
+    let next = c
+        .query()
+        .table_name("orders")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("user#1"))
+        .scan_index_forward(false)
+        .set_exclusive_start_key(page.last_evaluated_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.count, 3);
+    assert_eq!(next.items()[0]["sk"], n(3));
+
+    // Batches.
+    let writes: Vec<WriteRequest> = (10..35)
+        .map(|sk| {
+            WriteRequest::builder()
+                .put_request(
+                    PutRequest::builder()
+                        .item("pk", s("batch"))
+                        .item("sk", n(sk))
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+        })
+        .collect();
+    let out = c
+        .batch_write_item()
+        .request_items("orders", writes)
+        .send()
+        .await
+        .unwrap();
+    assert!(out.unprocessed_items.unwrap_or_default().is_empty());
+    let keys = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+        .keys([("pk".to_string(), s("batch")), ("sk".to_string(), n(10))].into())
+        .keys([("pk".to_string(), s("batch")), ("sk".to_string(), n(34))].into())
+        .build()
+        .unwrap();
+    let got = c
+        .batch_get_item()
+        .request_items("orders", keys)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.responses.unwrap()["orders"].len(), 2);
+
+    // Tags, delete, and what a missing table and a wrong key say.
+    let arn = c
+        .describe_table()
+        .table_name("orders")
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap()
+        .table_arn
+        .unwrap();
+    c.tag_resource()
+        .resource_arn(&arn)
+        .tags(
+            aws_sdk_dynamodb::types::Tag::builder()
+                .key("latlab:run-id")
+                .value("r1")
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let tags = c
+        .list_tags_of_resource()
+        .resource_arn(&arn)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tags.tags()[0].key(), "latlab:run-id");
+    let wrong = c
+        .get_item()
+        .table_name("orders")
+        .key("pk", s("user#1"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        wrong.as_service_error().unwrap().meta().code(),
+        Some("ValidationException")
+    );
+    c.delete_table().table_name("orders").send().await.unwrap();
+    let gone = c
+        .describe_table()
+        .table_name("orders")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        gone.as_service_error()
+            .unwrap()
+            .is_resource_not_found_exception(),
+        "{gone:?}"
+    );
+}
+
+async fn table_again(c: &aws_sdk_dynamodb::Client) -> String {
+    let e = c
+        .create_table()
+        .table_name("orders")
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap_err();
+    format!("{:?}", e.as_service_error().unwrap())
+}
+
+/// Writes `count` items in batches of 25 with the clock stopped (no capacity refills): their
+/// partition keys from `key(i)`. Returns how many were left unprocessed.
+async fn burst(
+    c: &aws_sdk_dynamodb::Client,
+    name: &str,
+    count: i64,
+    key: impl Fn(i64) -> String,
+) -> usize {
+    let mut unprocessed = 0;
+    for start in (0..count).step_by(25) {
+        let writes: Vec<WriteRequest> = (start..(start + 25).min(count))
+            .map(|i| {
+                WriteRequest::builder()
+                    .put_request(
+                        PutRequest::builder()
+                            .item("pk", s(&key(i)))
+                            .item("sk", n(i))
+                            .build()
+                            .unwrap(),
+                    )
+                    .build()
+            })
+            .collect();
+        match c
+            .batch_write_item()
+            .request_items(name, writes)
+            .send()
+            .await
+        {
+            Ok(out) => {
+                unprocessed += out
+                    .unprocessed_items
+                    .unwrap_or_default()
+                    .get(name)
+                    .map_or(0, Vec::len)
+            }
+            // Every entry refused: the call itself is throttled.
+            Err(e) => {
+                let e = e.into_service_error();
+                assert!(e.is_provisioned_throughput_exceeded_exception(), "{e:?}");
+                unprocessed += 25;
+            }
+        }
+    }
+    unprocessed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hot_key_throttles_its_partition_while_the_same_load_spread_over_keys_does_not() {
+    let emu = emulator(&[]).await;
+    emu.freeze_clock();
+    let c = dynamodb_client(&emu.endpoint_url());
+    // 4,000 write units: 5 partitions (4,000/1,000 + 1/3,000, rounded up).
+    table(&c, "spread", 1, 4000).await;
+    table(&c, "hot", 1, 4000).await;
+    let spread = burst(&c, "spread", 1500, |i| format!("user#{i}")).await;
+    let hot = burst(&c, "hot", 1500, |_| "user#celebrity".into()).await;
+    println!("1,500 writes in one instant: spread over keys {spread} unprocessed, one key {hot}");
+    assert_eq!(spread, 0);
+    // The hot key's partition serves 1,000 write units a second; the table had 4,000.
+    assert_eq!(hot, 500);
+
+    // The reason, on a single write: the partition's, not the table's.
+    let err = c
+        .put_item()
+        .table_name("hot")
+        .item("pk", s("user#celebrity"))
+        .item("sk", n(-1))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let aws_sdk_dynamodb::operation::put_item::PutItemError::ProvisionedThroughputExceededException(
+        t,
+    ) = &err
+    else {
+        panic!("{err:?}");
+    };
+    let reasons = t.throttling_reasons();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(
+        reasons[0].reason(),
+        Some("TableWriteKeyRangeThroughputExceeded")
+    );
+    assert!(reasons[0].resource().unwrap().ends_with(":table/hot"));
+
+    // The stats: one partition hot, the table far below its capacity.
+    let stats = raw_stats(&emu).await;
+    let hot_table = stats["dynamodb"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == "hot")
+        .unwrap()
+        .clone();
+    let throttled: Vec<u64> = hot_table["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["throttled"].as_u64().unwrap())
+        .collect();
+    println!(
+        "hot table's partitions, throttled calls: {throttled:?}; throttles: {}",
+        hot_table["throttles"]
+    );
+    assert_eq!(throttled.len(), 5);
+    assert_eq!(
+        throttled.iter().filter(|t| **t > 0).count(),
+        1,
+        "{throttled:?}"
+    );
+    assert_eq!(
+        hot_table["throttles"]["TableWriteKeyRangeThroughputExceeded"],
+        501
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_past_its_provisioned_capacity_is_throttled_for_the_table() {
+    let emu = emulator(&[]).await;
+    emu.freeze_clock();
+    let c = dynamodb_client(&emu.endpoint_url());
+    table(&c, "small", 5, 10).await;
+    for i in 0..10 {
+        c.put_item()
+            .table_name("small")
+            .item("pk", s(&format!("k{i}")))
+            .item("sk", n(i))
+            .send()
+            .await
+            .unwrap();
+    }
+    let err = c
+        .put_item()
+        .table_name("small")
+        .item("pk", s("k10"))
+        .item("sk", n(10))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let aws_sdk_dynamodb::operation::put_item::PutItemError::ProvisionedThroughputExceededException(
+        t,
+    ) = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(
+        t.throttling_reasons()[0].reason(),
+        Some("TableWriteProvisionedThroughputExceeded")
+    );
+    // Capacity comes back with time: a second later the table takes 10 writes again.
+    emu.advance_clock(std::time::Duration::from_secs(1));
+    c.put_item()
+        .table_name("small")
+        .item("pk", s("k10"))
+        .item("sk", n(10))
+        .send()
+        .await
+        .unwrap();
+}
