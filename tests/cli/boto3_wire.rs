@@ -44,6 +44,22 @@ fn boto3_queues_sends_receives_and_meets_sqs_quotas() {
     assert!(stdout.ends_with("boto3: all checks passed\n"));
 }
 
+/// The emulator's DynamoDB through boto3: tables, items, conditions, Query, batches, and a
+/// throttle's `ThrottlingReasons` as botocore parses them.
+#[test]
+fn boto3_tables_items_and_throttling_reasons() {
+    common::require_boto3();
+    let (_guard, url) = common::emulate(&[]);
+    let stdout = boto3("boto3_dynamodb.py", &url);
+    assert!(stdout.contains("ok: a 2 KB item costs 2 write units"));
+    assert!(
+        stdout.contains(
+            "ok: ThrottlingReasons: [{'reason': 'TableWriteProvisionedThroughputExceeded'"
+        )
+    );
+    assert!(stdout.ends_with("boto3: all checks passed\n"));
+}
+
 /// Runs `tests/python/SCRIPT` against the endpoint at `url`; its output, once every check passed.
 fn boto3(script: &str, url: &str) -> String {
     let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));

@@ -284,13 +284,13 @@ fn the_help_names_every_service_the_emulator_serves() {
     let first = help.lines().next().unwrap();
     assert_eq!(
         first,
-        "Run the local cloud on its own: Kinesis, S3 and SQS for any SDK, boto3 or the aws CLI"
+        "Run the local cloud on its own: Kinesis, S3, SQS and DynamoDB for any SDK, boto3 or the aws CLI"
     );
     let (ok, top, _) = latlab(&["--help"]);
     assert!(ok);
     assert!(
-        top.lines()
-            .any(|l| l.trim_start().starts_with("emulate") && l.contains("Kinesis, S3 and SQS")),
+        top.lines().any(|l| l.trim_start().starts_with("emulate")
+            && l.contains("Kinesis, S3, SQS and DynamoDB")),
         "{top}"
     );
 }

@@ -7,7 +7,7 @@
 //! as DynamoDB sends them, throttles with their `ThrottlingReasons`.
 //!
 //! `limits.rs` its limits with their sources, `profile.rs` its latency legs, `item.rs` items, keys
-//! and sizes, `table.rs` a table's capacity and partitions, `ops.rs` the operations.
+//! and sizes, `table.rs` a table's capacity and partitions, `ops/` the operations (tables, items, expressions).
 
 mod item;
 pub mod limits;

@@ -4,7 +4,6 @@
 
 mod common;
 mod dynamodb_emulator;
-mod dynamodb_emulator;
 mod emulator_sockets;
 mod faults;
 mod hostile_s3;

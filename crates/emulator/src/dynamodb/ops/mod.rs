@@ -1,0 +1,187 @@
+//! DynamoDB's operations: tables (`tables.rs`), items, Query and batches (`items.rs`), and the
+//! expressions they take as far as the emulator reads them (`expr.rs`: a condition of
+//! `attribute_exists`, `attribute_not_exists`, `=` and `<>` joined by AND; a key condition on the
+//! partition key with an optional sort-key comparison, BETWEEN or begins_with; an update of SET,
+//! REMOVE and ADD). Anything else in an expression is a ValidationException that says the
+//! emulator does not read it. Tables are ACTIVE as soon as they are made.
+
+mod expr;
+mod items;
+mod tables;
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{Map, Value, json};
+
+use super::item::{Item, KeyValue, check_value, item_size};
+use super::table::{Key, Table, Throttle, Use};
+use super::{DynamoError, DynamoResult, Dynamodb};
+use latlab_core::services::dynamodb::Op;
+
+type Args = Map<String, Value>;
+
+pub(super) fn s<'a>(a: &'a Args, k: &str) -> Option<&'a str> {
+    a.get(k).and_then(Value::as_str)
+}
+
+pub(super) fn required<'a>(a: &'a Args, k: &str) -> DynamoResult<&'a str> {
+    s(a, k).ok_or_else(|| {
+        DynamoError::validation(format!(
+            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
+            lower_first(k)
+        ))
+    })
+}
+
+pub(super) fn lower_first(k: &str) -> String {
+    let mut c = k.chars();
+    c.next()
+        .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+pub(super) fn object<'a>(a: &'a Args, k: &str) -> DynamoResult<&'a Map<String, Value>> {
+    a.get(k).and_then(Value::as_object).ok_or_else(|| {
+        DynamoError::validation(format!(
+            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
+            lower_first(k)
+        ))
+    })
+}
+
+pub(super) fn check_item(item: &Item) -> DynamoResult<()> {
+    for (name, v) in item {
+        check_value(v).map_err(|e| {
+            DynamoError::validation(format!(
+                "One or more parameter values were invalid: {name}: {e}"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// `ConsumedCapacity` as a call with `ReturnConsumedCapacity` TOTAL or INDEXES gets it.
+pub(super) fn consumed(a: &Args, table: &str, what: Use, units: f64) -> Option<Value> {
+    let mode = s(a, "ReturnConsumedCapacity").unwrap_or("NONE");
+    if mode == "NONE" {
+        return None;
+    }
+    let mut c = json!({ "TableName": table, "CapacityUnits": units });
+    match what {
+        Use::Read => c["ReadCapacityUnits"] = json!(units),
+        Use::Write => c["WriteCapacityUnits"] = json!(units),
+    }
+    if mode == "INDEXES" {
+        c["Table"] = json!({ "CapacityUnits": units });
+    }
+    Some(c)
+}
+impl Dynamodb {
+    /// Answers one call.
+    pub(super) fn handle(&self, op: Op, body: &[u8], region: &str) -> DynamoResult<Value> {
+        let args: Args = match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(m)) => m,
+            _ => {
+                return Err(DynamoError::of(
+                    400,
+                    "SerializationException",
+                    "the request body is not a JSON object",
+                ));
+            }
+        };
+        match op {
+            Op::CreateTable => self.create_table(&args, region),
+            Op::DescribeTable => {
+                let name = required(&args, "TableName")?;
+                self.with_table(name, |t| Ok(json!({ "Table": t.describe("ACTIVE") })))
+            }
+            Op::UpdateTable => self.update_table(&args),
+            Op::DeleteTable => {
+                let name = required(&args, "TableName")?;
+                let t = self
+                    .tables
+                    .lock()
+                    .remove(name)
+                    .ok_or_else(|| not_found(name))?;
+                Ok(json!({ "TableDescription": t.describe("DELETING") }))
+            }
+            Op::ListTables => Ok(self.list_tables(&args)),
+            Op::TagResource | Op::UntagResource | Op::ListTagsOfResource => self.tags(op, &args),
+            Op::PutItem => self.put_item(&args),
+            Op::GetItem => self.get_item(&args),
+            Op::UpdateItem => self.update_item(&args),
+            Op::DeleteItem => self.delete_item(&args),
+            Op::Query => self.query(&args),
+            Op::BatchWriteItem => self.batch_write(&args),
+            Op::BatchGetItem => self.batch_get(&args),
+        }
+    }
+
+    pub(super) fn with_table<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut Table) -> DynamoResult<T>,
+    ) -> DynamoResult<T> {
+        let mut tables = self.tables.lock();
+        let t = tables.get_mut(name).ok_or_else(|| not_found(name))?;
+        f(t)
+    }
+
+    /// Takes capacity for a call, or turns the throttle into the error DynamoDB sends.
+    pub(super) fn admit(
+        &self,
+        t: &mut Table,
+        pk: &KeyValue,
+        what: Use,
+        units: f64,
+    ) -> DynamoResult<()> {
+        let now = self.clock.now();
+        let second = self.second();
+        t.admit(pk, what, units, &self.limits, now, second)
+            .map_err(|th| self.throttled(th, &t.arn))
+    }
+
+    pub(super) fn throttled(&self, th: Throttle, arn: &str) -> DynamoError {
+        self.throttled.fetch_add(1, Ordering::Relaxed);
+        DynamoError {
+            status: 400,
+            kind: th.exception,
+            message: th.message.to_string(),
+            reasons: vec![(th.reason, arn.to_string())],
+        }
+    }
+}
+
+pub(super) fn not_found(name: &str) -> DynamoError {
+    DynamoError::not_found(format!(
+        "Requested resource not found: Table: {name} not found"
+    ))
+}
+/// A key given alone (GetItem, DeleteItem, ...): exactly the table's key attributes.
+pub(super) fn key_only(t: &Table, m: &Map<String, Value>) -> DynamoResult<Key> {
+    let expected = 1 + usize::from(t.key.range.is_some());
+    if m.len() != expected {
+        return Err(DynamoError::validation(
+            "The provided key element does not match the schema",
+        ));
+    }
+    t.key_of(m)
+        .map_err(|_| DynamoError::validation("The provided key element does not match the schema"))
+}
+
+/// A key as an answer writes it (`LastEvaluatedKey`).
+pub(super) fn key_value(t: &Table, k: &Key) -> Value {
+    let mut m = Map::new();
+    m.insert(t.key.hash.0.clone(), k.0.to_value());
+    if let (Some((rn, _)), Some(rv)) = (&t.key.range, &k.1) {
+        m.insert(rn.clone(), rv.to_value());
+    }
+    Value::Object(m)
+}
+
+/// Stores an item of `size` bytes under `key`; the item it replaced.
+pub(super) fn put(t: &mut Table, key: Key, item: Item, size: u64) -> Option<Item> {
+    let old = t.items.insert(key, item);
+    t.bytes = t.bytes + size - old.as_ref().map_or(0, item_size).min(t.bytes + size);
+    old
+}
