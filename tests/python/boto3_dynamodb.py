@@ -48,6 +48,7 @@ def main(endpoint):
             {"AttributeName": "sk", "KeyType": "RANGE"},
         ],
         BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
         Tags=[{"Key": "latlab:run-id", "Value": "boto3"}],
     )
     desc = db.describe_table(TableName="boto3-orders")["Table"]
@@ -107,6 +108,31 @@ def main(endpoint):
         ExpressionAttributeValues={":p": {"S": "u#1"}, ":s": {"N": "8"}},
     )
     check([i["sk"]["N"] for i in q["Items"]] == ["9", "10", "11"], "Query orders numbers by value")
+    # The table's changes, through DynamoDB Streams' own client.
+    streams = boto3.client(
+        "dynamodbstreams",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="AKIDTEST",
+        aws_secret_access_key="secret",
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}),
+    )
+    arn = db.describe_table(TableName="boto3-orders")["Table"]["LatestStreamArn"]
+    listed = streams.list_streams(TableName="boto3-orders")["Streams"]
+    check([x["StreamArn"] for x in listed] == [arn], "ListStreams names the table's stream")
+    events = []
+    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+        it = streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+        events += streams.get_records(ShardIterator=it)["Records"]
+    names = sorted(e["eventName"] for e in events)
+    check(names.count("INSERT") == 11 and names.count("MODIFY") == 1, f"stream records: {len(events)}")
+    modify = next(e for e in events if e["eventName"] == "MODIFY")["dynamodb"]
+    check(
+        "body" in modify["OldImage"] and modify["NewImage"]["name"]["S"] == "first",
+        "a MODIFY carries the old and the new image",
+    )
     missing = error_of(lambda: db.describe_table(TableName="no-such-table"))
     check(
         missing and missing["Error"]["Code"] == "ResourceNotFoundException",

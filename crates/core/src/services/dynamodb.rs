@@ -19,16 +19,36 @@ super::operations! {
         Query,
         BatchWriteItem,
         BatchGetItem,
+        ListStreams,
+        DescribeStream,
+        GetShardIterator,
+        GetRecords,
     }
 }
 
 /// The `x-amz-target` prefix of every DynamoDB operation (`DynamoDB_20120810.PutItem`).
 pub const TARGET_PREFIX: &str = "DynamoDB_20120810.";
 
+/// The prefix of DynamoDB Streams' operations (`DynamoDBStreams_20120810.GetRecords`): the
+/// table's change stream, served beside its table.
+pub const STREAMS_TARGET_PREFIX: &str = "DynamoDBStreams_20120810.";
+
 impl Op {
     /// The operation an `x-amz-target` header names.
     pub fn of_target(target: &str) -> Option<Op> {
-        target.strip_prefix(TARGET_PREFIX).and_then(Op::parse)
+        let (streams, name) = match target.strip_prefix(STREAMS_TARGET_PREFIX) {
+            Some(name) => (true, name),
+            None => (false, target.strip_prefix(TARGET_PREFIX)?),
+        };
+        Op::parse(name).filter(|op| op.of_streams() == streams)
+    }
+
+    /// Whether DynamoDB Streams answers it (under its own prefix), not DynamoDB.
+    pub fn of_streams(self) -> bool {
+        matches!(
+            self,
+            Op::ListStreams | Op::DescribeStream | Op::GetShardIterator | Op::GetRecords
+        )
     }
 
     /// The IAM action that allows it: DynamoDB names each action after its operation.
@@ -46,6 +66,10 @@ impl Op {
                 | Op::GetItem
                 | Op::Query
                 | Op::BatchGetItem
+                | Op::ListStreams
+                | Op::DescribeStream
+                | Op::GetShardIterator
+                | Op::GetRecords
         )
     }
 
@@ -89,38 +113,23 @@ mod tests {
             Some(Op::PutItem)
         );
         assert_eq!(Op::of_target("AmazonSQS.SendMessage"), None);
+        assert_eq!(
+            Op::of_target("DynamoDBStreams_20120810.GetRecords"),
+            Some(Op::GetRecords)
+        );
+        assert_eq!(Op::of_target("DynamoDB_20120810.GetRecords"), None);
         assert_eq!(Op::BatchWriteItem.iam_action(), "dynamodb:BatchWriteItem");
         assert!(Op::Query.read_only() && !Op::PutItem.read_only());
     }
 }
 
-/// The faults the emulator injects into DynamoDB (`--fault dynamodb.KIND`, `[[faults]]`, the
-/// TUI's menu), in the order they are listed.
+/// The faults the emulator injects into DynamoDB: none yet. Its request path takes the faults
+/// every JSON-protocol service does (resets, 500s, 503s, spikes) as soon as kinds are declared
+/// here; they come with the DynamoDB lab, whose runs fire them (the soak run checks that every
+/// declared kind fires).
 pub mod faults {
-    use std::time::Duration;
+    use crate::services::fault_kinds::KindInfo;
 
-    use crate::services::Service;
-    use crate::services::fault_kinds::{Effect, KindInfo, declare};
-
-    declare! { Service::Dynamodb;
-        /// The connection is reset before a DynamoDB request is served: nothing happened.
-        RESET = KindInfo::hits(
-            "dynamodb.reset",
-            "connection reset before a DynamoDB request is served",
-            Effect::ResetBefore,
-        );
-        /// 500 InternalServerError from DynamoDB.
-        INTERNAL_ERROR = KindInfo::hits(
-            "dynamodb.internal-error",
-            "500 InternalServerError from DynamoDB",
-            Effect::InternalError,
-        );
-        /// Every DynamoDB request waits the fault's delay more, for its duration.
-        LATENCY_SPIKE = KindInfo::lasting(
-            "dynamodb.latency-spike",
-            "every DynamoDB request delayed",
-            Effect::Spike,
-            Duration::from_secs(5),
-        );
-    }
+    /// Every fault kind of the service, in the order they are listed.
+    pub const FAULTS: &[KindInfo] = &[];
 }

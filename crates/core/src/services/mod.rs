@@ -76,7 +76,7 @@ impl Service {
         }
     }
 
-    /// The services the embedded emulator serves, as a phrase: `Kinesis, S3 and SQS`.
+    /// The services the embedded emulator serves, as a phrase: `Kinesis, S3, SQS and DynamoDB`.
     pub fn emulated_list() -> String {
         Service::phrase(true)
     }

@@ -40,6 +40,11 @@ pub struct DynamoLimits {
     pub batch_write_max: u32,
     /// BatchGetItem's keys (BatchGetItem API reference: "as many as 100 items").
     pub batch_get_max: u32,
+    /// Readers of one stream shard at once (Streams.html: "No more than two processes at most
+    /// should be reading from the same streams shard at the same time. Having more than two
+    /// readers per shard can result in throttling."): a reader is an iterator's lineage that read
+    /// the shard within the last second.
+    pub stream_readers_per_shard: u32,
 }
 
 impl Default for DynamoLimits {
@@ -55,6 +60,7 @@ impl Default for DynamoLimits {
             max_item_bytes: 400 * 1024,
             batch_write_max: 25,
             batch_get_max: 100,
+            stream_readers_per_shard: 2,
         }
     }
 }
@@ -72,6 +78,7 @@ pub struct DynamoLimitsSpec {
     max_item_bytes: Option<Bytes>,
     batch_write_max: Option<u32>,
     batch_get_max: Option<u32>,
+    stream_readers_per_shard: Option<u32>,
 }
 
 impl ServiceLimits for DynamoLimits {
@@ -82,7 +89,7 @@ impl ServiceLimits for DynamoLimits {
         crate::limits::apply!(l, spec;
             plain: partition_read_units, partition_write_units, on_demand_initial_write_units,
                 on_demand_initial_read_units, table_quota_read_units, table_quota_write_units,
-                batch_write_max, batch_get_max;
+                batch_write_max, batch_get_max, stream_readers_per_shard;
             wrapped: burst, max_item_bytes);
         for (key, v) in [
             ("partition_read_units", l.partition_read_units),
@@ -99,6 +106,7 @@ impl ServiceLimits for DynamoLimits {
             ("table_quota_write_units", l.table_quota_write_units),
             ("batch_write_max", l.batch_write_max),
             ("batch_get_max", l.batch_get_max),
+            ("stream_readers_per_shard", l.stream_readers_per_shard),
         ] {
             if v == 0 {
                 bail!("dynamodb.{key} must be greater than 0");
@@ -140,6 +148,10 @@ impl ServiceLimits for DynamoLimits {
             ("max_item_bytes", self.max_item_bytes.to_string()),
             ("batch_write_max", self.batch_write_max.to_string()),
             ("batch_get_max", self.batch_get_max.to_string()),
+            (
+                "stream_readers_per_shard",
+                self.stream_readers_per_shard.to_string(),
+            ),
         ]
     }
 
@@ -176,6 +188,13 @@ impl ServiceLimits for DynamoLimits {
                  capacity \"instantly\" (bp-partition-key-design), never past the per-partition \
                  limit; splitting a partition for heat, and how fast, is not published and is \
                  not modelled",
+            ),
+            assume(
+                "dynamodb.stream_shards",
+                "one shard per partition; a third reader's GetRecords gets LimitExceededException",
+                "DynamoDB Streams does not publish how shards map to partitions nor the error a \
+                 third reader of a shard gets; one shard per partition is what its shards' count \
+                 follows in practice, and LimitExceededException is the API's error for a rate",
             ),
             assume(
                 "dynamodb.throttle_exception",

@@ -13,6 +13,7 @@ mod item;
 pub mod limits;
 mod ops;
 pub mod profile;
+mod streams;
 mod table;
 
 use std::collections::BTreeMap;
@@ -24,7 +25,7 @@ use parking_lot::{Mutex, RwLock};
 use crate::json_protocol::{self, JsonCall, Refused};
 use crate::service::{Answer, Claim, Cx, Service};
 use crate::time::ServiceClock;
-use latlab_core::services::dynamodb::{Op, TARGET_PREFIX};
+use latlab_core::services::dynamodb::{Op, STREAMS_TARGET_PREFIX, TARGET_PREFIX};
 
 pub use limits::DynamoLimits;
 pub use profile::DynamoProfile;
@@ -95,6 +96,8 @@ pub struct Dynamodb {
     tables: Mutex<BTreeMap<String, table::Table>>,
     calls: AtomicU64,
     throttled: AtomicU64,
+    /// The last stream record's sequence number.
+    seq: AtomicU64,
 }
 
 impl Service for Dynamodb {
@@ -112,11 +115,14 @@ impl Service for Dynamodb {
             tables: Mutex::new(BTreeMap::new()),
             calls: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
+            seq: AtomicU64::new(0),
         }
     }
 
     fn claims(request: &Claim) -> bool {
-        request.target.is_some_and(|t| t.starts_with(TARGET_PREFIX))
+        request
+            .target
+            .is_some_and(|t| t.starts_with(TARGET_PREFIX) || t.starts_with(STREAMS_TARGET_PREFIX))
     }
 
     fn serve<'a>(
@@ -198,9 +204,19 @@ async fn serve(
     cx: Cx<'_>,
     req: http::Request<hyper::body::Incoming>,
 ) -> http::Response<crate::Body> {
+    let streams = req
+        .headers()
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with(STREAMS_TARGET_PREFIX));
+    let prefix = if streams {
+        STREAMS_TARGET_PREFIX
+    } else {
+        TARGET_PREFIX
+    };
     let JsonCall {
         op, region, body, ..
-    } = match json_protocol::read(req, TARGET_PREFIX, &cx).await {
+    } = match json_protocol::read(req, prefix, &cx).await {
         Ok(call) => call,
         Err(Refused::Lacking) => return crate::lacking_answer(),
         Err(Refused::NotPost(method, target)) => {
@@ -214,7 +230,7 @@ async fn serve(
             return answer_error(&DynamoError::of(413, "SerializationException", why));
         }
     };
-    let Some(operation) = Op::parse(&op) else {
+    let Some(operation) = Op::parse(&op).filter(|o| o.of_streams() == streams) else {
         return answer_error(&DynamoError::of(
             400,
             "UnknownOperationException",
@@ -232,7 +248,7 @@ async fn serve(
     let leg = {
         let p = db.profile.read();
         match operation {
-            Op::GetItem | Op::Query | Op::BatchGetItem => p.read.clone(),
+            Op::GetItem | Op::Query | Op::BatchGetItem | Op::GetRecords => p.read.clone(),
             Op::PutItem | Op::UpdateItem | Op::DeleteItem | Op::BatchWriteItem => p.write.clone(),
             _ => p.other.clone(),
         }

@@ -139,7 +139,8 @@ pub struct Table {
     /// As the request gave them, echoed by DescribeTable.
     pub attribute_definitions: Value,
     pub global_secondary_indexes: Option<Value>,
-    pub stream: Option<Value>,
+    /// Its change stream, while enabled (and after, until its records age out).
+    pub stream: Option<super::streams::Stream>,
     pub billing: Billing,
     pub tags: BTreeMap<String, String>,
     pub items: BTreeMap<Key, Item>,
@@ -232,6 +233,9 @@ impl Table {
                 write: Meter::default(),
                 throttled: 0,
             });
+        }
+        if let Some(st) = &mut self.stream {
+            st.grow(self.partitions.len());
         }
     }
 
@@ -357,8 +361,13 @@ impl Table {
         if let Some(g) = &self.global_secondary_indexes {
             d["GlobalSecondaryIndexes"] = g.clone();
         }
-        if let Some(s) = &self.stream {
-            d["StreamSpecification"] = s.clone();
+        if let Some(st) = &self.stream {
+            d["StreamSpecification"] =
+                serde_json::json!({"StreamEnabled": st.enabled, "StreamViewType": st.view_name()});
+            if st.enabled {
+                d["LatestStreamArn"] = serde_json::json!(st.arn);
+                d["LatestStreamLabel"] = serde_json::json!(st.label);
+            }
         }
         d
     }

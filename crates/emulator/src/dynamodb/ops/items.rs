@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::super::item::{Item, item_size, read_units, write_units};
 use super::super::table::{Key, Use};
 use super::expr::{Exprs, KeyCondition, apply_update, check_condition};
-use super::{Args, check_item, consumed, key_only, key_value, not_found, object, put, required, s};
+use super::{Args, check_item, consumed, key_only, key_value, not_found, object, required, s};
 use crate::dynamodb::{DynamoError, DynamoResult, Dynamodb};
 
 impl Dynamodb {
@@ -31,7 +31,7 @@ impl Dynamodb {
             let units = write_units(size.max(old.map_or(0, item_size)));
             self.admit(t, &key.0, Use::Write, units)?;
             check_condition(a, &exprs, t.items.get(&key))?;
-            let old = put(t, key, item, size);
+            let old = self.store(t, key, item, size);
             let mut out = json!({});
             if s(a, "ReturnValues") == Some("ALL_OLD")
                 && let Some(o) = old
@@ -86,7 +86,7 @@ impl Dynamodb {
             let units = write_units(size.max(old.as_ref().map_or(0, item_size)));
             self.admit(t, &key.0, Use::Write, units)?;
             check_condition(a, &exprs, old.as_ref())?;
-            put(t, key, new.clone(), size);
+            self.store(t, key, new.clone(), size);
             let mut out = json!({});
             match s(a, "ReturnValues").unwrap_or("NONE") {
                 "ALL_NEW" => out["Attributes"] = Value::Object(new),
@@ -113,10 +113,7 @@ impl Dynamodb {
             let units = write_units(t.items.get(&key).map_or(0, item_size));
             self.admit(t, &key.0, Use::Write, units)?;
             check_condition(a, &exprs, t.items.get(&key))?;
-            let old = t.items.remove(&key);
-            if let Some(o) = &old {
-                t.bytes = t.bytes.saturating_sub(item_size(o));
-            }
+            let old = self.remove(t, &key);
             let mut out = json!({});
             if s(a, "ReturnValues") == Some("ALL_OLD")
                 && let Some(o) = old
@@ -247,11 +244,9 @@ impl Dynamodb {
                         done += 1;
                         units_total += units;
                         if delete {
-                            if let Some(o) = t.items.remove(&key) {
-                                t.bytes = t.bytes.saturating_sub(item_size(&o));
-                            }
+                            self.remove(t, &key);
                         } else {
-                            put(t, key, item, size);
+                            self.store(t, key, item, size);
                         }
                     }
                     Err(err) => {

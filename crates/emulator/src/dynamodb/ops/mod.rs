@@ -7,6 +7,7 @@
 
 mod expr;
 mod items;
+mod streams;
 mod tables;
 
 use std::sync::atomic::Ordering;
@@ -114,6 +115,10 @@ impl Dynamodb {
             Op::Query => self.query(&args),
             Op::BatchWriteItem => self.batch_write(&args),
             Op::BatchGetItem => self.batch_get(&args),
+            Op::ListStreams => Ok(self.list_streams(&args)),
+            Op::DescribeStream => self.describe_stream(&args),
+            Op::GetShardIterator => self.get_shard_iterator(&args),
+            Op::GetRecords => self.get_records(&args),
         }
     }
 
@@ -139,6 +144,42 @@ impl Dynamodb {
         let second = self.second();
         t.admit(pk, what, units, &self.limits, now, second)
             .map_err(|th| self.throttled(th, &t.arn))
+    }
+
+    /// Stores an item of `size` bytes under `key`, and its change on the table's stream; the
+    /// item it replaced.
+    pub(super) fn store(&self, t: &mut Table, key: Key, item: Item, size: u64) -> Option<Item> {
+        let old = t.items.insert(key.clone(), item);
+        t.bytes = (t.bytes + size).saturating_sub(old.as_ref().map_or(0, item_size));
+        let new = t.items.get(&key).cloned();
+        self.changed(t, &key, old.as_ref(), new.as_ref());
+        old
+    }
+
+    /// Removes the item under `key`, and records its removal on the table's stream.
+    pub(super) fn remove(&self, t: &mut Table, key: &Key) -> Option<Item> {
+        let old = t.items.remove(key);
+        if let Some(o) = &old {
+            t.bytes = t.bytes.saturating_sub(item_size(o));
+            self.changed(t, key, Some(o), None);
+        }
+        old
+    }
+
+    /// A change of the item under `key` on the table's stream, if it has one.
+    fn changed(&self, t: &mut Table, key: &Key, old: Option<&Item>, new: Option<&Item>) {
+        if t.stream.is_none() {
+            return;
+        }
+        let partition = t.partition_of(&key.0);
+        let keys = key_value(t, key);
+        let region = t.arn.split(':').nth(3).unwrap_or("us-east-1").to_string();
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
+        let delay = self.profile.read().stream_visibility.sample();
+        let now = self.clock.now();
+        if let Some(stream) = &mut t.stream {
+            stream.record(partition, seq, keys, old, new, &region, now, delay);
+        }
     }
 
     pub(super) fn throttled(&self, th: Throttle, arn: &str) -> DynamoError {
@@ -177,11 +218,4 @@ pub(super) fn key_value(t: &Table, k: &Key) -> Value {
         m.insert(rn.clone(), rv.to_value());
     }
     Value::Object(m)
-}
-
-/// Stores an item of `size` bytes under `key`; the item it replaced.
-pub(super) fn put(t: &mut Table, key: Key, item: Item, size: u64) -> Option<Item> {
-    let old = t.items.insert(key, item);
-    t.bytes = t.bytes + size - old.as_ref().map_or(0, item_size).min(t.bytes + size);
-    old
 }

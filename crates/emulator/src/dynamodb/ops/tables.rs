@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::super::item::KeyType;
+use super::super::streams::{Stream, View};
 use super::super::table::{Billing, KeySchema, Table};
 use super::{Args, required, s};
 use crate::dynamodb::{DynamoError, DynamoResult, Dynamodb};
@@ -86,7 +87,9 @@ impl Dynamodb {
                 .collect();
             t.global_secondary_indexes = Some(Value::Array(described));
         }
-        t.stream = a.get("StreamSpecification").cloned();
+        if let Some(spec) = a.get("StreamSpecification") {
+            set_stream(&mut t, spec, created)?;
+        }
         for tag in a
             .get("Tags")
             .and_then(Value::as_array)
@@ -114,7 +117,8 @@ impl Dynamodb {
                 t.set_billing(billing, &self.limits, now);
             }
             if let Some(spec) = a.get("StreamSpecification") {
-                t.stream = Some(spec.clone());
+                let now = latlab_core::clock::now_micros() as f64 / 1e6;
+                set_stream(t, spec, now)?;
             }
             Ok(json!({ "TableDescription": t.describe("ACTIVE") }))
         })
@@ -227,4 +231,33 @@ fn billing_of(a: &Args, current: Option<Billing>) -> DynamoResult<Billing> {
             "1 validation error detected: Value '{other}' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"
         ))),
     }
+}
+
+/// Applies a StreamSpecification: enabling makes a new stream (its label the time), disabling
+/// keeps the old one readable until its records age out.
+fn set_stream(t: &mut Table, spec: &Value, now: f64) -> DynamoResult<()> {
+    let enabled = spec.get("StreamEnabled").and_then(Value::as_bool) == Some(true);
+    if !enabled {
+        if let Some(st) = &mut t.stream {
+            st.enabled = false;
+        }
+        return Ok(());
+    }
+    let view = spec
+        .get("StreamViewType")
+        .and_then(Value::as_str)
+        .and_then(View::parse)
+        .ok_or_else(|| {
+            DynamoError::validation(
+                "One or more parameter values were invalid: StreamViewType is KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES when StreamEnabled is true",
+            )
+        })?;
+    if t.stream.as_ref().is_some_and(|s| s.enabled) {
+        return Err(DynamoError::validation(format!(
+            "Table already has an enabled stream: {}",
+            t.name
+        )));
+    }
+    t.stream = Some(Stream::new(&t.arn, view, now, t.partitions.len()));
+    Ok(())
 }
