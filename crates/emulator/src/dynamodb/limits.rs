@@ -28,6 +28,10 @@ pub struct DynamoLimits {
     /// a linear combination of both").
     pub on_demand_initial_write_units: u32,
     pub on_demand_initial_read_units: u32,
+    /// How long an on-demand table's growth takes (on-demand-table-throttling: "If you exceed
+    /// double your previous traffic's peak within 30 minutes, then you might experience
+    /// throttling"): the window whose peak the next window may double.
+    pub on_demand_growth_window: Duration,
     /// The per-table account quota on an on-demand table (on-demand-capacity-mode-max-throughput:
     /// "your on-demand throughput rate is bounded by 40,000 table-level read and write throughput
     /// AWS service quota").
@@ -55,6 +59,7 @@ impl Default for DynamoLimits {
             burst: Duration::from_secs(300),
             on_demand_initial_write_units: 4000,
             on_demand_initial_read_units: 12_000,
+            on_demand_growth_window: Duration::from_secs(30 * 60),
             table_quota_read_units: 40_000,
             table_quota_write_units: 40_000,
             max_item_bytes: 400 * 1024,
@@ -73,6 +78,7 @@ pub struct DynamoLimitsSpec {
     burst: Option<Dur>,
     on_demand_initial_write_units: Option<u32>,
     on_demand_initial_read_units: Option<u32>,
+    on_demand_growth_window: Option<Dur>,
     table_quota_read_units: Option<u32>,
     table_quota_write_units: Option<u32>,
     max_item_bytes: Option<Bytes>,
@@ -90,7 +96,7 @@ impl ServiceLimits for DynamoLimits {
             plain: partition_read_units, partition_write_units, on_demand_initial_write_units,
                 on_demand_initial_read_units, table_quota_read_units, table_quota_write_units,
                 batch_write_max, batch_get_max, stream_readers_per_shard;
-            wrapped: burst, max_item_bytes);
+            wrapped: burst, max_item_bytes, on_demand_growth_window);
         for (key, v) in [
             ("partition_read_units", l.partition_read_units),
             ("partition_write_units", l.partition_write_units),
@@ -111,6 +117,9 @@ impl ServiceLimits for DynamoLimits {
             if v == 0 {
                 bail!("dynamodb.{key} must be greater than 0");
             }
+        }
+        if l.on_demand_growth_window.is_zero() {
+            bail!("dynamodb.on_demand_growth_window must be longer than 0s");
         }
         if l.max_item_bytes == 0 {
             bail!("dynamodb.max_item_bytes must be greater than 0");
@@ -136,6 +145,10 @@ impl ServiceLimits for DynamoLimits {
             (
                 "on_demand_initial_read_units",
                 self.on_demand_initial_read_units.to_string(),
+            ),
+            (
+                "on_demand_growth_window",
+                format!("\"{}s\"", self.on_demand_growth_window.as_secs()),
             ),
             (
                 "table_quota_read_units",
@@ -188,6 +201,15 @@ impl ServiceLimits for DynamoLimits {
                  capacity \"instantly\" (bp-partition-key-design), never past the per-partition \
                  limit; splitting a partition for heat, and how fast, is not published and is \
                  not modelled",
+            ),
+            assume(
+                "dynamodb.on_demand_growth",
+                "up to double the busiest second of the previous growth window, at once",
+                "an on-demand table \"instantly accommodates\" up to double its previous peak and \
+                 may throttle past that within 30 minutes (on-demand-capacity-mode); modelled as \
+                 partitions for twice the busiest second of the previous window, added as soon as \
+                 a window ends; a table switched from provisioned starts from half its \
+                 provisioned throughput as its previous peak, as the guide says",
             ),
             assume(
                 "dynamodb.stream_shards",

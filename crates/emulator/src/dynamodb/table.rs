@@ -148,6 +148,13 @@ pub struct Table {
     pub partitions: Vec<Partition>,
     table_read: Bucket,
     table_write: Bucket,
+    /// Units used a second, in write units (a read unit a third of one), and an on-demand
+    /// table's growth: the current window's start and busiest second, and the busiest second
+    /// before it.
+    used: Meter,
+    window_start: Instant,
+    window_peak: f64,
+    previous_peak: f64,
     /// Throttled calls by reason.
     pub throttles: BTreeMap<String, u64>,
 }
@@ -196,6 +203,10 @@ impl Table {
             table_read: Bucket::new(0.0, 0.0, now),
             table_write: Bucket::new(0.0, 0.0, now),
             throttles: BTreeMap::new(),
+            used: Meter::default(),
+            window_start: now,
+            window_peak: 0.0,
+            previous_peak: 0.0,
         };
         t.set_billing(billing, limits, now);
         t
@@ -204,6 +215,13 @@ impl Table {
     /// Applies a (new) billing mode or capacity: the table's buckets follow it, and partitions
     /// are added when it needs more (they are never merged).
     pub fn set_billing(&mut self, billing: Billing, l: &DynamoLimits, now: Instant) {
+        // A table switched to on-demand: its previous peak is half its provisioned throughput.
+        if let (Billing::Provisioned { read, write }, Billing::OnDemand) = (self.billing, billing) {
+            let units = write as f64
+                + read as f64 * l.partition_write_units as f64 / l.partition_read_units as f64;
+            self.previous_peak = self.previous_peak.max(units / 2.0);
+            self.window_start = now;
+        }
         self.billing = billing;
         let burst = l.burst.as_secs_f64().max(1.0);
         (self.table_read, self.table_write) = match billing {
@@ -224,7 +242,14 @@ impl Table {
                 ),
             ),
         };
-        let want = partitions_for(billing, l).max(self.partitions.len());
+        let grown = if billing == Billing::OnDemand {
+            (2.0 * self.previous_peak / l.partition_write_units as f64).ceil() as usize
+        } else {
+            0
+        };
+        let want = partitions_for(billing, l)
+            .max(grown)
+            .max(self.partitions.len());
         let rate = l.partition_write_units as f64;
         while self.partitions.len() < want {
             self.partitions.push(Partition {
@@ -258,6 +283,9 @@ impl Table {
         now: Instant,
         second: u64,
     ) -> Result<(), Throttle> {
+        if self.billing == Billing::OnDemand {
+            self.grow(l, now, second);
+        }
         let p = self.partition_of(pk);
         let cost = match what {
             Use::Write => units,
@@ -302,6 +330,7 @@ impl Table {
             });
         }
         table.take(units);
+        self.used.add(second, cost);
         let part = &mut self.partitions[p];
         part.budget.take(cost);
         match what {
@@ -309,6 +338,18 @@ impl Table {
             Use::Write => part.write.add(second, units),
         }
         Ok(())
+    }
+
+    /// An on-demand table's growth: the busiest second so far in this window; when a window ends,
+    /// partitions for twice the busiest second before it.
+    fn grow(&mut self, l: &DynamoLimits, now: Instant, second: u64) {
+        self.window_peak = self.window_peak.max(self.used.last(second));
+        if now.saturating_duration_since(self.window_start) >= l.on_demand_growth_window {
+            self.previous_peak = self.previous_peak.max(self.window_peak);
+            self.window_peak = 0.0;
+            self.window_start = now;
+            self.set_billing(Billing::OnDemand, l, now);
+        }
     }
 
     /// An item's key, from an item or a `Key` map; an error says what is wrong.

@@ -669,3 +669,73 @@ async fn a_tables_stream_carries_each_change_with_its_images_and_refuses_a_third
         "com.amazonaws.dynamodb.v20120810#ExpiredIteratorException"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_on_demand_table_serves_double_its_previous_peak_and_grows_by_windows() {
+    let emu = emulator(&["dynamodb.on_demand_growth_window=60s"]).await;
+    emu.freeze_clock();
+    let c = dynamodb_client(&emu.endpoint_url());
+    c.create_table()
+        .table_name("spiky")
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("sk")
+                .attribute_type(ScalarAttributeType::N)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("sk")
+                .key_type(KeyType::Range)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    // A new on-demand table: 4,000 write units at once (4 partitions); 5,000 in one instant
+    // leave about a fifth unprocessed, each for its partition.
+    let first = burst(&c, "spiky", 5000, |i| format!("user#{i}")).await;
+    // A second later the table has seen its busiest second; a window later it serves double.
+    emu.advance_clock(std::time::Duration::from_secs(1));
+    c.put_item()
+        .table_name("spiky")
+        .item("pk", s("tick"))
+        .item("sk", n(0))
+        .send()
+        .await
+        .unwrap();
+    emu.advance_clock(std::time::Duration::from_secs(60));
+    let later = burst(&c, "spiky", 6000, |i| format!("user#{}", 10_000 + i)).await;
+    println!(
+        "on-demand: 5,000 writes on a new table: {first} unprocessed; 6,000 a window after a 4,000-unit second: {later}"
+    );
+    assert!((700..=1300).contains(&first), "{first}");
+    assert_eq!(later, 0);
+    let stats = raw_stats(&emu).await;
+    let t = &stats["dynamodb"]["tables"][0];
+    assert_eq!(t["partitions"].as_array().unwrap().len(), 8, "{t}");
+    assert!(
+        t["throttles"]["TableWriteKeyRangeThroughputExceeded"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{t}"
+    );
+}
