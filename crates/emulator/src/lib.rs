@@ -9,6 +9,7 @@ pub mod dynamodb;
 #[cfg(test)]
 mod echo_service;
 pub mod faults;
+mod hosts;
 pub mod json_protocol;
 pub mod kinesis;
 pub mod limits;
@@ -19,6 +20,9 @@ pub mod service;
 pub mod sqs;
 pub mod sts;
 pub mod time;
+
+pub use hosts::Hosts;
+pub(crate) use hosts::host_of;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -130,59 +134,6 @@ struct App {
     hosts: Arc<Hosts>,
 }
 
-/// The requests answered by the host they were sent to (`Host`, or HTTP/2's `:authority`,
-/// without the port): which names an SDK resolved to reach the emulator. At most
-/// [`Hosts::MAX`] names are kept; requests to any other are counted under `(other)`.
-/// Beside them, the requests by HTTP version (`HTTP/1.1`, `HTTP/2.0`).
-#[derive(Default)]
-pub struct Hosts(
-    parking_lot::Mutex<std::collections::BTreeMap<String, u64>>,
-    parking_lot::Mutex<std::collections::BTreeMap<String, u64>>,
-);
-
-impl Hosts {
-    pub const MAX: usize = 256;
-
-    fn count(&self, host: Option<String>, version: http::Version) {
-        *self.1.lock().entry(format!("{version:?}")).or_default() += 1;
-        let host = host.unwrap_or_else(|| "(none)".into());
-        let mut map = self.0.lock();
-        if let Some(n) = map.get_mut(&host) {
-            *n += 1;
-        } else if map.len() < Hosts::MAX {
-            map.insert(host, 1);
-        } else {
-            *map.entry("(other)".into()).or_default() += 1;
-        }
-    }
-
-    /// Every host with its count, in name order.
-    pub fn counts(&self) -> Vec<(String, u64)> {
-        self.0.lock().iter().map(|(h, n)| (h.clone(), *n)).collect()
-    }
-
-    /// Every HTTP version with its count (`HTTP/1.1`, `HTTP/2.0`).
-    pub fn versions(&self) -> Vec<(String, u64)> {
-        self.1.lock().iter().map(|(h, n)| (h.clone(), *n)).collect()
-    }
-}
-
-/// The host a request was sent to, without its port, in lower case: HTTP/2's `:authority`,
-/// else the `Host` header.
-pub(crate) fn host_of<B>(req: &Request<B>) -> Option<String> {
-    let host = match req.uri().host() {
-        Some(h) => h.to_string(),
-        None => {
-            let h = req.headers().get("host")?.to_str().ok()?;
-            match h.rsplit_once(':') {
-                Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name.into(),
-                _ => h.to_string(),
-            }
-        }
-    };
-    Some(host.trim_end_matches('.').to_ascii_lowercase())
-}
-
 macro_rules! services {
     ($($field:ident: $module:ident::$ty:ident),+ $(,)?) => {
         /// The running services, one of each.
@@ -198,6 +149,15 @@ macro_rules! services {
                         profile.$field.clone(),
                     )),)+
                 }
+            }
+
+            /// Hands every service what it may ask of the others.
+            fn connect(services: &Arc<Services>) {
+                let peers: std::sync::Weak<dyn crate::service::Peers> = {
+                    let weak = Arc::downgrade(services);
+                    weak
+                };
+                $(Service::connect(&*services.$field, peers.clone());)+
             }
 
             /// Every service's label and operations, in the registry's order.
@@ -246,6 +206,19 @@ macro_rules! services {
                     return Service::on_fault(&*self.$field, kind);
                 })+
                 None
+            }
+        }
+
+        impl crate::service::Peers for Services {
+            fn deliver(&self, d: &crate::service::Delivery) -> Result<(), String> {
+                $(if let Some(r) = Service::accept(&*self.$field, d) {
+                    return r;
+                })+
+                Err(format!("no emulated service owns {}", d.to))
+            }
+
+            fn owns(&self, arn: &str) -> bool {
+                false $(|| Service::owns(&*self.$field, arn))+
             }
         }
 
@@ -331,6 +304,7 @@ impl Emulator {
         let addr = listener.local_addr()?;
         check_lacking(&config.lacking)?;
         let services = Arc::new(Services::new(config.limits, &config.profile));
+        Services::connect(&services);
         let act = {
             let services = Arc::downgrade(&services);
             Box::new(move |kind| services.upgrade()?.on_fault(kind))

@@ -143,6 +143,23 @@ impl<'a> Claim<'a> {
     }
 }
 
+/// A record one service hands another: a resource's ARN, a partition key and the data
+/// (DynamoDB's changes to the data stream its table streams to).
+pub struct Delivery<'a> {
+    pub to: &'a str,
+    pub partition_key: &'a str,
+    pub data: &'a [u8],
+}
+
+/// What a service may ask of the others, whichever they are: the registry answers by asking
+/// each service in turn (`Service::accept`, `Service::owns`).
+pub trait Peers: Send + Sync {
+    /// Hands `d` to the service that owns `d.to`; why not, when none does or it refused.
+    fn deliver(&self, d: &Delivery) -> Result<(), String>;
+    /// Whether a service owns the resource `arn` and takes deliveries to it.
+    fn owns(&self, arn: &str) -> bool;
+}
+
 /// An answer on its way.
 pub type Answer<'a> = Pin<Box<dyn Future<Output = Response<Body>> + Send + 'a>>;
 
@@ -194,4 +211,18 @@ pub trait Service: Send + Sync + Sized + 'static {
     fn count(&self, _key: &str) -> Option<u64> {
         None
     }
+
+    /// Takes a delivery to a resource it owns (Some: whether it stored it); None when `d.to`
+    /// is not its own. Nothing is its own by default.
+    fn accept(&self, _d: &Delivery) -> Option<Result<(), String>> {
+        None
+    }
+
+    /// Whether it owns the resource `arn` and takes deliveries to it.
+    fn owns(&self, _arn: &str) -> bool {
+        false
+    }
+
+    /// Given, once every service runs, what it may ask of the others.
+    fn connect(&self, _peers: std::sync::Weak<dyn Peers>) {}
 }

@@ -19,6 +19,9 @@ super::operations! {
         Query,
         BatchWriteItem,
         BatchGetItem,
+        EnableKinesisStreamingDestination,
+        DisableKinesisStreamingDestination,
+        DescribeKinesisStreamingDestination,
         ListStreams,
         DescribeStream,
         GetShardIterator,
@@ -61,6 +64,7 @@ impl Op {
         matches!(
             self,
             Op::DescribeTable
+                | Op::DescribeKinesisStreamingDestination
                 | Op::ListTables
                 | Op::ListTagsOfResource
                 | Op::GetItem

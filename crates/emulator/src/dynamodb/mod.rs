@@ -9,6 +9,7 @@
 //! `limits.rs` its limits with their sources, `profile.rs` its latency legs, `item.rs` items, keys
 //! and sizes, `table.rs` a table's capacity and partitions, `ops/` the operations (tables, items, expressions).
 
+mod destination;
 mod item;
 pub mod limits;
 mod ops;
@@ -98,6 +99,12 @@ pub struct Dynamodb {
     throttled: AtomicU64,
     /// The last stream record's sequence number.
     seq: AtomicU64,
+    /// The other services, for the changes it puts into Kinesis data streams.
+    peers: std::sync::OnceLock<std::sync::Weak<dyn crate::service::Peers>>,
+    /// The queue of those changes (its worker starts with the first destination), and their
+    /// counts.
+    pushes: Mutex<Option<tokio::sync::mpsc::Sender<destination::Push>>>,
+    pushed: Arc<destination::Counts>,
 }
 
 impl Service for Dynamodb {
@@ -116,6 +123,9 @@ impl Service for Dynamodb {
             calls: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
             seq: AtomicU64::new(0),
+            peers: std::sync::OnceLock::new(),
+            pushes: Mutex::new(None),
+            pushed: Arc::default(),
         }
     }
 
@@ -135,6 +145,10 @@ impl Service for Dynamodb {
 
     fn operations() -> &'static [&'static str] {
         Op::NAMES
+    }
+
+    fn connect(&self, peers: std::sync::Weak<dyn crate::service::Peers>) {
+        let _ = self.peers.set(peers);
     }
 
     fn set_profile(&self, profile: DynamoProfile) {
@@ -175,6 +189,8 @@ impl Service for Dynamodb {
         serde_json::json!({
             "calls": self.calls.load(Ordering::Relaxed),
             "throttled": self.throttled.load(Ordering::Relaxed),
+            "kinesis_pushed": self.pushed.pushed.load(Ordering::Relaxed),
+            "kinesis_push_failed": self.pushed.failed.load(Ordering::Relaxed),
             "tables": docs,
         })
     }
@@ -191,6 +207,34 @@ impl Service for Dynamodb {
 }
 
 impl Dynamodb {
+    /// Queues a change for a Kinesis data stream, starting the worker with the first; a full
+    /// queue counts it as failed.
+    fn push(&self, p: destination::Push) {
+        let mut tx = self.pushes.lock();
+        if tx.is_none() {
+            let Some(peers) = self.peers.get().cloned() else {
+                self.pushed.failed.fetch_add(1, Ordering::Relaxed);
+                return;
+            };
+            let (sender, rx) = tokio::sync::mpsc::channel(destination::QUEUE);
+            tokio::spawn(destination::run(rx, peers, self.pushed.clone()));
+            *tx = Some(sender);
+        }
+        if let Some(sender) = tx.as_ref()
+            && sender.try_send(p).is_err()
+        {
+            self.pushed.failed.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a Kinesis data stream of the emulator's is `arn`.
+    fn stream_exists(&self, arn: &str) -> bool {
+        self.peers
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .is_some_and(|p| p.owns(arn))
+    }
+
     /// Whole seconds on its clock (for the per-second meters).
     fn second(&self) -> u64 {
         (self.clock.now_micros() / 1_000_000).max(0) as u64

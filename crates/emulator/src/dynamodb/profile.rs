@@ -19,14 +19,18 @@ pub struct DynamoProfile {
     pub other: Dist,
     /// From a write's answer to its stream record being readable by GetRecords.
     pub stream_visibility: Dist,
+    /// From a write's answer to its change being put into the table's Kinesis data stream
+    /// (Kinesis Data Streams for DynamoDB).
+    pub kinesis_push: Dist,
 }
 
 /// The legs' names in a profile, in order.
-pub const LEGS: [&str; 4] = [
+pub const LEGS: [&str; 5] = [
     "dynamodb.read",
     "dynamodb.write",
     "dynamodb.other",
     "dynamodb.stream_visibility",
+    "dynamodb.kinesis_push",
 ];
 
 impl DynamoProfile {
@@ -39,6 +43,7 @@ impl DynamoProfile {
             write: Dist::lognormal_ms(2.0, 4.5, 12.0),
             other: Dist::lognormal_ms(2.0, 6.0, 20.0),
             stream_visibility: Dist::lognormal_ms(20.0, 100.0, 500.0),
+            kinesis_push: Dist::lognormal_ms(50.0, 300.0, 1000.0),
         };
         let within = |what: &str| {
             Provenance::new(
@@ -71,6 +76,15 @@ impl DynamoProfile {
                      publishes no figure; assumed a median of 100 ms and a p99 of 500 ms",
                 ),
             ),
+            (
+                "dynamodb.kinesis_push",
+                Provenance::new(
+                    Source::Assumption,
+                    "AWS publishes no latency for Kinesis Data Streams for DynamoDB; assumed a \
+                     median of 300 ms and a p99 of 1 s from a write to its record in the data \
+                     stream (the record then takes the Kinesis profile's read visibility)",
+                ),
+            ),
         ];
         (p, prov)
     }
@@ -85,6 +99,7 @@ impl ServiceProfile for DynamoProfile {
             write: Dist::ZERO,
             other: Dist::ZERO,
             stream_visibility: Dist::ZERO,
+            kinesis_push: Dist::ZERO,
         }
     }
 
@@ -94,6 +109,7 @@ impl ServiceProfile for DynamoProfile {
             &self.write,
             &self.other,
             &self.stream_visibility,
+            &self.kinesis_push,
         ]
         .into_iter()
         .zip(LEGS)
@@ -108,6 +124,7 @@ impl ServiceProfile for DynamoProfile {
             (&mut self.write, spec.write, LEGS[1]),
             (&mut self.other, spec.other, LEGS[2]),
             (&mut self.stream_visibility, spec.stream_visibility, LEGS[3]),
+            (&mut self.kinesis_push, spec.kinesis_push, LEGS[4]),
         ] {
             if let Some(s) = s {
                 *slot = s.build(name)?;
@@ -142,4 +159,5 @@ pub struct DynamoSpec {
     write: Option<DistSpec>,
     other: Option<DistSpec>,
     stream_visibility: Option<DistSpec>,
+    kinesis_push: Option<DistSpec>,
 }

@@ -141,6 +141,8 @@ pub struct Table {
     pub global_secondary_indexes: Option<Value>,
     /// Its change stream, while enabled (and after, until its records age out).
     pub stream: Option<super::streams::Stream>,
+    /// Kinesis data streams its changes are put into, by ARN, and whether each is enabled.
+    pub destinations: Vec<(String, bool)>,
     pub billing: Billing,
     pub tags: BTreeMap<String, String>,
     pub items: BTreeMap<Key, Item>,
@@ -195,6 +197,7 @@ impl Table {
             attribute_definitions,
             global_secondary_indexes: None,
             stream: None,
+            destinations: Vec::new(),
             billing,
             tags: BTreeMap::new(),
             items: BTreeMap::new(),

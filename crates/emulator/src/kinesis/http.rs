@@ -72,6 +72,15 @@ impl Service for Kinesis {
             }
         })
     }
+
+    /// Records another service hands one of its streams (a DynamoDB table's changes).
+    fn accept(&self, d: &crate::service::Delivery) -> Option<Result<(), String>> {
+        self.deliver(d)
+    }
+
+    fn owns(&self, arn: &str) -> bool {
+        super::store::stream_name_from_arn(arn).is_some_and(|n| self.stream_by_name(n).is_ok())
+    }
 }
 
 async fn request(kinesis: &Arc<Kinesis>, cx: Cx<'_>, req: Request<Incoming>) -> Response<Body> {

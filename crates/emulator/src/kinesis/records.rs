@@ -127,6 +127,33 @@ impl Kinesis {
         (index, Ok(answer))
     }
 
+    /// A record another service hands a stream it owns (a DynamoDB table's changes): stored as
+    /// a PutRecord's, within the shard's limits, counted as PutRecord calls; None when `to` is
+    /// not one of its streams.
+    pub(super) fn deliver(&self, d: &crate::service::Delivery) -> Option<Result<(), String>> {
+        let name = store::stream_name_from_arn(d.to)?;
+        let stream = self.stream_by_name(name).ok()?;
+        let entry = Entry {
+            data: Bytes::copy_from_slice(d.data),
+            key: Arc::from(d.partition_key),
+            hash: store::partition_hash(d.partition_key),
+        };
+        let size = (d.data.len() + d.partition_key.len()) as u64;
+        let (shard, result) = self.store(&stream, entry, self.profile().read_visibility.sample());
+        let outcome = if result.is_ok() {
+            Outcome::delivered(1, size)
+        } else {
+            Outcome::THROTTLED
+        };
+        self.stats
+            .record(&stream.name, shard, Api::PutRecord, outcome);
+        Some(
+            result
+                .map(|_| ())
+                .map_err(|e| format!("{}: {}", e.code, e.message)),
+        )
+    }
+
     pub(super) async fn put_record(&self, req: &Req) -> ApiResult<Value> {
         let stream = self.active_stream_from(req)?;
         let entry = self.entry(req, "")?;

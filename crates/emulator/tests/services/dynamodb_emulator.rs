@@ -739,3 +739,122 @@ async fn an_on_demand_table_serves_double_its_previous_peak_and_grows_by_windows
         "{t}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tables_changes_reach_its_kinesis_data_stream() {
+    let emu = emulator(&["kinesis.stream_activation=0s"]).await;
+    let c = dynamodb_client(&emu.endpoint_url());
+    let k = client(&emu);
+    create_stream(&k, "table-changes", 1).await;
+    let stream_arn = k
+        .describe_stream_summary()
+        .stream_name("table-changes")
+        .send()
+        .await
+        .unwrap()
+        .stream_description_summary
+        .unwrap()
+        .stream_arn;
+    table(&c, "cdc", 100, 100).await;
+    // A stream that does not exist is refused.
+    let missing = c
+        .enable_kinesis_streaming_destination()
+        .table_name("cdc")
+        .stream_arn("arn:aws:kinesis:us-east-1:000000000000:stream/nope")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        missing.as_service_error().unwrap().meta().code(),
+        Some("ValidationException")
+    );
+    let enabled = c
+        .enable_kinesis_streaming_destination()
+        .table_name("cdc")
+        .stream_arn(&stream_arn)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        enabled.destination_status,
+        Some(aws_sdk_dynamodb::types::DestinationStatus::Enabling)
+    );
+    for v in 1..=3 {
+        c.put_item()
+            .table_name("cdc")
+            .item("pk", s("a"))
+            .item("sk", n(v))
+            .send()
+            .await
+            .unwrap();
+    }
+    c.update_item()
+        .table_name("cdc")
+        .key("pk", s("a"))
+        .key("sk", n(1))
+        .update_expression("SET x = :x")
+        .expression_attribute_values(":x", n(9))
+        .send()
+        .await
+        .unwrap();
+    c.delete_item()
+        .table_name("cdc")
+        .key("pk", s("a"))
+        .key("sk", n(2))
+        .send()
+        .await
+        .unwrap();
+    let d = c
+        .describe_kinesis_streaming_destination()
+        .table_name("cdc")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        d.kinesis_data_stream_destinations()[0].destination_status,
+        Some(aws_sdk_dynamodb::types::DestinationStatus::Active)
+    );
+    // The records arrive in the data stream (pushed after the profile's delay: zero here).
+    let it = k
+        .get_shard_iterator()
+        .stream_name("table-changes")
+        .shard_id("shardId-000000000000")
+        .shard_iterator_type(aws_sdk_kinesis::types::ShardIteratorType::TrimHorizon)
+        .send()
+        .await
+        .unwrap()
+        .shard_iterator
+        .unwrap();
+    let mut events = Vec::new();
+    let mut iterator = it;
+    for _ in 0..50 {
+        let got = k
+            .get_records()
+            .shard_iterator(&iterator)
+            .send()
+            .await
+            .unwrap();
+        for r in got.records() {
+            let v: serde_json::Value = serde_json::from_slice(r.data().as_ref()).unwrap();
+            assert_eq!(v["tableName"], "cdc");
+            assert_eq!(v["eventSource"], "aws:dynamodb");
+            events.push(v);
+        }
+        iterator = got.next_shard_iterator.unwrap();
+        if events.len() >= 5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["eventName"].as_str().unwrap())
+        .collect();
+    println!("Kinesis data stream for DynamoDB: {names:?}");
+    assert_eq!(names, ["INSERT", "INSERT", "INSERT", "MODIFY", "REMOVE"]);
+    assert_eq!(events[3]["dynamodb"]["NewImage"]["x"]["N"], "9");
+    assert!(events[3]["dynamodb"]["OldImage"].get("x").is_none());
+    let stats = raw_stats(&emu).await;
+    assert_eq!(stats["dynamodb"]["kinesis_pushed"], 5);
+    assert_eq!(stats["dynamodb"]["kinesis_push_failed"], 0);
+}

@@ -115,6 +115,9 @@ impl Dynamodb {
             Op::Query => self.query(&args),
             Op::BatchWriteItem => self.batch_write(&args),
             Op::BatchGetItem => self.batch_get(&args),
+            Op::EnableKinesisStreamingDestination
+            | Op::DisableKinesisStreamingDestination
+            | Op::DescribeKinesisStreamingDestination => self.destination(op, &args),
             Op::ListStreams => Ok(self.list_streams(&args)),
             Op::DescribeStream => self.describe_stream(&args),
             Op::GetShardIterator => self.get_shard_iterator(&args),
@@ -166,9 +169,16 @@ impl Dynamodb {
         old
     }
 
-    /// A change of the item under `key` on the table's stream, if it has one.
+    /// A change of the item under `key` on the table's stream and into its Kinesis data
+    /// streams, if it has them.
     fn changed(&self, t: &mut Table, key: &Key, old: Option<&Item>, new: Option<&Item>) {
-        if t.stream.is_none() {
+        let pushes: Vec<String> = t
+            .destinations
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(arn, _)| arn.clone())
+            .collect();
+        if t.stream.is_none() && pushes.is_empty() {
             return;
         }
         let partition = t.partition_of(&key.0);
@@ -177,6 +187,37 @@ impl Dynamodb {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         let delay = self.profile.read().stream_visibility.sample();
         let now = self.clock.now();
+        if !pushes.is_empty() {
+            let event = match (old, new) {
+                (None, _) => "INSERT",
+                (Some(_), Some(_)) => "MODIFY",
+                (Some(_), None) => "REMOVE",
+            };
+            let obj = |i: Option<&Item>| i.map(|i| Value::Object(i.clone()));
+            let size = new.or(old).map_or(0, item_size);
+            let data = super::destination::record(
+                event,
+                &t.name,
+                &region,
+                seq,
+                &keys,
+                obj(old).as_ref(),
+                obj(new).as_ref(),
+                size,
+            );
+            // One partition key per item, so an item's changes keep their order (an assumption:
+            // AWS does not publish the key it uses).
+            let partition_key = format!("{:032x}", md5_hex(&keys));
+            let due = tokio::time::Instant::now() + self.profile.read().kinesis_push.sample();
+            for to in pushes {
+                self.push(super::destination::Push {
+                    due,
+                    to,
+                    partition_key: partition_key.clone(),
+                    data: data.clone(),
+                });
+            }
+        }
         if let Some(stream) = &mut t.stream {
             stream.record(partition, seq, keys, old, new, &region, now, delay);
         }
@@ -218,4 +259,10 @@ pub(super) fn key_value(t: &Table, k: &Key) -> Value {
         m.insert(rn.clone(), rv.to_value());
     }
     Value::Object(m)
+}
+
+/// The MD5 of a value's JSON, as a number.
+fn md5_hex(v: &Value) -> u128 {
+    use md5::{Digest, Md5};
+    u128::from_be_bytes(Md5::digest(v.to_string().as_bytes()).into())
 }

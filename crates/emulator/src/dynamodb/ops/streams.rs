@@ -74,6 +74,58 @@ impl Dynamodb {
     }
 }
 
+impl Dynamodb {
+    /// Kinesis Data Streams for DynamoDB: enable, disable or describe a table's destinations.
+    pub(super) fn destination(
+        &self,
+        op: latlab_core::services::dynamodb::Op,
+        a: &Args,
+    ) -> DynamoResult<Value> {
+        use latlab_core::services::dynamodb::Op;
+        let name = required(a, "TableName")?;
+        let describe = |t: &crate::dynamodb::table::Table| {
+            let list: Vec<Value> = t
+                .destinations
+                .iter()
+                .map(|(arn, on)| {
+                    json!({
+                        "StreamArn": arn,
+                        "DestinationStatus": if *on { "ACTIVE" } else { "DISABLED" },
+                        "ApproximateCreationDateTimePrecision": "MILLISECOND",
+                    })
+                })
+                .collect();
+            json!({ "TableName": t.name, "KinesisDataStreamDestinations": list })
+        };
+        if op == Op::DescribeKinesisStreamingDestination {
+            return self.with_table(name, |t| Ok(describe(t)));
+        }
+        let arn = required(a, "StreamArn")?.to_string();
+        let enable = op == Op::EnableKinesisStreamingDestination;
+        if enable && !self.stream_exists(&arn) {
+            return Err(DynamoError::validation(format!(
+                "Kinesis stream {arn} does not exist or is not ACTIVE"
+            )));
+        }
+        self.with_table(name, |t| {
+            match t.destinations.iter_mut().find(|(a, _)| *a == arn) {
+                Some((_, on)) => *on = enable,
+                None if enable => t.destinations.push((arn.clone(), true)),
+                None => {
+                    return Err(DynamoError::validation(format!(
+                        "Table {name} has no Kinesis streaming destination {arn}"
+                    )));
+                }
+            }
+            Ok(json!({
+                "TableName": t.name,
+                "StreamArn": arn,
+                "DestinationStatus": if enable { "ENABLING" } else { "DISABLING" },
+            }))
+        })
+    }
+}
+
 fn stream_not_found(arn: &str) -> DynamoError {
     DynamoError::not_found(format!(
         "Requested resource not found: Stream: {arn} not found"
