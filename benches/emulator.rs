@@ -1,6 +1,8 @@
 //! What the emulator itself costs, on the `zero` latency profile (nothing added):
 //! - PutRecords throughput into 1 and 8 shards while 4 enhanced fan-out consumers read everything;
-//! - put -> fan-out receive latency at a steady rate: the emulator's own added delay.
+//! - put -> fan-out receive latency at a steady rate: the emulator's own added delay;
+//! - DynamoDB PutItem and GetItem of 1 KB items: items a second with 8 callers, and each call's
+//!   round trip (the SDK, HTTP and the emulator: what the emulator adds on the zero profile).
 //!
 //! Run with `cargo bench --bench emulator`. It prints figures; it asserts only that every record
 //! reached every consumer exactly once.
@@ -32,6 +34,11 @@ async fn start() -> Emulator {
         "write_bytes_per_sec=100GB",
         "efo_bytes_per_sec=100GB",
         "max_consumers_per_stream=20",
+        // DynamoDB's capacity out of the way: the bench measures the emulator, not the limits.
+        "dynamodb.partition_write_units=100000000",
+        "dynamodb.partition_read_units=100000000",
+        "dynamodb.table_quota_write_units=100000000",
+        "dynamodb.table_quota_read_units=100000000",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -249,6 +256,100 @@ async fn latency(emu: &Emulator, rate: u64, seconds: u64) {
     assert_eq!(received.load(Ordering::Relaxed), n * CONSUMERS as u64);
 }
 
+/// PutItem then GetItem of 1 KB items from `callers` tasks for `seconds` each: items a second
+/// and each call's round trip.
+async fn dynamodb(emu: &Emulator, callers: usize, seconds: u64) {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
+        ScalarAttributeType,
+    };
+    let c = {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+            .credentials_provider(latlab::aws::emulator_credentials())
+            .endpoint_url(emu.endpoint_url())
+            .retry_config(RetryConfig::disabled())
+            .http_client(latlab::aws::https_client())
+            .build();
+        aws_sdk_dynamodb::Client::from_conf(config)
+    };
+    c.create_table()
+        .table_name("bench")
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    let body = AttributeValue::S("x".repeat(1000));
+    for write in [true, false] {
+        let hist = Arc::new(parking_lot::Mutex::new(
+            Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap(),
+        ));
+        let done = Arc::new(AtomicU64::new(0));
+        let until = Instant::now() + Duration::from_secs(seconds);
+        let mut tasks = Vec::new();
+        for caller in 0..callers {
+            let (c, hist, done, body) = (c.clone(), hist.clone(), done.clone(), body.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut i = 0u64;
+                while Instant::now() < until {
+                    // Reads ask for the first 100 keys each caller wrote (it wrote more).
+                    let n = if write { i % 1000 } else { i % 100 };
+                    let key = AttributeValue::S(format!("item-{caller}-{n}"));
+                    let at = Instant::now();
+                    if write {
+                        c.put_item()
+                            .table_name("bench")
+                            .item("pk", key)
+                            .item("body", body.clone())
+                            .send()
+                            .await
+                            .unwrap();
+                    } else {
+                        let got = c
+                            .get_item()
+                            .table_name("bench")
+                            .key("pk", key)
+                            .send()
+                            .await
+                            .unwrap();
+                        assert!(got.item.is_some(), "every item read was written");
+                    }
+                    let _ = hist.lock().record(at.elapsed().as_micros() as u64);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    i += 1;
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let h = hist.lock();
+        let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+        println!(
+            "DynamoDB {} of 1 KB items, {callers} callers, {seconds} s: {:.0} items/s; round trip p50 {:.3} ms  p99 {:.3} ms  (SDK + HTTP + emulator)",
+            if write { "PutItem" } else { "GetItem" },
+            done.load(Ordering::Relaxed) as f64 / seconds as f64,
+            ms(0.5),
+            ms(0.99),
+        );
+    }
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -263,5 +364,6 @@ fn main() {
         throughput(&emu, 1, 5).await;
         throughput(&emu, 8, 5).await;
         latency(&emu, 200, 10).await;
+        dynamodb(&emu, 8, 5).await;
     });
 }
