@@ -144,7 +144,7 @@ impl<'a> Claim<'a> {
 }
 
 /// A record one service hands another: a resource's ARN, a partition key and the data
-/// (DynamoDB's changes to the data stream its table streams to).
+/// (a table's changes put into a data stream, say).
 pub struct Delivery<'a> {
     pub to: &'a str,
     pub partition_key: &'a str,

@@ -73,7 +73,7 @@ impl Service for Kinesis {
         })
     }
 
-    /// Records another service hands one of its streams (a DynamoDB table's changes).
+    /// Records another service hands one of its streams.
     fn accept(&self, d: &crate::service::Delivery) -> Option<Result<(), String>> {
         self.deliver(d)
     }

@@ -127,7 +127,7 @@ impl Kinesis {
         (index, Ok(answer))
     }
 
-    /// A record another service hands a stream it owns (a DynamoDB table's changes): stored as
+    /// A record another service hands a stream it owns (a table's changes, say): stored as
     /// a PutRecord's, within the shard's limits, counted as PutRecord calls; None when `to` is
     /// not one of its streams.
     pub(super) fn deliver(&self, d: &crate::service::Delivery) -> Option<Result<(), String>> {
