@@ -40,6 +40,8 @@ impl Use {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Throttle {
     pub reason: String,
+    /// The index refused, when it was an index (else the table).
+    pub index_arn: Option<String>,
     pub exception: &'static str,
     pub message: &'static str,
 }
@@ -121,6 +123,32 @@ pub struct Partition {
     pub throttled: u64,
 }
 
+/// A global secondary index: a write to the table that carries its partition key attribute
+/// writes to it too, and takes its write capacity.
+#[derive(Clone, Debug)]
+pub struct Index {
+    pub arn: String,
+    pub hash: String,
+    write: Option<Bucket>,
+}
+
+impl Index {
+    pub fn new(
+        arn: String,
+        hash: String,
+        write_units: Option<u64>,
+        l: &DynamoLimits,
+        now: Instant,
+    ) -> Index {
+        let burst = l.burst.as_secs_f64().max(1.0);
+        Index {
+            arn,
+            hash,
+            write: write_units.map(|w| Bucket::new(w as f64, w as f64 * burst, now)),
+        }
+    }
+}
+
 /// The key schema: the partition key and the optional sort key, each with its type.
 #[derive(Clone, Debug)]
 pub struct KeySchema {
@@ -139,6 +167,9 @@ pub struct Table {
     /// As the request gave them, echoed by DescribeTable.
     pub attribute_definitions: Value,
     pub global_secondary_indexes: Option<Value>,
+    /// Its global secondary indexes: ARN, partition key and, when provisioned, write
+    /// capacity (with the table's burst).
+    pub indexes: Vec<Index>,
     /// Its change stream, while enabled (and after, until its records age out).
     pub stream: Option<super::streams::Stream>,
     /// Kinesis data streams its changes are put into, by ARN, and whether each is enabled.
@@ -196,6 +227,7 @@ impl Table {
             key,
             attribute_definitions,
             global_secondary_indexes: None,
+            indexes: Vec::new(),
             stream: None,
             destinations: Vec::new(),
             billing,
@@ -328,6 +360,7 @@ impl Table {
             self.partitions[p].throttled += 1;
             return Err(Throttle {
                 reason,
+                index_arn: None,
                 exception,
                 message,
             });
@@ -339,6 +372,55 @@ impl Table {
         match what {
             Use::Read => part.read.add(second, units),
             Use::Write => part.write.add(second, units),
+        }
+        Ok(())
+    }
+
+    /// Takes `units` of writes for a change of the item on `pk` from `old` to `new`: from each
+    /// index the item is in (it carries the index's partition key), then from the table. An index
+    /// short of write capacity throttles the table's write
+    /// (`IndexWriteProvisionedThroughputExceeded`), as DynamoDB does.
+    #[allow(clippy::too_many_arguments)]
+    pub fn admit_write(
+        &mut self,
+        pk: &KeyValue,
+        old: Option<&Item>,
+        new: Option<&Item>,
+        units: f64,
+        l: &DynamoLimits,
+        now: Instant,
+        second: u64,
+    ) -> Result<(), Throttle> {
+        let touched: Vec<bool> = self
+            .indexes
+            .iter()
+            .map(|i| {
+                old.is_some_and(|o| o.contains_key(&i.hash))
+                    || new.is_some_and(|n| n.contains_key(&i.hash))
+            })
+            .collect();
+        let mut short = None;
+        for (i, hit) in self.indexes.iter_mut().zip(&touched) {
+            if *hit && i.write.as_mut().is_some_and(|b| !b.has(units, now)) {
+                short = Some(i.arn.clone());
+                break;
+            }
+        }
+        if let Some(arn) = short {
+            let reason = "IndexWriteProvisionedThroughputExceeded".to_string();
+            *self.throttles.entry(reason.clone()).or_default() += 1;
+            return Err(Throttle {
+                reason,
+                index_arn: Some(arn),
+                exception: "ProvisionedThroughputExceededException",
+                message: "The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API",
+            });
+        }
+        self.admit(pk, Use::Write, units, l, now, second)?;
+        for (i, hit) in self.indexes.iter_mut().zip(&touched) {
+            if *hit && let Some(b) = i.write.as_mut() {
+                b.take(units);
+            }
         }
         Ok(())
     }

@@ -858,3 +858,110 @@ async fn a_tables_changes_reach_its_kinesis_data_stream() {
     assert_eq!(stats["dynamodb"]["kinesis_pushed"], 5);
     assert_eq!(stats["dynamodb"]["kinesis_push_failed"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_short_of_write_capacity_throttles_the_tables_writes() {
+    let emu = emulator(&[]).await;
+    emu.freeze_clock();
+    let c = dynamodb_client(&emu.endpoint_url());
+    c.create_table()
+        .table_name("orders-by-status")
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("status")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::Provisioned)
+        .provisioned_throughput(
+            ProvisionedThroughput::builder()
+                .read_capacity_units(100)
+                .write_capacity_units(1000)
+                .build()
+                .unwrap(),
+        )
+        .global_secondary_indexes(
+            aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
+                .index_name("by-status")
+                .key_schema(
+                    KeySchemaElement::builder()
+                        .attribute_name("status")
+                        .key_type(KeyType::Hash)
+                        .build()
+                        .unwrap(),
+                )
+                .projection(
+                    aws_sdk_dynamodb::types::Projection::builder()
+                        .projection_type(aws_sdk_dynamodb::types::ProjectionType::KeysOnly)
+                        .build(),
+                )
+                .provisioned_throughput(
+                    ProvisionedThroughput::builder()
+                        .read_capacity_units(5)
+                        .write_capacity_units(5)
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // Five writes the index carries fill its 5 write units; the sixth is refused for the index,
+    // with the table's 1,000 units nearly untouched.
+    for i in 0..5 {
+        c.put_item()
+            .table_name("orders-by-status")
+            .item("pk", s(&format!("o{i}")))
+            .item("status", s("new"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let err = c
+        .put_item()
+        .table_name("orders-by-status")
+        .item("pk", s("o5"))
+        .item("status", s("new"))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let aws_sdk_dynamodb::operation::put_item::PutItemError::ProvisionedThroughputExceededException(
+        t,
+    ) = &err
+    else {
+        panic!("{err:?}");
+    };
+    let r = &t.throttling_reasons()[0];
+    assert_eq!(r.reason(), Some("IndexWriteProvisionedThroughputExceeded"));
+    assert!(
+        r.resource()
+            .unwrap()
+            .ends_with(":table/orders-by-status/index/by-status"),
+        "{r:?}"
+    );
+    // A write the index does not carry (no status) takes the table's capacity alone.
+    c.put_item()
+        .table_name("orders-by-status")
+        .item("pk", s("o6"))
+        .send()
+        .await
+        .unwrap();
+}

@@ -27,10 +27,10 @@ impl Dynamodb {
             let key = t.key_of(&item).map_err(|e| {
                 DynamoError::validation(format!("One or more parameter values were invalid: {e}"))
             })?;
-            let old = t.items.get(&key);
-            let units = write_units(size.max(old.map_or(0, item_size)));
-            self.admit(t, &key.0, Use::Write, units)?;
-            check_condition(a, &exprs, t.items.get(&key))?;
+            let old = t.items.get(&key).cloned();
+            let units = write_units(size.max(old.as_ref().map_or(0, item_size)));
+            self.admit_write(t, &key, old.as_ref(), Some(&item), units)?;
+            check_condition(a, &exprs, old.as_ref())?;
             let old = self.store(t, key, item, size);
             let mut out = json!({});
             if s(a, "ReturnValues") == Some("ALL_OLD")
@@ -84,7 +84,7 @@ impl Dynamodb {
                 ));
             }
             let units = write_units(size.max(old.as_ref().map_or(0, item_size)));
-            self.admit(t, &key.0, Use::Write, units)?;
+            self.admit_write(t, &key, old.as_ref(), Some(&new), units)?;
             check_condition(a, &exprs, old.as_ref())?;
             self.store(t, key, new.clone(), size);
             let mut out = json!({});
@@ -110,9 +110,10 @@ impl Dynamodb {
         let exprs = Exprs::of(a)?;
         self.with_table(name, |t| {
             let key = key_only(t, &key_map)?;
-            let units = write_units(t.items.get(&key).map_or(0, item_size));
-            self.admit(t, &key.0, Use::Write, units)?;
-            check_condition(a, &exprs, t.items.get(&key))?;
+            let old = t.items.get(&key).cloned();
+            let units = write_units(old.as_ref().map_or(0, item_size));
+            self.admit_write(t, &key, old.as_ref(), None, units)?;
+            check_condition(a, &exprs, old.as_ref())?;
             let old = self.remove(t, &key);
             let mut out = json!({});
             if s(a, "ReturnValues") == Some("ALL_OLD")
@@ -238,8 +239,10 @@ impl Dynamodb {
                         "Item size has exceeded the maximum allowed size",
                     ));
                 }
-                let units = write_units(size.max(t.items.get(&key).map_or(0, item_size)));
-                match self.admit(t, &key.0, Use::Write, units) {
+                let old = t.items.get(&key).cloned();
+                let units = write_units(size.max(old.as_ref().map_or(0, item_size)));
+                let new = (!delete).then_some(&item);
+                match self.admit_write(t, &key, old.as_ref(), new, units) {
                     Ok(()) => {
                         done += 1;
                         units_total += units;

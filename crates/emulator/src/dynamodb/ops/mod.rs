@@ -225,12 +225,29 @@ impl Dynamodb {
 
     pub(super) fn throttled(&self, th: Throttle, arn: &str) -> DynamoError {
         self.throttled.fetch_add(1, Ordering::Relaxed);
+        let resource = th.index_arn.unwrap_or_else(|| arn.to_string());
         DynamoError {
             status: 400,
             kind: th.exception,
             message: th.message.to_string(),
-            reasons: vec![(th.reason, arn.to_string())],
+            reasons: vec![(th.reason, resource)],
         }
+    }
+
+    /// Takes write capacity for a change of the item under `key` from `old` to `new` (the
+    /// table's indexes first), or turns the throttle into the error DynamoDB sends.
+    pub(super) fn admit_write(
+        &self,
+        t: &mut Table,
+        key: &Key,
+        old: Option<&Item>,
+        new: Option<&Item>,
+        units: f64,
+    ) -> DynamoResult<()> {
+        let now = self.clock.now();
+        let second = self.second();
+        t.admit_write(&key.0, old, new, units, &self.limits, now, second)
+            .map_err(|th| self.throttled(th, &t.arn))
     }
 }
 

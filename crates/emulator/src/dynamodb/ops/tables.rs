@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::super::item::KeyType;
 use super::super::streams::{Stream, View};
-use super::super::table::{Billing, KeySchema, Table};
+use super::super::table::{Billing, Index, KeySchema, Table};
 use super::{Args, required, s};
 use crate::dynamodb::{DynamoError, DynamoResult, Dynamodb};
 use latlab_core::services::dynamodb::{Op, name_problem};
@@ -86,6 +86,35 @@ impl Dynamodb {
                 })
                 .collect();
             t.global_secondary_indexes = Some(Value::Array(described));
+            let provisioned = matches!(billing, Billing::Provisioned { .. });
+            for i in g {
+                let name = i.get("IndexName").and_then(Value::as_str).unwrap_or("");
+                let hash = i
+                    .get("KeySchema")
+                    .and_then(Value::as_array)
+                    .and_then(|k| {
+                        k.iter()
+                            .find(|e| e.get("KeyType").and_then(Value::as_str) == Some("HASH"))
+                    })
+                    .and_then(|e| e.get("AttributeName").and_then(Value::as_str))
+                    .ok_or_else(|| {
+                        DynamoError::validation(format!(
+                            "One or more parameter values were invalid: index {name} has no HASH key"
+                        ))
+                    })?;
+                let write = i
+                    .get("ProvisionedThroughput")
+                    .and_then(|p| p.get("WriteCapacityUnits"))
+                    .and_then(Value::as_u64)
+                    .filter(|_| provisioned);
+                t.indexes.push(Index::new(
+                    format!("{arn}/index/{name}"),
+                    hash.to_string(),
+                    write,
+                    &self.limits,
+                    self.clock.now(),
+                ));
+            }
         }
         if let Some(spec) = a.get("StreamSpecification") {
             set_stream(&mut t, spec, created)?;
