@@ -18,38 +18,30 @@ fn n(v: i64) -> AttributeValue {
     AttributeValue::N(v.to_string())
 }
 
+fn attr(name: &str, t: ScalarAttributeType) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(t)
+        .build()
+        .unwrap()
+}
+
+fn key_part(name: &str, t: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(t)
+        .build()
+        .unwrap()
+}
+
 /// A table keyed by `pk` (string) and `sk` (number), provisioned with `read` and `write` units.
 async fn table(c: &aws_sdk_dynamodb::Client, name: &str, read: i64, write: i64) {
     c.create_table()
         .table_name(name)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("sk")
-                .attribute_type(ScalarAttributeType::N)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("sk")
-                .key_type(KeyType::Range)
-                .build()
-                .unwrap(),
-        )
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .attribute_definitions(attr("sk", ScalarAttributeType::N))
+        .key_schema(key_part("pk", KeyType::Hash))
+        .key_schema(key_part("sk", KeyType::Range))
         .billing_mode(BillingMode::Provisioned)
         .provisioned_throughput(
             ProvisionedThroughput::builder()
@@ -308,20 +300,8 @@ async fn table_again(c: &aws_sdk_dynamodb::Client) -> String {
     let e = c
         .create_table()
         .table_name("orders")
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .key_schema(key_part("pk", KeyType::Hash))
         .billing_mode(BillingMode::PayPerRequest)
         .send()
         .await
@@ -677,34 +657,10 @@ async fn an_on_demand_table_serves_double_its_previous_peak_and_grows_by_windows
     let c = dynamodb_client(&emu.endpoint_url());
     c.create_table()
         .table_name("spiky")
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("sk")
-                .attribute_type(ScalarAttributeType::N)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("sk")
-                .key_type(KeyType::Range)
-                .build()
-                .unwrap(),
-        )
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .attribute_definitions(attr("sk", ScalarAttributeType::N))
+        .key_schema(key_part("pk", KeyType::Hash))
+        .key_schema(key_part("sk", KeyType::Range))
         .billing_mode(BillingMode::PayPerRequest)
         .send()
         .await
@@ -866,27 +822,9 @@ async fn an_index_short_of_write_capacity_throttles_the_tables_writes() {
     let c = dynamodb_client(&emu.endpoint_url());
     c.create_table()
         .table_name("orders-by-status")
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("status")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .attribute_definitions(attr("status", ScalarAttributeType::S))
+        .key_schema(key_part("pk", KeyType::Hash))
         .billing_mode(BillingMode::Provisioned)
         .provisioned_throughput(
             ProvisionedThroughput::builder()
@@ -898,13 +836,7 @@ async fn an_index_short_of_write_capacity_throttles_the_tables_writes() {
         .global_secondary_indexes(
             aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
                 .index_name("by-status")
-                .key_schema(
-                    KeySchemaElement::builder()
-                        .attribute_name("status")
-                        .key_type(KeyType::Hash)
-                        .build()
-                        .unwrap(),
-                )
+                .key_schema(key_part("status", KeyType::Hash))
                 .projection(
                     aws_sdk_dynamodb::types::Projection::builder()
                         .projection_type(aws_sdk_dynamodb::types::ProjectionType::KeysOnly)

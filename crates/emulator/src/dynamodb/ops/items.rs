@@ -32,16 +32,7 @@ impl Dynamodb {
             self.admit_write(t, &key, old.as_ref(), Some(&item), units)?;
             check_condition(a, &exprs, old.as_ref())?;
             let old = self.store(t, key, item, size);
-            let mut out = json!({});
-            if s(a, "ReturnValues") == Some("ALL_OLD")
-                && let Some(o) = old
-            {
-                out["Attributes"] = Value::Object(o);
-            }
-            if let Some(c) = consumed(a, name, Use::Write, units) {
-                out["ConsumedCapacity"] = c;
-            }
-            Ok(out)
+            Ok(written(a, name, old, None, units))
         })
     }
 
@@ -87,20 +78,7 @@ impl Dynamodb {
             self.admit_write(t, &key, old.as_ref(), Some(&new), units)?;
             check_condition(a, &exprs, old.as_ref())?;
             self.store(t, key, new.clone(), size);
-            let mut out = json!({});
-            match s(a, "ReturnValues").unwrap_or("NONE") {
-                "ALL_NEW" => out["Attributes"] = Value::Object(new),
-                "ALL_OLD" => {
-                    if let Some(o) = old {
-                        out["Attributes"] = Value::Object(o);
-                    }
-                }
-                _ => {}
-            }
-            if let Some(c) = consumed(a, name, Use::Write, units) {
-                out["ConsumedCapacity"] = c;
-            }
-            Ok(out)
+            Ok(written(a, name, old, Some(new), units))
         })
     }
 
@@ -115,16 +93,7 @@ impl Dynamodb {
             self.admit_write(t, &key, old.as_ref(), None, units)?;
             check_condition(a, &exprs, old.as_ref())?;
             let old = self.remove(t, &key);
-            let mut out = json!({});
-            if s(a, "ReturnValues") == Some("ALL_OLD")
-                && let Some(o) = old
-            {
-                out["Attributes"] = Value::Object(o);
-            }
-            if let Some(c) = consumed(a, name, Use::Write, units) {
-                out["ConsumedCapacity"] = c;
-            }
-            Ok(out)
+            Ok(written(a, name, old, None, units))
         })
     }
 
@@ -351,4 +320,22 @@ impl Dynamodb {
         }
         Ok(out)
     }
+}
+
+/// A write's answer: the item before (`ReturnValues` ALL_OLD) or after it (ALL_NEW, for an
+/// update) and the capacity it consumed, as the call asked.
+fn written(a: &Args, table: &str, old: Option<Item>, new: Option<Item>, units: f64) -> Value {
+    let mut out = json!({});
+    let attributes = match s(a, "ReturnValues") {
+        Some("ALL_OLD") => old,
+        Some("ALL_NEW") => new,
+        _ => None,
+    };
+    if let Some(i) = attributes {
+        out["Attributes"] = Value::Object(i);
+    }
+    if let Some(c) = consumed(a, table, Use::Write, units) {
+        out["ConsumedCapacity"] = c;
+    }
+    out
 }
