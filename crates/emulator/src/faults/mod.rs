@@ -473,11 +473,19 @@ impl Injector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use latlab_core::services::kinesis::faults::INTERNAL_FAILURE;
+    use latlab_core::faults::{Effect, Kind};
 
-    fn target(op: &str) -> Target {
+    /// A declared kind that answers a 500 to any operation of its service (whichever service
+    /// declares one: the injector names none).
+    fn internal_error() -> Kind {
+        Kind::all()
+            .find(|k| k.effect() == Effect::InternalError && k.only().is_none())
+            .expect("a service declares a 500")
+    }
+
+    fn target(kind: Kind, op: &str) -> Target {
         Target {
-            service: Some(Service::Kinesis),
+            service: Some(kind.service()),
             operation: op.into(),
             ..Target::default()
         }
@@ -485,36 +493,54 @@ mod tests {
 
     #[tokio::test]
     async fn faults_injected_once_leave_when_spent() {
+        let kind = internal_error();
+        let op = kind.service().operations()[0];
         let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| None)));
         for _ in 0..100 {
-            injector.add(FaultSpec::now(INTERNAL_FAILURE)).unwrap();
-            let hit = injector.on_request(&target("PutRecord"));
+            injector.add(FaultSpec::now(kind)).unwrap();
+            let hit = injector.on_request(&target(kind, op));
             assert_eq!(hit.action.map(|(a, _)| a), Some(Action::InternalError));
-            assert_eq!(injector.on_request(&target("PutRecord")).action, None);
+            assert_eq!(injector.on_request(&target(kind, op)).action, None);
         }
         assert!(injector.armed.lock().len() <= 1);
-        assert_eq!(injector.log.counts()[&INTERNAL_FAILURE].fired, 100);
+        assert_eq!(injector.log.counts()[&kind].fired, 100);
         // A success of the same operation is each one's recovery.
-        injector.on_success(&target("PutRecord"));
-        assert_eq!(injector.log.counts()[&INTERNAL_FAILURE].recovered, 100);
+        injector.on_success(&target(kind, op));
+        assert_eq!(injector.log.counts()[&kind].recovered, 100);
     }
 
     #[tokio::test]
     async fn a_fault_hits_only_what_it_names() {
-        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| None)));
-        let mut spec =
-            FaultSpec::parse("kinesis.stall:operation=GetRecords,shard=1,every=1h").unwrap();
+        // A stall a service lets aim at one operation and one shard.
+        let (kind, op, mut spec) = Kind::all()
+            .filter(|k| k.effect() == Effect::Stall)
+            .find_map(|k| {
+                let op = k
+                    .only()
+                    .and_then(|o| o.first())
+                    .or(k.service().operations().first())?;
+                let text = format!("{}:operation={op},shard=1,every=1h", k.name());
+                Some((k, *op, FaultSpec::parse(&text).ok()?))
+            })
+            .expect("a service declares a stall aimed by operation and shard");
         spec.trigger = Trigger::Now;
+        let injector = Arc::new(Injector::new(Arc::default(), Box::new(|_| None)));
         injector.add(spec).unwrap();
-        let mut other_shard = target("GetRecords");
+        let other_op = kind
+            .service()
+            .operations()
+            .iter()
+            .find(|o| **o != op)
+            .expect("another operation");
+        let mut other_shard = target(kind, op);
         other_shard.shard = Some((0, "shardId-000000000000".into()));
         assert_eq!(injector.on_request(&other_shard).action, None);
-        assert_eq!(injector.on_request(&target("PutRecord")).action, None);
-        let mut shard = target("GetRecords");
+        assert_eq!(injector.on_request(&target(kind, other_op)).action, None);
+        let mut shard = target(kind, op);
         shard.shard = Some((1, "shardId-000000000001".into()));
         assert_eq!(
             injector.on_request(&shard).action.map(|(a, _)| a),
-            Some(Action::Stall(Duration::from_secs(3)))
+            Some(Action::Stall(kind.default_duration()))
         );
     }
 }

@@ -3,7 +3,9 @@
 //! requests of every kind. They need latlab's emulator crate and the SDKs alone, not latlab.
 
 mod common;
+mod dynamodb_capacity;
 mod dynamodb_emulator;
+mod dynamodb_streams;
 mod emulator_sockets;
 mod faults;
 mod hostile_s3;
