@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod context;
+pub mod dynamodb;
 #[cfg(test)]
 pub mod echo;
 mod facts;
@@ -39,6 +40,7 @@ macro_rules! for_each_lab {
             S3: s3::S3Lab,
             Redis: redis::RedisLab,
             Sqs: sqs::SqsLab,
+            Dynamodb: dynamodb::DynamoLab,
         }
     };
 }

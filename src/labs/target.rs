@@ -138,8 +138,10 @@ pub trait FileKeys {
     fn text(&self, key: &str) -> Option<(String, String, usize)>;
 }
 
-/// A lab that names nothing to measure: it creates what it measures on the run's endpoint.
+/// A lab that names nothing to measure: it creates what it measures on the run's endpoint. It
+/// has no flags, so no argument group (several labs flatten it into the same command).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[group(skip)]
 #[serde(deny_unknown_fields)]
 pub struct Nothing {}
 

@@ -175,3 +175,23 @@ pub mod as_report {
         super::Summary::deserialize(d).map(super::Summary::into_summary)
     }
 }
+
+/// A [`crate::metrics::sdk::SdkSnapshot`] field written in the report's form ([`Sdk`]) and read
+/// back: `#[serde(with = "crate::metrics::json::sdk_as_report")]` on a snapshot that is its own
+/// JSON part.
+pub mod sdk_as_report {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        s: &crate::metrics::sdk::SdkSnapshot,
+        ser: S,
+    ) -> Result<S::Ok, S::Error> {
+        super::sdk(s).serialize(ser)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<crate::metrics::sdk::SdkSnapshot, D::Error> {
+        super::Sdk::deserialize(d).map(super::Sdk::into_snapshot)
+    }
+}

@@ -127,7 +127,7 @@ mod tests {
     fn every_price_is_listed_with_whether_aws_states_it() {
         let p = Prices::builtin("us-east-1").unwrap();
         let text = p.listing();
-        assert!(text.starts_with("us-east-1: list prices in US dollars, taken 2026-12-01 (built-in); 5 of 17 verified in AWS's own text\n"), "{text}");
+        assert!(text.starts_with("us-east-1: list prices in US dollars, taken 2026-12-01 (built-in); 5 of 23 verified in AWS's own text\n"), "{text}");
         assert!(
             text.lines()
                 .any(|l| l.starts_with("sqs.fifo_requests_per_million ")
@@ -156,7 +156,7 @@ mod tests {
         );
         let regions = regions_listing();
         assert!(
-            regions.contains("us-east-1        taken 2026-12-01  5 of 17 prices verified"),
+            regions.contains("us-east-1        taken 2026-12-01  5 of 23 prices verified"),
             "{regions}"
         );
         assert!(

@@ -150,7 +150,7 @@ fn prices_are_listed_with_what_verifies_each() {
     let (ok, out, err) = common::latlab_output(&["prices"]);
     assert!(ok, "{err}");
     assert!(
-        out.starts_with("us-east-1        taken 2026-12-01  5 of 17 prices verified in AWS's own text\nap-northeast-1   taken 2026-12-01  0 of 15 prices verified"),
+        out.starts_with("us-east-1        taken 2026-12-01  5 of 23 prices verified in AWS's own text\nap-northeast-1   taken 2026-12-01  0 of 15 prices verified"),
         "{out}"
     );
     let (ok, out, _) = common::latlab_output(&["prices", "ap-northeast-1"]);
@@ -179,7 +179,7 @@ fn prices_are_listed_with_what_verifies_each() {
     .unwrap();
     let (ok, out, err) = common::latlab_output(&["prices", mine.to_str().unwrap()]);
     assert!(ok, "{err}");
-    assert!(out.contains("6 of 17 verified"), "{out}");
+    assert!(out.contains("6 of 23 verified"), "{out}");
     assert!(
         out.lines()
             .any(|l| l.starts_with("kinesis.shard_hour ") && l.contains(" verified ")),

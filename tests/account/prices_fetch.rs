@@ -269,6 +269,84 @@ fn elasticache() -> Vec<Row<'static>> {
     ]
 }
 
+/// DynamoDB's products: the Standard table class's, and the Standard-IA class's with the same
+/// usage type endings (`IA-WriteCapacityUnit-Hrs`), which the `group` attribute tells apart.
+fn dynamodb() -> Vec<Row<'static>> {
+    vec![
+        (
+            "D1",
+            "Provisioned IOPS",
+            vec![
+                ("usagetype", "WriteCapacityUnit-Hrs"),
+                ("group", "DDB-WriteUnits"),
+            ],
+            "0.0006500000",
+            "WriteCapacityUnit-Hrs",
+        ),
+        (
+            "D2",
+            "Provisioned IOPS",
+            vec![
+                ("usagetype", "ReadCapacityUnit-Hrs"),
+                ("group", "DDB-ReadUnits"),
+            ],
+            "0.0001300000",
+            "ReadCapacityUnit-Hrs",
+        ),
+        (
+            "D3",
+            "Amazon DynamoDB PayPerRequest Throughput",
+            vec![
+                ("usagetype", "WriteRequestUnits"),
+                ("group", "DDB-WriteUnits"),
+            ],
+            "0.0000006250",
+            "WriteRequestUnits",
+        ),
+        (
+            "D4",
+            "Amazon DynamoDB PayPerRequest Throughput",
+            vec![
+                ("usagetype", "ReadRequestUnits"),
+                ("group", "DDB-ReadUnits"),
+            ],
+            "0.0000001250",
+            "ReadRequestUnits",
+        ),
+        (
+            "D5",
+            "API Request",
+            vec![
+                ("usagetype", "USE1-Streams-Requests"),
+                ("group", "DDB-StreamsReadRequests"),
+            ],
+            "0.0000002000",
+            "Count",
+        ),
+        (
+            "D6",
+            "Amazon DynamoDB Change Data Capture",
+            vec![
+                ("usagetype", "ChangeDataCaptureUnits-Kinesis"),
+                ("group", "DDB-Kinesis"),
+            ],
+            "0.0000001000",
+            "CDC Units",
+        ),
+        // Standard-IA: another price for the same usage type ending, not the one latlab wants.
+        (
+            "D7",
+            "Provisioned IOPS",
+            vec![
+                ("usagetype", "IA-WriteCapacityUnit-Hrs"),
+                ("group", "DDB-WriteUnitsIA"),
+            ],
+            "0.0008100000",
+            "WriteCapacityUnit-Hrs",
+        ),
+    ]
+}
+
 /// Serves the region indexes and offer files until the test ends.
 fn serve(mode: Mode) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -316,6 +394,7 @@ fn answer(mut conn: TcpStream, mode: Mode, _host: String) {
         "AmazonS3" => s3(),
         "AmazonElastiCache" => elasticache(),
         "AWSQueueService" => sqs(),
+        "AmazonDynamoDB" => dynamodb(),
         _ => {
             let _ = write!(conn, "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
             return;
@@ -416,6 +495,13 @@ fn the_prices_found_are_written_verified_with_their_sku_and_used() {
         "[sqs]\n",
         "standard_requests_per_million = 0.4\n",
         "fifo_requests_per_million = 0.5\n",
+        "[dynamodb]\n",
+        "wcu_hour = 0.00065\n",
+        "rcu_hour = 0.00013\n",
+        "write_request_units_per_million = 0.625\n",
+        "read_request_units_per_million = 0.125\n",
+        "streams_read_requests_per_million = 0.2\n",
+        "cdc_units_per_million = 0.1\n",
         "[sqs.fetched.fifo_requests_per_million]\nsource = \"AWS Price List API\"\noffer = \"AWSQueueService\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"Q2\"\n",
         "[kinesis.fetched.efo_retrieval_per_gb]\nsource = \"AWS Price List API\"\noffer = \"AmazonKinesis\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"K4\"\n",
         "[elasticache.fetched.\"cache.t3.micro\"]\nsource = \"AWS Price List API\"\noffer = \"AmazonElastiCache\"\nversion = \"20261120000000\"\npublication_date = \"2026-11-20T00:00:00Z\"\nsku = \"E1\"\n",
@@ -425,7 +511,7 @@ fn the_prices_found_are_written_verified_with_their_sku_and_used() {
     // `latlab prices FILE` counts them verified, each with its offer and SKU.
     let (ok, listing, err) = common::latlab_output(&["prices", file.to_str().unwrap()]);
     assert!(ok, "{err}");
-    assert!(listing.contains("18 of 18 verified"), "{listing}");
+    assert!(listing.contains("24 of 24 verified"), "{listing}");
     assert!(
         listing.contains("kinesis.shard_hour: AWS Price List API: AmazonKinesis offer 20261120000000 (published 2026-11-20T00:00:00Z), SKU K1"),
         "{listing}"

@@ -38,6 +38,9 @@ const NAMES: &[&str] = &[
     "sqs.us-east-1.amazonaws.com",
     "sts.us-east-1.amazonaws.com",
     "sts.amazonaws.com",
+    "dynamodb.us-east-1.amazonaws.com",
+    "*.ddb.us-east-1.amazonaws.com",
+    "streams.dynamodb.us-east-1.amazonaws.com",
 ];
 
 /// One rehearsal's namespace, resolver, emulator and surroundings, removed (with every process
@@ -345,7 +348,7 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
     r.make_buckets();
     let buckets = ["--s3-bucket", STANDARD, "--s3-express-bucket", EXPRESS];
     let mut reports = Vec::new();
-    for scenario in ["demo", "s3-demo", "sqs-demo"] {
+    for scenario in ["demo", "s3-demo", "sqs-demo", "dynamodb-cdc"] {
         let mut plan_args = vec!["plan", scenario, "--aws"];
         plan_args.extend(buckets);
         let (ok, plan, err) = r.latlab(&user, &plan_args);
@@ -427,6 +430,30 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
         .collect();
     println!("SQS: {counted:?}");
     assert!(!counted.is_empty(), "{sqs}");
+    // DynamoDB: the table's changes through the stream (two readers) and the Kinesis destination,
+    // every change counted (received + lost + unread = written, none lost).
+    let ddb = &reports[3].1;
+    let counted: Vec<&str> = ddb
+        .split("every change counted")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .skip(3)
+        .take(3)
+        .collect();
+    println!("DynamoDB, every change counted:\n{}", counted.join("\n"));
+    for consumer in ["streams-poller", "lambda", "fan-out"] {
+        let row = counted
+            .iter()
+            .find(|l| l.starts_with(consumer))
+            .unwrap_or_else(|| panic!("{consumer}: {ddb}"));
+        let n: Vec<u64> = row[consumer.len()..]
+            .split_whitespace()
+            .take(4)
+            .map(|v| v.replace(',', "").parse().unwrap())
+            .collect();
+        assert!(n[0] > 0 && n[1] + n[2] + n[3] == n[0] && n[2] == 0, "{row}");
+    }
 
     // A cap that a few seconds pass: the run stops itself there.
     let (ok, capped, err) = r.latlab(
@@ -507,6 +534,7 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
         format!("{STANDARD}.s3.us-east-1.amazonaws.com"),
         "sqs.us-east-1.amazonaws.com".to_string(),
         "sts.us-east-1.amazonaws.com".to_string(),
+        "streams.dynamodb.us-east-1.amazonaws.com".to_string(),
     ] {
         assert!(
             by_host.iter().any(|(h, _)| *h == expected),
@@ -516,6 +544,15 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
     assert!(
         by_host.iter().any(|(h, _)| h.starts_with(EXPRESS)),
         "the directory bucket's host: {by_host:?}"
+    );
+    // DynamoDB's regional endpoint, or its account-based one when the credentials carry the
+    // account (the SDK's default `preferred` mode).
+    assert!(
+        by_host
+            .iter()
+            .any(|(h, _)| *h == "dynamodb.us-east-1.amazonaws.com"
+                || *h == "000000000000.ddb.us-east-1.amazonaws.com"),
+        "DynamoDB's host: {by_host:?}"
     );
 }
 
@@ -758,7 +795,7 @@ fn the_users_own_rehearsal_passes_in_one_command() {
     );
     assert_eq!(
         stdout.matches("backend  AWS us-east-1 (measured)").count(),
-        3,
+        4,
         "{stdout}"
     );
     assert!(

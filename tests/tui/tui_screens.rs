@@ -81,21 +81,30 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
     let shared = ["f", "p", "r", "z / Z", "t", "?", "q, Esc, Ctrl-C"];
     let kinesis = ["+ / -", "e / E", "x / X", "b", "i", "a / o"];
     let cases = [
-        ("demo", fixture(), "S3, Redis and SQS keys left out"),
+        (
+            "demo",
+            fixture(),
+            "S3, Redis, SQS and DynamoDB keys left out",
+        ),
         (
             "s3-demo",
             latlab::tui::fixture::lab_moment(LabKind::S3),
-            "Kinesis, Redis and SQS keys left out",
+            "Kinesis, Redis, SQS and DynamoDB keys left out",
         ),
         (
             "redis-demo",
             latlab::tui::fixture::lab_moment(LabKind::Redis),
-            "Kinesis, S3 and SQS keys left out",
+            "Kinesis, S3, SQS and DynamoDB keys left out",
         ),
         (
             "sqs-demo",
             latlab::tui::fixture::lab_moment(LabKind::Sqs),
-            "Kinesis, S3 and Redis keys left out",
+            "Kinesis, S3, Redis and DynamoDB keys left out",
+        ),
+        (
+            "dynamodb-demo",
+            latlab::tui::fixture::lab_moment(LabKind::Dynamodb),
+            "Kinesis, S3, Redis and SQS keys left out",
         ),
         ("tour", latlab::tui::fixture::sample_tour_moment(), ""),
     ];
@@ -115,10 +124,13 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
                 "{name}: {k}: {keys:?}"
             );
         }
-        // The producer's rate: Kinesis's and SQS's (sqs-demo answered it with "no Kinesis lab").
+        // The producer's rate: Kinesis's, SQS's and DynamoDB's writer's (sqs-demo answered it
+        // with "no Kinesis lab").
         assert_eq!(
             has("< / >"),
-            labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::Sqs),
+            labs.contains(&LabKind::Kinesis)
+                || labs.contains(&LabKind::Sqs)
+                || labs.contains(&LabKind::Dynamodb),
             "{name}: < / >: {keys:?}"
         );
         assert_eq!(has("s"), labs.contains(&LabKind::S3), "{name}: s: {keys:?}");
@@ -140,7 +152,14 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
                 "{name}: {k}: {keys:?}"
             );
         }
-        assert_eq!(has("Tab, 0 - 4"), labs.len() > 1, "{name}: tabs: {keys:?}");
+        for k in ["H", "M", "U / D", "y / Y", "d"] {
+            assert_eq!(
+                has(k),
+                labs.contains(&LabKind::Dynamodb),
+                "{name}: {k}: {keys:?}"
+            );
+        }
+        assert_eq!(has("Tab, 0 - 5"), labs.len() > 1, "{name}: tabs: {keys:?}");
         let emulator_lab = labs
             .iter()
             .any(|l| l.service().is_some_and(|s| s.emulated()));
@@ -215,6 +234,44 @@ fn the_sqs_pane() {
     assert!(s.contains("producer 10/s to each queue"), "{s}");
 }
 
+/// The DynamoDB tab: the writer and reader, the partition heat strip with the hot partition
+/// marked and its throttles by reason, and a pane per change consumer with its count.
+#[test]
+fn the_dynamodb_pane_marks_the_hot_partition() {
+    let mut app = App::new(Theme::dark());
+    let moment = latlab::tui::fixture::lab_moment(LabKind::Dynamodb);
+    app.sync_labs(&[LabKind::Dynamodb]);
+    let buf = render(&app, &moment, (160, 50));
+    let s = text(&buf);
+    insta::assert_snapshot!("dynamodb_160x50", s);
+    for pane in [
+        "DynamoDB writer: 300/s, 90% to key 'hot'",
+        "Partitions (5, latlab's model)",
+        "DynamoDB streams-poller: DynamoDB Streams GetRecords every 500ms",
+        "DynamoDB lambda: Lambda on DynamoDB Streams",
+        "DynamoDB fan-out: fan-out on the Kinesis destination",
+    ] {
+        assert!(s.contains(pane), "pane {pane:?}:\n{s}");
+    }
+    assert!(
+        s.contains("p2 HOT: 1,000/1,000 WCU in the last second, 190 throttled attempts"),
+        "{s}"
+    );
+    assert!(s.contains("◀ HOT"), "the hot partition's own line: {s}");
+    assert!(
+        s.contains("TableWriteKeyRangeThroughputExceeded 9,400"),
+        "throttles by reason: {s}"
+    );
+    assert!(
+        s.contains("GetItem eventual ◀"),
+        "the reads' consistency: {s}"
+    );
+    assert!(
+        s.contains("latlab-5e3d0a1b · partition p2 HOT"),
+        "the header: {s}"
+    );
+}
+
 #[test]
 fn the_overview_shows_every_lab_at_once() {
     let mut app = App::new(Theme::dark());
@@ -240,6 +297,8 @@ fn the_overview_shows_every_lab_at_once() {
         "3. offset: WAIT",
         "SQS long-poll",
         "SQS lambda",
+        "DynamoDB writer",
+        "Partitions (5, latlab's model)",
     ] {
         assert!(s.contains(pane), "pane {pane:?} on the overview:\n{s}");
     }
@@ -252,7 +311,7 @@ fn the_overview_shows_every_lab_at_once() {
     );
 
     // Narrower than side by side but tall enough: the labs stack.
-    let s = text(&render(&app, &moment, (120, 100)));
+    let s = text(&render(&app, &moment, (120, 130)));
     assert!(
         s.contains("S3 GET")
             && s.contains("Lambda on enhanced fan-out")

@@ -692,3 +692,56 @@ fn the_tours_sqs_tab_at_80x24_has_a_values_row_in_every_pane() {
     keys(&s, "q");
     wait_for(&s, "[exit 0]", Duration::from_secs(60));
 }
+
+/// The DynamoDB lab in a terminal: the keys spread evenly, then `H` skews them towards one key,
+/// and its partition is marked hot with the throttle's reason; `H` again spreads them.
+#[test]
+fn pressing_h_skews_the_dynamodb_keys_and_marks_the_hot_partition() {
+    let name = format!("latlab-ddb-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_latlab");
+    let log = std::env::temp_dir().join(format!("{name}.log"));
+    let dir = tempfile::tempdir().unwrap();
+    // The demo's table and writer, without its scheduled skew: the key does it here.
+    let scenario = dir.path().join("hot.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"hot\"\ndescription = \"the hot key, by hand\"\nduration = \"5m\"\nlatency_profile = \"zero\"\n\
+         [dynamodb]\nmode = \"provisioned\"\nread_capacity = 3000\nwrite_capacity = 4000\n\
+         item_size = \"4KiB\"\nrate = 400\nkeys = 100\nhot_share = 0.9\nreads = 10\n",
+    )
+    .unwrap();
+    let cmd = format!(
+        "{bin} tui {} --log {}; echo \"[exit $?]\"; sleep 120",
+        scenario.display(),
+        log.display()
+    );
+    let s = Session::sized(name, &cmd, 160, 44);
+    let screen = wait_for(
+        &s,
+        "Partitions (5, latlab's model)",
+        Duration::from_secs(30),
+    );
+    assert!(screen.contains("uniform over 100 keys"), "{screen}");
+    // A few seconds of even writes: no partition is hot.
+    std::thread::sleep(Duration::from_secs(3));
+    let screen = capture(&s);
+    assert!(screen.contains("no partition is hot"), "{screen}");
+    keys(&s, "H");
+    let screen = wait_for(&s, "DynamoDB keys skewed", Duration::from_secs(10));
+    assert!(screen.contains("90% to key 'hot'"), "{screen}");
+    // Once the hot partition's second of capacity is spent, it throttles.
+    let screen = wait_for(
+        &s,
+        "throttled by reason: TableWriteKeyRangeThroughputExceeded",
+        Duration::from_secs(20),
+    );
+    assert!(
+        screen.contains("◀ HOT") && screen.contains(" HOT: "),
+        "the hot partition marked: {screen}"
+    );
+    keys(&s, "H");
+    wait_for(&s, "DynamoDB keys spread evenly", Duration::from_secs(10));
+    keys(&s, "q");
+    wait_for(&s, "[exit 0]", Duration::from_secs(60));
+    let _ = std::fs::remove_file(&log);
+}

@@ -489,9 +489,17 @@ mod tests {
             .position(|l| l.contains("\"kinesis:GetRecords\""))
             .unwrap()
             + 1;
+        // The statement it is in: the last Sid above its line.
+        let sid = policy
+            .lines()
+            .take(line)
+            .filter_map(|l| l.trim().strip_prefix("\"Sid\": \""))
+            .last()
+            .map(|s| s.trim_end_matches("\",").to_string())
+            .unwrap();
         assert!(
             c.found.starts_with(&format!(
-                "2 actions denied: kinesis:GetRecords (allowed by Latlab2 (line {line} of `latlab iam-policy tour`): \"kinesis:GetRecords\" on \"arn:aws:kinesis:*:*:stream/latlab-tour-latlab-*\")"
+                "2 actions denied: kinesis:GetRecords (allowed by {sid} (line {line} of `latlab iam-policy tour`): \"kinesis:GetRecords\" on \"arn:aws:kinesis:*:*:stream/latlab-tour-latlab-*\")"
             )),
             "{}\n{policy}",
             c.found

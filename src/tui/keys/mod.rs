@@ -253,8 +253,11 @@ mod tests {
             }
         }
         // Each lab's keys in the registry's order, then the TUI's own.
-        // (The library's test build has a fifth lab, `labs/echo/`: its key u and its tab 5.)
-        assert_eq!(pressable(), "+-<>eExXbiao[]sCvcmLwjJgGBVkKul012345frzZt");
+        // (The library's test build has a sixth lab, `labs/echo/`: its key u and its tab 6.)
+        assert_eq!(
+            pressable(),
+            "+-<>eExXbiao[]sCvcmLwjJgGBVkKHMUDyYdul0123456frzZt"
+        );
     }
 
     #[test]
@@ -340,7 +343,7 @@ mod tests {
         }
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(binding(&ctrl_c, false, None, &[]), Some((Does::Quit, true)));
-        assert_eq!(binding(&key('y'), false, None, &LabKind::ALL), None);
+        assert_eq!(binding(&key('Q'), false, None, &LabKind::ALL), None);
     }
 
     #[test]

@@ -13,26 +13,38 @@ use crate::tui::moment::Moment;
 use crate::tui::widgets::*;
 
 /// Every lab on one screen: the lead lab (the one whose panes are tallest) on the left and the
-/// others above one another on the right when the terminal is wide enough, otherwise all one
+/// others above one another on the right when the terminal is wide enough (those the right column
+/// has no room for go under the lead lab, last first, while the left has room), otherwise all one
 /// above the other; each lab's share of its column is its weight.
 pub fn draw(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect) {
     let snap = &moment.snapshot;
     let labs = snap.labs();
     let lead = labs.iter().copied().find(|l| l.overview_lead());
     let side: Vec<LabKind> = labs.iter().copied().filter(|l| Some(*l) != lead).collect();
-    let draw_side = |f: &mut Frame, r: Rect| {
+    let column = |f: &mut Frame, labs: &[LabKind], r: Rect| {
         let rects =
-            Layout::vertical(side.iter().map(|l| Constraint::Fill(l.overview_weight()))).split(r);
-        for (lab, rect) in side.iter().zip(rects.iter()) {
+            Layout::vertical(labs.iter().map(|l| Constraint::Fill(l.overview_weight()))).split(r);
+        for (lab, rect) in labs.iter().zip(rects.iter()) {
             super::draw(*lab, f, theme, app, moment, *rect);
         }
     };
     // Rows each lab needs to show its panes with at least one row of sparkline.
+    let rows = |labs: &[LabKind]| -> u16 { labs.iter().map(|l| super::min_rows(*l, snap)).sum() };
     let lead_rows = lead.map_or(0, |l| super::min_rows(l, snap));
-    let side_rows: u16 = side.iter().map(|l| super::min_rows(*l, snap)).sum();
-    let side_by_side =
-        area.width >= OVERVIEW_SIDE_BY_SIDE && area.height >= lead_rows.max(side_rows);
-    let stacked = area.height >= lead_rows + side_rows;
+    // Side by side: the right column's labs, and those moved under the lead lab.
+    let mut right = side.clone();
+    let mut under: Vec<LabKind> = Vec::new();
+    while lead.is_some() && rows(&right) > area.height && right.len() > 1 {
+        let last = right[right.len() - 1];
+        if lead_rows + rows(&under) + super::min_rows(last, snap) > area.height {
+            break;
+        }
+        right.pop();
+        under.insert(0, last);
+    }
+    let side_by_side = area.width >= OVERVIEW_SIDE_BY_SIDE
+        && area.height >= (lead_rows + rows(&under)).max(rows(&right));
+    let stacked = area.height >= lead_rows + rows(&side);
     if !side_by_side && !stacked {
         draw_overview_table(f, theme, moment, area);
         return;
@@ -40,10 +52,20 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect
     match lead {
         Some(l) if side_by_side => {
             let right_w = (area.width * 2 / 5).max(80);
-            let [left, right] =
+            let [left, right_area] =
                 Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w)]).areas(area);
-            super::draw(l, f, theme, app, moment, left);
-            draw_side(f, right);
+            if under.is_empty() {
+                super::draw(l, f, theme, app, moment, left);
+            } else {
+                let [top, rest] = Layout::vertical([
+                    Constraint::Min(lead_rows),
+                    Constraint::Length(rows(&under)),
+                ])
+                .areas(left);
+                super::draw(l, f, theme, app, moment, top);
+                column(f, &under, rest);
+            }
+            column(f, &right, right_area);
         }
         Some(l) => {
             let others = side.len() as u16;
@@ -53,9 +75,9 @@ pub fn draw(f: &mut Frame, theme: &Theme, app: &App, moment: &Moment, area: Rect
             ])
             .areas(area);
             super::draw(l, f, theme, app, moment, top);
-            draw_side(f, rest);
+            column(f, &side, rest);
         }
-        None => draw_side(f, area),
+        None => column(f, &side, area),
     }
 }
 

@@ -127,13 +127,42 @@ mod tests {
     }
 }
 
-/// The faults the emulator injects into DynamoDB: none yet. Its request path takes the faults
-/// every JSON-protocol service does (resets, 500s, 503s, spikes) as soon as kinds are declared
-/// here; they come with the DynamoDB lab, whose runs fire them (the soak run checks that every
-/// declared kind fires).
+/// The faults the emulator injects into DynamoDB and DynamoDB Streams (`--fault dynamodb.KIND`,
+/// `[[faults]]`, the TUI's menu), in the order they are listed.
 pub mod faults {
-    use crate::services::fault_kinds::KindInfo;
+    use std::time::Duration;
 
-    /// Every fault kind of the service, in the order they are listed.
-    pub const FAULTS: &[KindInfo] = &[];
+    use crate::services::Service;
+    use crate::services::fault_kinds::{Effect, KindInfo, declare};
+
+    declare! { Service::Dynamodb;
+        /// The connection is reset before a DynamoDB request is served: nothing happened.
+        RESET = KindInfo::hits(
+            "dynamodb.reset",
+            "connection reset before a DynamoDB request is served",
+            Effect::ResetBefore,
+        );
+        /// A PutItem is served (the item written, its change on the stream) and the connection
+        /// reset instead of its answer: the writer cannot tell it happened.
+        RESET_AFTER = KindInfo::hits(
+            "dynamodb.reset-after",
+            "a PutItem served, then the connection reset instead of its answer",
+            Effect::ResetAfter,
+        )
+        .only(&["PutItem"]);
+        /// 500 InternalServerError from DynamoDB.
+        INTERNAL_ERROR = KindInfo::hits(
+            "dynamodb.internal-error",
+            "500 InternalServerError from DynamoDB",
+            Effect::InternalError,
+        );
+        /// A DynamoDB Streams GetRecords answer is held back for the fault's duration.
+        STREAMS_STALL = KindInfo::lasting(
+            "dynamodb.streams-stall",
+            "a DynamoDB Streams GetRecords answer held back",
+            Effect::Stall,
+            Duration::from_secs(3),
+        )
+        .only(&["GetRecords"]);
+    }
 }

@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn every_declared_kind_is_its_services_and_hits_only_its_operations() {
         let all: Vec<Kind> = Kind::all().collect();
-        assert_eq!(all.len(), 20);
+        assert_eq!(all.len(), 24);
         let mut names: Vec<&str> = all.iter().map(|k| k.name()).collect();
         names.dedup();
         assert_eq!(names.len(), all.len(), "two kinds share a name: {names:?}");

@@ -31,6 +31,37 @@ use latlab_core::services::dynamodb::{Op, STREAMS_TARGET_PREFIX, TARGET_PREFIX};
 pub use limits::DynamoLimits;
 pub use profile::DynamoProfile;
 
+/// The partitions a table starts with in latlab's model (`DynamoLimits::modelled`): for
+/// provisioned `(read, write)` units, its reads over a partition's read units plus its writes over
+/// a partition's write units, rounded up; for an on-demand table (None), its initial throughput's.
+/// Partitions are added when a table needs more and never merged. Public so that a client of the
+/// emulator (the DynamoDB lab's heat strip) draws the same partitions.
+pub fn partitions_for(provisioned: Option<(u64, u64)>, l: &DynamoLimits) -> usize {
+    let (r, w) = match provisioned {
+        Some((read, write)) => (read as f64, write as f64),
+        None => {
+            // The initial throughput is either figure, not both: its partitions are the larger.
+            let by_w = l.on_demand_initial_write_units as f64 / l.partition_write_units as f64;
+            let by_r = l.on_demand_initial_read_units as f64 / l.partition_read_units as f64;
+            return by_w.max(by_r).ceil().max(1.0) as usize;
+        }
+    };
+    (r / l.partition_read_units as f64 + w / l.partition_write_units as f64)
+        .ceil()
+        .max(1.0) as usize
+}
+
+/// The partition of `partitions` a partition key's value (its bytes: a string's UTF-8, a
+/// number's text, a binary's base64) lives on in latlab's model: its MD5's first 8 bytes cut
+/// into equal ranges. DynamoDB does not publish its hash; this one spreads keys evenly, as
+/// DynamoDB's is documented to.
+pub fn partition_of(key: &[u8], partitions: usize) -> usize {
+    use md5::{Digest, Md5};
+    let d = Md5::digest(key);
+    let h = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
+    ((h as u128 * partitions.max(1) as u128) >> 64) as usize
+}
+
 /// The JSON protocol's content type.
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
@@ -207,6 +238,26 @@ impl Service for Dynamodb {
 }
 
 impl Dynamodb {
+    /// One call as the HTTP path answers it, without its latency leg or faults: the operation an
+    /// `x-amz-target` header names (under DynamoDB's prefix or DynamoDB Streams') on `body`. For
+    /// what drives the service in process: the fuzz targets.
+    pub fn answer(
+        &self,
+        target: &str,
+        body: &[u8],
+        region: &str,
+    ) -> DynamoResult<serde_json::Value> {
+        let op = Op::of_target(target).ok_or_else(|| {
+            DynamoError::of(
+                400,
+                "UnknownOperationException",
+                format!("not an operation the emulator's DynamoDB answers: '{target}'"),
+            )
+        })?;
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.handle(op, body, region)
+    }
+
     /// Queues a change for a Kinesis data stream, starting the worker with the first; a full
     /// queue counts it as failed.
     fn push(&self, p: destination::Push) {

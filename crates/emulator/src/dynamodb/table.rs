@@ -194,18 +194,10 @@ pub struct Table {
 
 /// The partitions a table's throughput needs (see `DynamoLimits::modelled`).
 fn partitions_for(billing: Billing, l: &DynamoLimits) -> usize {
-    let (r, w) = match billing {
-        Billing::Provisioned { read, write } => (read as f64, write as f64),
-        Billing::OnDemand => {
-            // The initial throughput is either figure, not both: its partitions are the larger.
-            let by_w = l.on_demand_initial_write_units as f64 / l.partition_write_units as f64;
-            let by_r = l.on_demand_initial_read_units as f64 / l.partition_read_units as f64;
-            return by_w.max(by_r).ceil().max(1.0) as usize;
-        }
-    };
-    (r / l.partition_read_units as f64 + w / l.partition_write_units as f64)
-        .ceil()
-        .max(1.0) as usize
+    match billing {
+        Billing::Provisioned { read, write } => super::partitions_for(Some((read, write)), l),
+        Billing::OnDemand => super::partitions_for(None, l),
+    }
 }
 
 impl Table {
@@ -299,13 +291,9 @@ impl Table {
         }
     }
 
-    /// The partition a partition key's value lives on: its MD5's first 8 bytes cut into equal
-    /// ranges.
+    /// The partition a partition key's value lives on (see [`super::partition_of`]).
     pub fn partition_of(&self, pk: &KeyValue) -> usize {
-        use md5::{Digest, Md5};
-        let d = Md5::digest(pk.bytes());
-        let h = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
-        ((h as u128 * self.partitions.len() as u128) >> 64) as usize
+        super::partition_of(&pk.bytes(), self.partitions.len())
     }
 
     /// Takes `units` of `what` for a call on `pk`, or says which limit refuses it.
