@@ -36,7 +36,7 @@ fn tour_frame() -> serde_json::Value {
         let theme = latlab::theme::Theme::dark();
         let mut app = latlab::tui::app::App::new(theme);
         app.sync_labs(&latlab::labs::LabKind::ALL);
-        let view = latlab::tui::fixture::sample_tour_view();
+        let view = latlab::tui::fixture::sample_tour_moment();
         let tick = latlab::tui::shared::tick(&app, &view, Default::default(), "fuzz", "t");
         let text = latlab::share::frame::envelope(
             1,

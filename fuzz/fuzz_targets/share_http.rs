@@ -81,7 +81,7 @@ fn share() -> &'static Shared {
                     .expect("a share starts");
             let mut app = latlab::tui::app::App::new(theme);
             app.sync_labs(&latlab::labs::LabKind::ALL);
-            let view = latlab::tui::fixture::sample_tour_view();
+            let view = latlab::tui::fixture::sample_tour_moment();
             share.publish(latlab::tui::shared::tick(
                 &app,
                 &view,

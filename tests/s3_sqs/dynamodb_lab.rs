@@ -47,7 +47,15 @@ fn table(skewed: bool) -> String {
 
 #[test]
 fn a_hot_key_throttles_its_partition_while_the_table_has_capacity_and_spread_keys_do_not() {
-    let (text, r) = run(&table(true), 6, &[]);
+    // With a change consumer, so that its count is checked under throttles too, and recorded.
+    let rec = tempfile::tempdir().unwrap();
+    let record = rec.path().join("rec");
+    let poller = "[[dynamodb.cdc]]\nname = \"streams-poller\"\nkind = \"streams-poller\"\ninterval = \"200ms\"\n";
+    let (text, r) = run(
+        &format!("{}{poller}", table(true)),
+        6,
+        &["--record", record.to_str().unwrap()],
+    );
     let d = &r["snapshot"]["dynamodb"];
     let throttled = d["writer"]["throttled"]["TableWriteKeyRangeThroughputExceeded"]
         .as_u64()
@@ -83,6 +91,25 @@ fn a_hot_key_throttles_its_partition_while_the_table_has_capacity_and_spread_key
     assert!(
         text.contains("write attempts throttled (TableWriteKeyRangeThroughputExceeded"),
         "{text}"
+    );
+    // Every acknowledged write counted by the change consumer: throttled writes were never
+    // written, so they are in no count.
+    let k = &d["cdc"][0]["counts"];
+    let n = |f: &str| k[f].as_u64().unwrap();
+    assert_eq!(
+        n("written"),
+        d["writer"]["written"].as_u64().unwrap(),
+        "{k}"
+    );
+    assert_eq!(n("received") + n("lost") + n("unread"), n("written"), "{k}");
+    assert_eq!((n("lost"), n("unread")), (0, 0), "{k}");
+    // The recording replays to the same tables.
+    let (ok, replayed, err) =
+        common::latlab_output(&["replay", record.to_str().unwrap(), "--headless"]);
+    assert!(ok, "{err}");
+    assert!(
+        replayed.contains(line),
+        "the replay names the hot partition: {replayed}"
     );
 
     // The same writes at the same rate, spread over the keys: nothing throttles.
@@ -149,4 +176,119 @@ fn bad_dynamodb_sections_are_named_with_what_is_valid() {
         err.contains("mode = 'burst': must be provisioned or on-demand"),
         "{err}"
     );
+}
+
+/// On another endpoint (`latlab emulate`, standing for an account): the plan names the table, its
+/// tags and its calls and creates nothing; a run killed with SIGKILL leaves its table, which
+/// `latlab cleanup` finds by its run tag and deletes, leaving tables only named like latlab's
+/// alone.
+#[test]
+fn a_killed_runs_table_is_found_by_its_tag_and_deleted_and_look_alikes_are_left() {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    };
+    use common::{Kill, emulate, latlab, with_credentials};
+    use std::time::{Duration, Instant};
+
+    let (_emu, url) = emulate(&[]);
+    let on = |args: &[&str]| {
+        common::output(
+            with_credentials(&mut latlab())
+                .args(args)
+                .args(["--endpoint-url", &url]),
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ddb-acct.toml");
+    std::fs::write(&file, table(false)).unwrap();
+    let scenario = file.to_str().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let c = common::dynamodb_client(&url);
+    let tables = || -> Vec<String> {
+        rt.block_on(c.list_tables().send())
+            .unwrap()
+            .table_names()
+            .to_vec()
+    };
+
+    let (ok, plan, err) = on(&["plan", "--scenario", scenario]);
+    assert!(ok, "{err}");
+    for line in [
+        "table latlab-",
+        "provisioned 3,000 RCU, 4,000 WCU",
+        "latlab:run-id",
+        "dynamodb:CreateTable",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteTable",
+        "provisioned write capacity",
+    ] {
+        assert!(plan.contains(line), "{line}:\n{plan}");
+    }
+    assert!(tables().is_empty(), "a plan creates nothing");
+
+    // A look-alike: named as a run's table would be, without the tag.
+    rt.block_on(
+        c.create_table()
+            .table_name("latlab-0a1b2c3d")
+            .attribute_definitions(
+                AttributeDefinition::builder()
+                    .attribute_name("pk")
+                    .attribute_type(ScalarAttributeType::S)
+                    .build()
+                    .unwrap(),
+            )
+            .key_schema(
+                KeySchemaElement::builder()
+                    .attribute_name("pk")
+                    .key_type(KeyType::Hash)
+                    .build()
+                    .unwrap(),
+            )
+            .billing_mode(BillingMode::PayPerRequest)
+            .send(),
+    )
+    .unwrap();
+    let mut run = Kill(
+        with_credentials(&mut latlab())
+            .args(["run", scenario, "--duration", "5m", "--quiet", "--yes"])
+            .args(["--endpoint-url", &url])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ours = loop {
+        let ours: Vec<String> = tables()
+            .into_iter()
+            .filter(|t| t != "latlab-0a1b2c3d")
+            .collect();
+        if !ours.is_empty() {
+            break ours[0].clone();
+        }
+        assert!(Instant::now() < deadline, "the run's table");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    run.0.kill().unwrap();
+    run.0.wait().unwrap();
+
+    let (ok, text, err) = on(&["cleanup"]);
+    assert!(ok, "{err}");
+    assert!(text.contains(&ours), "{ours}:\n{text}");
+    assert!(
+        text.contains("table latlab-0a1b2c3d is named like latlab's but has no latlab:run-id tag"),
+        "{text}"
+    );
+    assert_eq!(tables().len(), 2, "listing deletes nothing");
+    let (ok, text, err) = on(&["cleanup", "--yes"]);
+    assert!(ok, "{text}{err}");
+    assert_eq!(tables(), ["latlab-0a1b2c3d"], "{text}");
+    // Idempotent: nothing more to find.
+    let (ok, text, err) = on(&["cleanup", "--yes"]);
+    assert!(ok, "{text}{err}");
+    assert!(!text.contains(&ours), "{text}");
 }

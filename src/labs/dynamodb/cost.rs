@@ -1,8 +1,9 @@
 //! The DynamoDB lab's configuration, priced: a provisioned table's capacity units by the hour, or
 //! an on-demand table's request units at the rate the writer and reader consumed them; the
 //! stream's read requests (each GetRecords call); and the Kinesis destination's change data
-//! capture units (one per write, per 1 KB of the item). The Kinesis data stream the changes go to
-//! is not priced here: it is a Kinesis resource, at Kinesis's prices.
+//! capture units (one per write, per 1 KB of the item), and the Kinesis data stream the changes go
+//! to at Kinesis's prices (its shard, the changes' PUT payload units, its fan-out consumers and
+//! their bytes read).
 
 use crate::lab_kit::cost::prices::{Price, Section};
 use crate::lab_kit::cost::{LabCost, Prices, item};
@@ -77,6 +78,19 @@ pub const PRICES: &[Section] = &[Section {
     named: None,
     optional: true,
 }];
+
+/// The Kinesis prices of the stream a table's changes go to (Kinesis Data Streams for DynamoDB):
+/// shard-hours, PUT payload units, fan-out consumer-shard-hours and fan-out's bytes read.
+const DESTINATION: [&str; 4] = [
+    "kinesis.shard_hour",
+    "kinesis.put_payload_units_per_million",
+    "kinesis.efo_consumer_shard_hour",
+    "kinesis.efo_retrieval_per_gb",
+];
+
+/// What a change record adds to its item's bytes in the destination stream (its event name,
+/// table, region, keys and times as JSON): latlab's estimate, an assumption.
+const CHANGE_OVERHEAD: u64 = 400;
 
 /// A unit price as the price file gives it: `$0.00065` (the report's dollars round to cents).
 fn price(x: f64) -> String {
@@ -180,7 +194,17 @@ pub fn cost(s: &DynamoSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
         ));
         used.push(STREAMS_READS);
     }
-    if s.cdc.iter().any(|c| c.how == CdcKind::FanOut) {
+    let fan_outs = s
+        .cdc
+        .iter()
+        .filter(|c| c.how == CdcKind::FanOut && !c.stopped)
+        .count();
+    let mut notes = vec![
+        "the Standard table class; storage, backups and the free tier are not priced; Lambda's \
+         GetRecords calls are priced as the poller's are"
+            .to_string(),
+    ];
+    if fan_outs > 0 {
         let units = s.writer.written as f64 * cdc_units(s.item_size) as f64 / seconds;
         items.push(item(
             p,
@@ -195,17 +219,65 @@ pub fn cost(s: &DynamoSnapshot, p: &Prices) -> (LabCost, Vec<String>) {
             units * 3600.0 / 1e6 * cdc,
         ));
         used.push(CDC_UNITS);
+        // The Kinesis data stream the changes go to, at Kinesis's prices: its shard, its fan-out
+        // consumers, each change a PUT payload unit (a change record is far under 25 KB but for
+        // items near it) and the fan-out's bytes read.
+        match DESTINATION.map(|k| p.value(k)) {
+            [Some(shard), Some(put), Some(efo), Some(gb)] => {
+                let writes = s.writer.written as f64 / seconds;
+                let record = s.item_size + CHANGE_OVERHEAD;
+                let put_units = writes * record.div_ceil(25 * 1024) as f64;
+                let gb_hour =
+                    writes * record as f64 * 3600.0 / crate::lab_kit::cost::GB * fan_outs as f64;
+                for (key, what, how, hourly) in [
+                    (
+                        DESTINATION[0],
+                        "the destination stream's shard",
+                        format!("1 shard × {} per shard-hour", price(shard)),
+                        shard,
+                    ),
+                    (
+                        DESTINATION[1],
+                        "the changes' PUT payload units",
+                        format!(
+                            "{put_units:.1} units/s × 3,600 × {} per million",
+                            price(put)
+                        ),
+                        put_units * 3600.0 / 1e6 * put,
+                    ),
+                    (
+                        DESTINATION[2],
+                        "fan-out consumers on the destination",
+                        format!("{fan_outs} consumer-shard(s) × {} per hour", price(efo)),
+                        fan_outs as f64 * efo,
+                    ),
+                    (
+                        DESTINATION[3],
+                        "fan-out's bytes read",
+                        format!(
+                            "{gb_hour:.4} GB an hour ({} B a change) × {} per GB",
+                            record,
+                            price(gb)
+                        ),
+                        gb_hour * gb,
+                    ),
+                ] {
+                    items.push(item(p, key, what, how, hourly));
+                    used.push(key);
+                }
+            }
+            _ => notes.push(format!(
+                "the Kinesis data stream the changes go to is not priced: the price file ({}) \
+                 lacks Kinesis's prices",
+                p.origin
+            )),
+        }
     }
     (
         LabCost {
             lab,
             items,
-            notes: vec![
-                "the Standard table class; storage, backups and the free tier are not priced; \
-                 Lambda's GetRecords calls are priced as the poller's are; the Kinesis data stream \
-                 the changes go to is Kinesis's to price"
-                    .into(),
-            ],
+            notes,
             missing: None,
         },
         used.into_iter().map(str::to_string).collect(),
@@ -242,6 +314,13 @@ mod tests {
         close(d.items[1].hourly, 0.39);
         close(d.items[2].hourly, 0.0216);
         close(d.items[3].hourly, 0.2856);
+        // Its destination stream at Kinesis's prices: 1 shard × $0.015; 198.33 changes/s of 4,496
+        // B (one PUT payload unit each) × 3,600 = 714,000 / 1e6 × $0.014 = 0.009996; 1 fan-out
+        // consumer-shard × $0.015; 198.33 × 4,496 B × 3,600 / 2^30 = 2.98963 GB × $0.013 = 0.038865.
+        close(d.items[4].hourly, 0.015);
+        close(d.items[5].hourly, 0.009996);
+        close(d.items[6].hourly, 0.015);
+        close(d.items[7].hourly, 0.038865834474563606);
         assert_eq!(cdc_units(1024), 1);
         assert_eq!(cdc_units(1025), 2);
     }
