@@ -70,8 +70,11 @@ impl Throttles {
 pub fn throttle_reason(body: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
     let kind = v.get("__type")?.as_str()?.rsplit('#').next()?.to_string();
+    // `ThrottlingReasons`, or `throttlingReasons` in a ThrottlingException (the service model's
+    // spelling of the member there).
     let reason = v
         .get("ThrottlingReasons")
+        .or_else(|| v.get("throttlingReasons"))
         .and_then(|r| r.as_array())
         .and_then(|r| r.first())
         .and_then(|r| r.get("reason"))

@@ -109,7 +109,16 @@ impl DynamoError {
             "message": self.message,
         });
         if !self.reasons.is_empty() {
-            b["ThrottlingReasons"] = self
+            // The service model spells the member `ThrottlingReasons` in
+            // ProvisionedThroughputExceededException and RequestLimitExceeded, and
+            // `throttlingReasons` in ThrottlingException (as aws-sdk-dynamodb's deserializers
+            // read them).
+            let member = if self.kind == "ThrottlingException" {
+                "throttlingReasons"
+            } else {
+                "ThrottlingReasons"
+            };
+            b[member] = self
                 .reasons
                 .iter()
                 .map(|(reason, resource)| serde_json::json!({"reason": reason, "resource": resource}))

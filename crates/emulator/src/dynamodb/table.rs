@@ -48,7 +48,7 @@ pub struct Throttle {
 
 /// Capacity that refills at `rate` a second up to `cap`.
 #[derive(Clone, Debug)]
-struct Bucket {
+pub struct Bucket {
     tokens: f64,
     rate: f64,
     cap: f64,
@@ -175,6 +175,10 @@ pub struct Table {
     /// Kinesis data streams its changes are put into, by ARN, and whether each is enabled.
     pub destinations: Vec<(String, bool)>,
     pub billing: Billing,
+    /// An on-demand table's maximum throughput (`OnDemandThroughput`): read and write request
+    /// units a second, each a bucket of a second's worth; None: no maximum.
+    pub max_read: Option<(u64, Bucket)>,
+    pub max_write: Option<(u64, Bucket)>,
     pub tags: BTreeMap<String, String>,
     pub items: BTreeMap<Key, Item>,
     pub bytes: u64,
@@ -223,6 +227,8 @@ impl Table {
             stream: None,
             destinations: Vec::new(),
             billing,
+            max_read: None,
+            max_write: None,
             tags: BTreeMap::new(),
             items: BTreeMap::new(),
             bytes: 0,
@@ -291,6 +297,23 @@ impl Table {
         }
     }
 
+    /// Sets an on-demand table's maximum throughput (`OnDemandThroughput`'s
+    /// `MaxReadRequestUnits` and `MaxWriteRequestUnits`; -1 or absent: none), each enforced over a
+    /// second. The developer guide ("DynamoDB maximum throughput for on-demand tables"):
+    /// "throughput requests that exceed the maximum amount specified will be throttled".
+    pub fn set_max(&mut self, read: Option<i64>, write: Option<i64>, now: Instant) {
+        let bucket = |v: Option<i64>| {
+            v.filter(|v| *v > 0)
+                .map(|v| (v as u64, Bucket::new(v as f64, v as f64, now)))
+        };
+        if let Some(r) = read {
+            self.max_read = bucket(Some(r));
+        }
+        if let Some(w) = write {
+            self.max_write = bucket(Some(w));
+        }
+    }
+
     /// The partition a partition key's value lives on (see [`super::partition_of`]).
     pub fn partition_of(&self, pk: &KeyValue) -> usize {
         super::partition_of(&pk.bytes(), self.partitions.len())
@@ -315,11 +338,28 @@ impl Table {
             Use::Read => units * l.partition_write_units as f64 / l.partition_read_units as f64,
         };
         let on_demand = self.billing == Billing::OnDemand;
+        let max = match what {
+            Use::Read => self.max_read.as_mut(),
+            Use::Write => self.max_write.as_mut(),
+        }
+        .filter(|_| on_demand);
+        let over_max = max.is_some_and(|(_, b)| !b.has(units, now));
         let table = match what {
             Use::Read => &mut self.table_read,
             Use::Write => &mut self.table_write,
         };
-        let refused = if !table.has(units, now) {
+        // The table's own maximum first (the lowest limit a caller set), then the table's
+        // capacity or the account's quota, then the partition's.
+        let refused = if over_max {
+            // The developer guide names the exceptions a throttle comes in
+            // (ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException)
+            // but not which carries this reason: ThrottlingException is assumed (docs/emulator.md).
+            Some((
+                "MaxOnDemandThroughputExceeded",
+                "ThrottlingException",
+                "Throughput exceeds the maximum OnDemandThroughput configured on table or index",
+            ))
+        } else if !table.has(units, now) {
             Some(if on_demand {
                 (
                     "AccountLimitExceeded",
@@ -354,6 +394,15 @@ impl Table {
             });
         }
         table.take(units);
+        if on_demand {
+            let max = match what {
+                Use::Read => self.max_read.as_mut(),
+                Use::Write => self.max_write.as_mut(),
+            };
+            if let Some((_, b)) = max {
+                b.take(units);
+            }
+        }
         self.used.add(second, cost);
         let part = &mut self.partitions[p];
         part.budget.take(cost);
@@ -474,6 +523,13 @@ impl Table {
         });
         if let Some(g) = &self.global_secondary_indexes {
             d["GlobalSecondaryIndexes"] = g.clone();
+        }
+        if self.max_read.is_some() || self.max_write.is_some() {
+            let units = |m: &Option<(u64, Bucket)>| m.as_ref().map_or(-1, |(u, _)| *u as i64);
+            d["OnDemandThroughput"] = serde_json::json!({
+                "MaxReadRequestUnits": units(&self.max_read),
+                "MaxWriteRequestUnits": units(&self.max_write),
+            });
         }
         if let Some(st) = &self.stream {
             d["StreamSpecification"] =

@@ -1,7 +1,8 @@
 //! DynamoDB's capacity through the real SDK: a hot partition key throttles its partition
 //! (`TableWriteKeyRangeThroughputExceeded`) while the same load spread over keys does not; a
 //! table past its provisioned capacity says so (`TableWriteProvisionedThroughputExceeded`); an
-//! on-demand table serves double its previous peak and grows by windows; an index short of write
+//! on-demand table serves double its previous peak and grows by windows, and no more than a maximum
+//! throughput set on it (`TableWriteMaxOnDemandThroughputExceeded`); an index short of write
 //! capacity throttles the table's writes.
 
 use crate::common::*;
@@ -300,4 +301,93 @@ async fn an_index_short_of_write_capacity_throttles_the_tables_writes() {
         .send()
         .await
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_on_demand_tables_maximum_throughput_throttles_past_it_with_its_reason() {
+    use aws_sdk_dynamodb::operation::put_item::PutItemError;
+    use aws_sdk_dynamodb::types::OnDemandThroughput;
+    let emu = emulator(&[]).await;
+    emu.freeze_clock();
+    let c = dynamodb_client(&emu.endpoint_url());
+    let once = c
+        .config()
+        .to_builder()
+        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
+    let c = aws_sdk_dynamodb::Client::from_conf(once.build());
+    c.create_table()
+        .table_name("capped")
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .key_schema(key_part("pk", KeyType::Hash))
+        .billing_mode(BillingMode::PayPerRequest)
+        .on_demand_throughput(
+            OnDemandThroughput::builder()
+                .max_write_request_units(10)
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let d = c
+        .describe_table()
+        .table_name("capped")
+        .send()
+        .await
+        .unwrap();
+    let max = d.table().and_then(|t| t.on_demand_throughput()).unwrap();
+    assert_eq!(
+        (max.max_write_request_units(), max.max_read_request_units()),
+        (Some(10), Some(-1))
+    );
+    // Ten writes of one unit in an instant, then the eleventh is refused.
+    for i in 0..10 {
+        c.put_item()
+            .table_name("capped")
+            .item("pk", s(&format!("k{i}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let e = c
+        .put_item()
+        .table_name("capped")
+        .item("pk", s("k10"))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let PutItemError::ThrottlingException(t) = &e else {
+        panic!("{e:?}");
+    };
+    let reasons: Vec<&str> = t
+        .throttling_reasons()
+        .iter()
+        .filter_map(|r| r.reason())
+        .collect();
+    assert_eq!(reasons, ["TableWriteMaxOnDemandThroughputExceeded"]);
+    // A provisioned table takes no maximum.
+    let e = c
+        .create_table()
+        .table_name("provisioned")
+        .attribute_definitions(attr("pk", ScalarAttributeType::S))
+        .key_schema(key_part("pk", KeyType::Hash))
+        .provisioned_throughput(
+            ProvisionedThroughput::builder()
+                .read_capacity_units(1)
+                .write_capacity_units(1)
+                .build()
+                .unwrap(),
+        )
+        .on_demand_throughput(
+            OnDemandThroughput::builder()
+                .max_write_request_units(5)
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        format!("{:?}", e.into_service_error())
+            .contains("only when BillingMode is PAY_PER_REQUEST")
+    );
 }

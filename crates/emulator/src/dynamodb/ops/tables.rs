@@ -119,6 +119,9 @@ impl Dynamodb {
         if let Some(spec) = a.get("StreamSpecification") {
             set_stream(&mut t, spec, created)?;
         }
+        if let Some((r, w)) = on_demand_throughput(a, t.billing)? {
+            t.set_max(r, w, self.clock.now());
+        }
         for tag in a
             .get("Tags")
             .and_then(Value::as_array)
@@ -144,6 +147,9 @@ impl Dynamodb {
             if a.contains_key("BillingMode") || a.contains_key("ProvisionedThroughput") {
                 let billing = billing_of(a, Some(t.billing))?;
                 t.set_billing(billing, &self.limits, now);
+            }
+            if let Some((r, w)) = on_demand_throughput(a, t.billing)? {
+                t.set_max(r, w, now);
             }
             if let Some(spec) = a.get("StreamSpecification") {
                 let now = latlab_core::clock::now_micros() as f64 / 1e6;
@@ -289,4 +295,38 @@ fn set_stream(t: &mut Table, spec: &Value, now: f64) -> DynamoResult<()> {
     }
     t.stream = Some(Stream::new(&t.arn, view, now, t.partitions.len()));
     Ok(())
+}
+
+/// `OnDemandThroughput`'s `MaxReadRequestUnits` and `MaxWriteRequestUnits` (-1: no maximum), for
+/// an on-demand table only; None when the call gives none.
+fn on_demand_throughput(
+    a: &Args,
+    billing: Billing,
+) -> DynamoResult<Option<(Option<i64>, Option<i64>)>> {
+    let Some(o) = a.get("OnDemandThroughput") else {
+        return Ok(None);
+    };
+    let o = o
+        .as_object()
+        .ok_or_else(|| DynamoError::validation("OnDemandThroughput must be a structure"))?;
+    if billing != Billing::OnDemand {
+        return Err(DynamoError::validation(
+            "One or more parameter values were invalid: OnDemandThroughput can be specified only when BillingMode is PAY_PER_REQUEST",
+        ));
+    }
+    let units = |k: &str| -> DynamoResult<Option<i64>> {
+        match o.get(k) {
+            None => Ok(None),
+            Some(v) => match v.as_i64() {
+                Some(n) if n == -1 || n >= 1 => Ok(Some(n)),
+                _ => Err(DynamoError::validation(format!(
+                    "One or more parameter values were invalid: {k} must be -1 (no maximum) or at least 1, not {v}"
+                ))),
+            },
+        }
+    };
+    Ok(Some((
+        units("MaxReadRequestUnits")?,
+        units("MaxWriteRequestUnits")?,
+    )))
 }
