@@ -64,7 +64,7 @@ pub fn tab(s: &DynamoSnapshot, sparks: &[(String, Vec<Point>)]) -> LabView {
         };
     }
     let mut blocks = vec![
-        (Size::Rows { fixed: 7 }, Block::Pane(writer(s, sparks))),
+        (Size::Rows { fixed: 6 }, Block::Pane(writer(s, sparks))),
         (Size::Length(heat_rows(s)), Block::Pane(heat(s))),
     ];
     for c in &s.cdc {
@@ -190,6 +190,16 @@ fn writer(s: &DynamoSnapshot, sparks: &[(String, Vec<Point>)]) -> Pane {
         shrink: None,
         fill_last: false,
     };
+    // On the bottom edge: the throttles by reason once there are any (the last error is then
+    // one of them), else the last error; a small screen keeps the table's rows.
+    let bottom = if w.throttled.is_empty() {
+        w.last_error.as_deref().map(Text::last_error)
+    } else {
+        Some(Text::new(
+            format!(" throttled by reason: {} ", reasons(&w.throttled)),
+            Style::strong("warn"),
+        ))
+    };
     Pane {
         title,
         narrow: Some((
@@ -199,24 +209,10 @@ fn writer(s: &DynamoSnapshot, sparks: &[(String, Vec<Point>)]) -> Pane {
                 Style::strong("dynamodb_writer"),
             )],
         )),
-        bottom: w.last_error.as_deref().map(Text::last_error),
+        bottom,
         parts: vec![
             (Size::Spark, Part::Spark(spark)),
             (Size::Length(4), Part::Table(table)),
-            (
-                Size::Length(1),
-                Part::Lines(vec![vec![
-                    Text::new(" throttled by reason: ", DIM),
-                    Text::new(
-                        reasons(&w.throttled),
-                        if w.throttled.is_empty() {
-                            TEXT
-                        } else {
-                            Style::strong("warn")
-                        },
-                    ),
-                ]]),
-            ),
         ],
         min_inner: 2,
     }
@@ -531,9 +527,9 @@ impl crate::labs::Shown for super::DynamoLab {
     }
 
     fn min_rows(s: &DynamoSnapshot) -> u16 {
-        // The writer's pane (borders, a row of sparkline, its table, the reasons), the heat
-        // strip's two lines, a pane per change consumer, the settings.
-        (2 + 1 + 4 + 1) + (2 + 2) + s.cdc.len() as u16 * (2 + 1 + 2) + 1
+        // The writer's pane (borders, a row of sparkline, its table), the heat strip's two
+        // lines, a pane per change consumer, the settings.
+        (2 + 1 + 4) + (2 + 2) + s.cdc.len() as u16 * (2 + 1 + 2) + 1
     }
 
     fn progress(s: &DynamoSnapshot) -> Option<String> {
