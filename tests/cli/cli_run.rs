@@ -26,6 +26,7 @@ fn scenarios_are_listed_a_line_each() {
             "demo",
             "seed-kinesis-round1",
             "seed-kinesis-round2",
+            "kinesis-kcl",
             "seed-s3",
             "s3-demo",
             "seed-redis",
@@ -70,7 +71,7 @@ fn bad_scenarios_and_flags_are_named() {
     );
     let (ok, _, err) = output(latlab().args(["run", "seed-kinesis-round3"]));
     assert!(!ok);
-    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, seed-s3, s3-demo, seed-redis, redis-demo, sqs-demo, queue-or-stream, dynamodb-demo, dynamodb-cdc, dynamodb-on-demand, tour, soak"), "{err}");
+    assert!(err.contains("unknown scenario 'seed-kinesis-round3': valid names are demo, seed-kinesis-round1, seed-kinesis-round2, kinesis-kcl, seed-s3, s3-demo, seed-redis, redis-demo, sqs-demo, queue-or-stream, dynamodb-demo, dynamodb-cdc, dynamodb-on-demand, tour, soak"), "{err}");
     let (ok, _, err) = output(latlab().args(["run", "demo", "--duration", "soon"]));
     assert!(!ok);
     assert!(err.contains("'soon' is not a duration"), "{err}");
@@ -563,7 +564,7 @@ fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
     assert!(!ok);
     assert!(
         err.contains(
-            "'q' is not a key --press can give: use any of + - < > e E x X b i a o [ ] s C v c m L w j J g G B V k K H M U D y Y d l 0 1 2 3 4 5 f r z Z t"
+            "'q' is not a key --press can give: use any of + - k K < > e E x X b i a o [ ] s C v c m L w j J g G B V H M U D y Y d l 0 1 2 3 4 5 f r z Z t"
         ),
         "{err}"
     );

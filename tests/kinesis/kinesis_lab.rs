@@ -138,7 +138,7 @@ async fn three_pollers_are_throttled_while_fan_out_is_not() {
                 assert_eq!(t, 0, "{}: fan-out has dedicated throughput", c.name);
                 assert_eq!(c.sdk.counters.escaped_total(), 0, "{}", c.name);
             }
-            ConsumerKind::LambdaStandard => {}
+            ConsumerKind::LambdaStandard | ConsumerKind::Kcl => {}
         }
         assert_eq!(c.counts.lost, 0, "{}: nothing lost", c.name);
         assert_eq!(

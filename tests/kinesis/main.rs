@@ -3,6 +3,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod kcl;
 mod kinesis_knobs;
 mod kinesis_lab;
 mod kinesis_lineage;

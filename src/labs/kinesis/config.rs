@@ -11,6 +11,9 @@ use toml::Spanned;
 use crate::aws::RetrySettings;
 use latlab_core::units::{Bytes, Dur, line_of};
 
+pub use super::kcl::KclVersion;
+use super::kcl::kcl_idle;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConsumerKind {
@@ -22,6 +25,8 @@ pub enum ConsumerKind {
     LambdaStandard,
     /// Lambda's event source mapping on a fan-out consumer (pushed records, batched).
     LambdaEfo,
+    /// The Kinesis Client Library's polling loop: GetRecords, then an idle time (`kcl.rs`).
+    Kcl,
 }
 
 impl ConsumerKind {
@@ -31,6 +36,7 @@ impl ConsumerKind {
             ConsumerKind::Poller => "poller",
             ConsumerKind::LambdaStandard => "lambda-standard",
             ConsumerKind::LambdaEfo => "lambda-efo",
+            ConsumerKind::Kcl => "kcl",
         }
     }
 
@@ -45,7 +51,16 @@ impl ConsumerKind {
             ConsumerKind::Poller => "GetRecords pollers",
             ConsumerKind::LambdaStandard => "Lambda, standard iterator",
             ConsumerKind::LambdaEfo => "Lambda, enhanced fan-out",
+            ConsumerKind::Kcl => "KCL, polling",
         }
+    }
+
+    /// Reads with GetRecords, against the shard's shared budget.
+    pub fn polls(self) -> bool {
+        matches!(
+            self,
+            ConsumerKind::Poller | ConsumerKind::LambdaStandard | ConsumerKind::Kcl
+        )
     }
 }
 
@@ -88,13 +103,16 @@ pub enum StartPosition {
 pub struct ConsumerSpec {
     pub kind: ConsumerKind,
     pub name: String,
-    /// Pollers only: how many (named "NAME 1", "NAME 2", ... when more than one).
+    /// Pollers and KCL consumers: how many (named "NAME 1", "NAME 2", ... when more than one).
     pub count: u32,
+    /// A poller's interval; a KCL consumer's idle time between reads.
     pub interval: Duration,
     pub interval_mode: IntervalMode,
     pub retry_quota: RetryQuota,
-    /// GetRecords `Limit` of a poller.
+    /// GetRecords `Limit` of a poller or a KCL consumer (its `maxRecords`).
     pub limit: u32,
+    /// KCL consumers only: whose loop.
+    pub kcl_version: KclVersion,
     /// Lambda only.
     pub batch_size: u32,
     pub batching_window: Duration,
@@ -173,10 +191,27 @@ impl KinesisScenario {
                 interval_mode: IntervalMode::SleepAfter,
                 retry_quota: RetryQuota::PerPoller,
                 limit: 10_000,
+                kcl_version: KclVersion::V2,
                 batch_size: 100,
                 batching_window: Duration::ZERO,
                 poll_interval: Duration::from_secs(1),
                 retry: None,
+            })
+    }
+
+    /// What a KCL consumer added live is like: the scenario's first, or KCL 2.x's defaults
+    /// (idle 1.5 s, 10,000 records a call).
+    pub fn kcl_template(&self) -> ConsumerSpec {
+        self.consumers
+            .iter()
+            .find(|c| c.kind == ConsumerKind::Kcl)
+            .cloned()
+            .unwrap_or(ConsumerSpec {
+                kind: ConsumerKind::Kcl,
+                name: "kcl".into(),
+                interval: KclVersion::V2.default_idle(),
+                limit: super::kcl::MAX_RECORDS,
+                ..self.poller_template()
             })
     }
 }
@@ -302,6 +337,8 @@ struct ConsumerFile {
     batching_window: Option<Dur>,
     poll_interval: Option<Dur>,
     retry: Option<RetrySettings>,
+    idle_time: Option<Dur>,
+    kcl: Option<KclVersion>,
 }
 
 /// The smallest payload that holds a record's seq, send time and run id.
@@ -379,7 +416,7 @@ pub fn parse(k: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
     }
     if consumers.is_empty() {
         bail!(
-            "kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, lambda-standard or lambda-efo"
+            "kinesis.consumers is empty: add at least one [[kinesis.consumers]] with kind = efo, poller, kcl, lambda-standard or lambda-efo"
         );
     }
     let reshards = super::reshard::schedule(k.reshards, k.shards, text)?;
@@ -410,11 +447,25 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
         )
     };
     let polled = matches!(kind, ConsumerKind::Poller);
+    let kcl = kind == ConsumerKind::Kcl;
     let lambda = matches!(kind, ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo);
-    if !polled {
-        if c.count.is_some() {
-            return Err(not_for("count", "poller"));
+    if !kcl {
+        if c.idle_time.is_some() {
+            return Err(not_for("idle_time", "kcl"));
         }
+        if c.kcl.is_some() {
+            return Err(not_for("kcl", "kcl"));
+        }
+    }
+    if !polled && !kcl {
+        if c.count.is_some() {
+            return Err(not_for("count", "poller and kcl"));
+        }
+        if c.limit.is_some() {
+            return Err(not_for("limit", "poller and kcl"));
+        }
+    }
+    if !polled {
         if c.interval.is_some() {
             return Err(not_for("interval", "poller"));
         }
@@ -423,9 +474,6 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
         }
         if c.retry_quota.is_some() {
             return Err(not_for("retry_quota", "poller"));
-        }
-        if c.limit.is_some() {
-            return Err(not_for("limit", "poller"));
         }
     }
     if !lambda {
@@ -459,6 +507,12 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
     if !(1..=10_000).contains(&limit) {
         bail!("limit must be between 1 and 10000, got {limit}");
     }
+    let kcl_version = c.kcl.unwrap_or(KclVersion::V2);
+    let interval = if kcl {
+        kcl_idle(kcl_version, c.idle_time.map(|d| d.0))?
+    } else {
+        interval
+    };
     let poll_interval = c.poll_interval.map_or(Duration::from_secs(1), |d| d.0);
     if poll_interval < Duration::from_millis(10) {
         bail!("poll_interval must be at least 10ms");
@@ -480,6 +534,7 @@ fn consumer(c: ConsumerFile) -> anyhow::Result<ConsumerSpec> {
         interval_mode: c.interval_mode.unwrap_or(IntervalMode::SleepAfter),
         retry_quota: c.retry_quota.unwrap_or(RetryQuota::PerPoller),
         limit,
+        kcl_version,
         batch_size,
         batching_window,
         poll_interval,
@@ -520,48 +575,4 @@ impl KinesisScenario {
 /// In every report since `latlab-run-report/2`: `null` when the run has no such lab.
 impl crate::labs::ReportPart for KinesisSeed {
     const REPORTED_WHEN_ABSENT: bool = true;
-}
-
-impl crate::labs::Setup for super::KinesisLab {
-    fn parse(file: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
-        parse(file, text)
-    }
-
-    /// Every seed row names a consumer the scenario has.
-    fn check_seed(seed: &KinesisSeed, k: &KinesisScenario) -> anyhow::Result<()> {
-        for row in &seed.arrival_to_receive {
-            if !k.consumer_names().contains(&row.consumer) {
-                anyhow::bail!(
-                    "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
-                    row.consumer,
-                    k.consumer_names().join(", ")
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// Lambda's retry model, when a Lambda consumer keeps it.
-    fn model(k: &KinesisScenario) -> Vec<latlab_core::provenance::Param> {
-        let mut params = Vec::new();
-        let lambda_default = k.consumers.iter().any(|c| {
-            matches!(
-                c.kind,
-                ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo
-            ) && c.retry.as_ref() == Some(&lambda_retry())
-        });
-        if lambda_default {
-            params.push(latlab_core::provenance::Param::new(
-                "lambda.retry",
-                format!("{}, no retry quota", lambda_retry().describe()),
-                lambda_retry_provenance(),
-            ));
-        }
-        params
-    }
-
-    /// The producer stops by itself after the run's length: exactly rate x duration records.
-    fn for_duration(k: &mut KinesisScenario, duration: std::time::Duration) {
-        k.producer.stop_after = Some(duration);
-    }
 }

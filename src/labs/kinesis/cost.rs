@@ -118,6 +118,8 @@ pub struct Priced {
     pub lambda_efo: usize,
     /// Whether Lambda reads the stream at all (its own charges are not priced).
     pub lambda: bool,
+    /// Whether a KCL consumer reads it (its lease table in DynamoDB is not priced).
+    pub kcl: bool,
     /// Fan-out consumers that ran during the run and stopped before its end (removed live): not
     /// priced, and said.
     pub fan_out_stopped: usize,
@@ -138,6 +140,7 @@ impl Priced {
             lambda: running(&|k| {
                 matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)
             }) > 0,
+            kcl: running(&|k| k == ConsumerKind::Kcl) > 0,
             fan_out_stopped: k.consumers.iter().filter(|c| c.kind.is_fan_out()).count() - fan_out,
         }
     }
@@ -162,6 +165,7 @@ impl Priced {
             lambda: kinds
                 .iter()
                 .any(|k| matches!(k, ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard)),
+            kcl: kinds.contains(&ConsumerKind::Kcl),
             fan_out_stopped: 0,
         }
     }
@@ -246,6 +250,11 @@ pub fn priced(k: &Priced, p: &Prices) -> (LabCost, Vec<String>) {
         "priced at the producer's asked rate and payload, not the achieved rate".to_string(),
         "GetRecords pollers (and Lambda on a standard iterator) read within the shard-hours: no charge of their own".into(),
     ];
+    if k.kcl {
+        notes.push(
+            "KCL consumers read within the shard-hours too; a KCL application's lease table (DynamoDB) is not priced: latlab's KCL consumers keep no leases".into(),
+        );
+    }
     if k.lambda {
         notes.push("Lambda's own charges (requests, duration) are not priced".into());
     }

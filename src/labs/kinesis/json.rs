@@ -71,6 +71,7 @@ pub enum ConsumerKind {
     Poller,
     LambdaStandard,
     LambdaEfo,
+    Kcl,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -198,6 +199,7 @@ impl crate::labs::ReportJson<crate::labs::kinesis::snapshot::KinesisSnapshot> fo
                             Kind::Poller => ConsumerKind::Poller,
                             Kind::LambdaStandard => ConsumerKind::LambdaStandard,
                             Kind::LambdaEfo => ConsumerKind::LambdaEfo,
+                            Kind::Kcl => ConsumerKind::Kcl,
                         },
                         detail: c.detail.clone(),
                         status: c.status.clone(),
@@ -308,6 +310,7 @@ impl crate::labs::ReportJson<crate::labs::kinesis::snapshot::KinesisSnapshot> fo
                             ConsumerKind::Poller => Kind::Poller,
                             ConsumerKind::LambdaStandard => Kind::LambdaStandard,
                             ConsumerKind::LambdaEfo => Kind::LambdaEfo,
+                            ConsumerKind::Kcl => Kind::Kcl,
                         },
                         detail: c.detail,
                         status: c.status,

@@ -21,6 +21,14 @@ pub const KEYS: &[LabKey<Command>] = &[
             ('_', Command::RemovePoller),
         ],
     },
+    LabKey {
+        keys: "k / K",
+        what: "add / remove a KCL consumer (the Kinesis Client Library's polling loop)",
+        press: "kK",
+        footer: KeyFooter::Hidden,
+        send: false,
+        bindings: &[('k', Command::AddKcl), ('K', Command::RemoveKcl)],
+    },
     crate::lab_kit::view::keys::RATE.with(&[
         ('>', Command::RateUp),
         ('.', Command::RateUp),

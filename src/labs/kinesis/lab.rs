@@ -144,6 +144,7 @@ impl Live for KinesisLab {
         };
         let poller_template = scenario.poller_template();
         let poller_name = poller_template.name.clone();
+        let kcl_template = scenario.kcl_template();
         let lab = KinesisLab {
             ctx,
             clients,
@@ -156,6 +157,7 @@ impl Live for KinesisLab {
             pollers_quota: QuotaPartition::new("latlab-pollers"),
             partitions: AtomicUsize::new(0),
             poller_template,
+            kcl_template,
             poller_name,
             background: Arc::new(Mutex::new(Vec::new())),
             read_limit,
@@ -201,6 +203,13 @@ impl Live for KinesisLab {
     async fn apply(&self, cmd: Command) -> anyhow::Result<String> {
         match cmd {
             Command::AddPoller => self.add_poller().await.map(|n| format!("added poller {n}")),
+            Command::AddKcl => self
+                .add_polling(ConsumerKind::Kcl)
+                .map(|n| format!("added KCL consumer {n}")),
+            Command::RemoveKcl => match self.remove_polling(ConsumerKind::Kcl) {
+                Some(n) => Ok(format!("removed KCL consumer {n}")),
+                None => anyhow::bail!("no KCL consumer to remove: k adds one"),
+            },
             // Nothing to remove is a refusal, not a confirmation.
             Command::RemovePoller => match self.remove_poller() {
                 Some(n) => Ok(format!("removed poller {n}")),

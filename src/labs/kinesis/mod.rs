@@ -16,6 +16,7 @@ pub mod efo;
 pub mod fleet;
 pub mod foreign;
 pub mod json;
+pub mod kcl;
 pub mod keys;
 mod knobs;
 mod lab;
@@ -90,6 +91,14 @@ pub async fn pause(cancel: &CancellationToken, d: Duration) -> bool {
     }
 }
 
+/// What the status line calls a consumer of `kind` added or removed live.
+fn noun(kind: ConsumerKind) -> &'static str {
+    match kind {
+        ConsumerKind::Kcl => "KCL consumer",
+        _ => "poller",
+    }
+}
+
 /// Counts a consumer's shards down to "ready": it holds a position on every shard.
 #[derive(Clone)]
 pub struct Readiness {
@@ -108,6 +117,7 @@ const SCENARIOS: &[(&str, &str)] = &[
         "seed-kinesis-round2",
         include_str!("scenarios/seed-kinesis-round2.toml"),
     ),
+    ("kinesis-kcl", include_str!("scenarios/kinesis-kcl.toml")),
 ];
 
 impl Readiness {
@@ -161,6 +171,8 @@ pub struct KinesisLab {
     partitions: AtomicUsize,
     /// The spec a new poller (the `+` key) copies.
     poller_template: ConsumerSpec,
+    /// The spec a new KCL consumer (the `k` key) copies.
+    kcl_template: ConsumerSpec,
     poller_name: String,
     /// Scheduled reshards and the watchers of accepted ones (stopped with the lab).
     background: Arc<Mutex<Vec<JoinHandle<()>>>>,
@@ -220,6 +232,20 @@ impl KinesisLab {
             ConsumerKind::Poller => vec![tokio::spawn(async move {
                 lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
                     poller::run(
+                        ctx.clone(),
+                        client.clone(),
+                        c.clone(),
+                        spec.clone(),
+                        i,
+                        start,
+                        ready,
+                    )
+                })
+                .await
+            })],
+            ConsumerKind::Kcl => vec![tokio::spawn(async move {
+                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
+                    kcl::run(
                         ctx.clone(),
                         client.clone(),
                         c.clone(),
@@ -314,39 +340,42 @@ impl KinesisLab {
 
     /// Adds a GetRecords poller like the scenario's (the `+` key); returns its name.
     pub async fn add_poller(&self) -> anyhow::Result<String> {
-        let running = self
-            .ctx
-            .shared
-            .consumers
-            .read()
-            .iter()
-            .filter(|c| !c.is_stopped())
-            .count();
-        if running >= 64 {
+        self.add_polling(ConsumerKind::Poller)
+    }
+
+    /// Starts one more polling consumer of `kind` (a GetRecords poller with `+`, a KCL consumer
+    /// with `k`), named after the scenario's first of its kind.
+    fn add_polling(&self, kind: ConsumerKind) -> anyhow::Result<String> {
+        let consumers = self.ctx.shared.consumers.read().clone();
+        if consumers.iter().filter(|c| !c.is_stopped()).count() >= 64 {
             bail!("at most 64 consumers run at once");
         }
-        let n = self
-            .ctx
-            .shared
-            .consumers
-            .read()
-            .iter()
-            .filter(|c| c.kind == ConsumerKind::Poller)
-            .count()
-            + 1;
-        let name = if n == 1 {
-            self.poller_name.clone()
-        } else {
-            format!("{} {n}", self.poller_name)
+        let n = consumers.iter().filter(|c| c.kind == kind).count() + 1;
+        let base = match kind {
+            ConsumerKind::Kcl => self.kcl_template.name.clone(),
+            _ => self.poller_name.clone(),
         };
-        let spec = self.live_poller_spec(&name);
+        let name = if n == 1 { base } else { format!("{base} {n}") };
+        let spec = match kind {
+            ConsumerKind::Kcl => ConsumerSpec {
+                name: name.clone(),
+                count: 1,
+                ..self.kcl_template.clone()
+            },
+            _ => self.live_poller_spec(&name),
+        };
         self.spawn_consumer(&spec);
-        self.ctx.shared.log(format!("added poller {name}"));
+        self.ctx.shared.log(format!("added {} {name}", noun(kind)));
         Ok(name)
     }
 
     /// Stops the newest running poller (the `-` key); its figures stay in the report.
     pub fn remove_poller(&self) -> Option<String> {
+        self.remove_polling(ConsumerKind::Poller)
+    }
+
+    /// Stops the newest running consumer of `kind`; its figures stay in the report.
+    fn remove_polling(&self, kind: ConsumerKind) -> Option<String> {
         let victim = self
             .ctx
             .shared
@@ -354,12 +383,12 @@ impl KinesisLab {
             .read()
             .iter()
             .rev()
-            .find(|c| c.kind == ConsumerKind::Poller && !c.is_stopped())
+            .find(|c| c.kind == kind && !c.is_stopped())
             .cloned()?;
         self.ctx.shared.stop_consumer(&victim);
         self.ctx
             .shared
-            .log(format!("removed poller {}", victim.name));
+            .log(format!("removed {} {}", noun(kind), victim.name));
         Some(victim.name.clone())
     }
 
@@ -396,6 +425,9 @@ impl KinesisLab {
 pub enum Command {
     AddPoller,
     RemovePoller,
+    /// A KCL consumer more or less (the scenario's first KCL consumer's settings).
+    AddKcl,
+    RemoveKcl,
     PayloadUp,
     PayloadDown,
     RateUp,
@@ -448,6 +480,8 @@ impl crate::labs::LabCommand for Command {
         match self {
             Command::AddPoller => "adding a GetRecords poller",
             Command::RemovePoller => "removing a GetRecords poller",
+            Command::AddKcl => "adding a KCL consumer",
+            Command::RemoveKcl => "removing a KCL consumer",
             Command::PayloadUp => "a larger Kinesis payload",
             Command::PayloadDown => "a smaller Kinesis payload",
             Command::RateUp => "a higher producer rate",

@@ -3,7 +3,7 @@
 //! probes, keys and clean-up call, and its configuration at list price. Its only calls are
 //! reads: DescribeStreamSummary on the stream it would create or use.
 
-use super::config::{ConsumerKind, KinesisScenario, ProducerMode};
+use super::config::{KinesisScenario, ProducerMode};
 use super::setup::{owned_name, sanitize};
 use crate::lab_kit::plan::{LabPlan, PlanContext, Resource, Scope};
 use latlab_core::services::kinesis::Op;
@@ -200,9 +200,7 @@ impl crate::labs::Planned for super::KinesisLab {
             }
         }
         let specs: Vec<_> = s.consumers.iter().flat_map(|c| c.expand()).collect();
-        let polls = specs
-            .iter()
-            .any(|c| matches!(c.kind, ConsumerKind::Poller | ConsumerKind::LambdaStandard));
+        let polls = specs.iter().any(|c| c.kind.polls());
         for op in [Op::GetShardIterator, Op::GetRecords] {
             call(
                 &mut p,

@@ -2,6 +2,9 @@
 //! shards, and each consumer's settings in a few words.
 
 use super::*;
+use crate::labs::kinesis::config::{
+    KclVersion, KinesisFile, KinesisSeed, lambda_retry, lambda_retry_provenance, parse,
+};
 
 /// Stream and consumer names on endpoints latlab does not own carry the run id.
 pub(super) fn owned_name(base: &str, run: &str, embedded: bool) -> String {
@@ -90,6 +93,16 @@ pub(super) fn describe(spec: &ConsumerSpec) -> String {
                 RetryQuota::Shared => "shared retry quota",
                 RetryQuota::PerPoller => "own retry quota",
             }
+        ),
+        ConsumerKind::Kcl => format!(
+            "{}: idle {} {}, {} records a call",
+            spec.kcl_version.name(),
+            d(spec.interval),
+            match spec.kcl_version {
+                crate::labs::kinesis::config::KclVersion::V1 => "between the Worker's passes",
+                _ => "after each call returns",
+            },
+            latlab_core::units::thousands(spec.limit as u64)
         ),
         ConsumerKind::LambdaStandard => format!(
             "polls every {}, batch size {}, window {}",
@@ -197,5 +210,61 @@ pub(super) async fn list_shards(
         if token.is_none() {
             return Ok(out);
         }
+    }
+}
+
+/// The Kinesis part of a scenario, as the run reads it: its parse, the seed's check, the model
+/// parameters its consumers add, and a headless run's length.
+impl crate::labs::Setup for super::KinesisLab {
+    fn parse(file: KinesisFile, text: &str) -> anyhow::Result<KinesisScenario> {
+        parse(file, text)
+    }
+
+    /// Every seed row names a consumer the scenario has.
+    fn check_seed(seed: &KinesisSeed, k: &KinesisScenario) -> anyhow::Result<()> {
+        for row in &seed.arrival_to_receive {
+            if !k.consumer_names().contains(&row.consumer) {
+                anyhow::bail!(
+                    "seed.kinesis.arrival_to_receive names consumer '{}', which the scenario does not have; its consumers are {}",
+                    row.consumer,
+                    k.consumer_names().join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Lambda's retry model, when a Lambda consumer keeps it.
+    fn model(k: &KinesisScenario) -> Vec<latlab_core::provenance::Param> {
+        let mut params = Vec::new();
+        let lambda_default = k.consumers.iter().any(|c| {
+            matches!(
+                c.kind,
+                ConsumerKind::LambdaStandard | ConsumerKind::LambdaEfo
+            ) && c.retry.as_ref() == Some(&lambda_retry())
+        });
+        if lambda_default {
+            params.push(latlab_core::provenance::Param::new(
+                "lambda.retry",
+                format!("{}, no retry quota", lambda_retry().describe()),
+                lambda_retry_provenance(),
+            ));
+        }
+        let mut versions: Vec<KclVersion> = k
+            .consumers
+            .iter()
+            .filter(|c| c.kind == ConsumerKind::Kcl)
+            .map(|c| c.kcl_version)
+            .collect();
+        versions.dedup();
+        for v in versions {
+            params.push(kcl::provenance(v));
+        }
+        params
+    }
+
+    /// The producer stops by itself after the run's length: exactly rate x duration records.
+    fn for_duration(k: &mut KinesisScenario, duration: std::time::Duration) {
+        k.producer.stop_after = Some(duration);
     }
 }

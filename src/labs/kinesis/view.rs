@@ -26,6 +26,10 @@ pub const PANES: &[(ConsumerKind, &str)] = &[
         "Shared throughput: GetRecords pollers",
     ),
     (
+        ConsumerKind::Kcl,
+        "Kinesis Client Library: GetRecords, then an idle time",
+    ),
+    (
         ConsumerKind::LambdaStandard,
         "Lambda on a standard iterator (polls GetRecords)",
     ),
@@ -36,7 +40,7 @@ pub fn kind_item(kind: ConsumerKind) -> &'static str {
     match kind {
         ConsumerKind::Efo => "fan_out",
         ConsumerKind::LambdaEfo | ConsumerKind::LambdaStandard => "lambda",
-        ConsumerKind::Poller => "poller",
+        ConsumerKind::Poller | ConsumerKind::Kcl => "poller",
     }
 }
 
@@ -78,7 +82,7 @@ fn pane(
     members: &[usize],
 ) -> Pane {
     let item = kind_item(kind);
-    let polls = kind == ConsumerKind::Poller || kind == ConsumerKind::LambdaStandard;
+    let polls = kind.polls();
     let mut full = vec![Text::new(format!(" {title} "), Style::strong("title"))];
     // On a narrow screen the title's first words and a short gauge, so that OVER stays in view.
     let narrow = polls.then(|| {
@@ -317,7 +321,7 @@ fn extra_line(
         )];
     }
     match kind {
-        ConsumerKind::Poller => {
+        ConsumerKind::Poller | ConsumerKind::Kcl => {
             let recent: Vec<u64> = read_rate
                 .iter()
                 .rev()

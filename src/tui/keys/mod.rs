@@ -150,8 +150,15 @@ pub enum When {
 
 /// The characters `latlab screenshot --press` accepts: the keys that change the experiment or
 /// the display, never one that quits or waits for another key.
+/// A key two labs share (each answers it on its own tab) is listed once.
 pub fn pressable() -> String {
-    keys().iter().flat_map(|k| k.press.chars()).collect()
+    let mut seen = String::new();
+    for c in keys().iter().flat_map(|k| k.press.chars()) {
+        if !seen.contains(c) {
+            seen.push(c);
+        }
+    }
+    seen
 }
 
 /// The footer's keys for a screen: `tab` is the lab shown (None: the overview), `labs` the labs
