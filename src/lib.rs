@@ -5,6 +5,7 @@
 //! (`latlab_emulator`) is the local cloud the probes measure when no real endpoint is given.
 
 pub mod aws;
+pub mod calibrate;
 pub mod cli;
 pub mod compare;
 pub mod config;

@@ -153,6 +153,11 @@ pub(super) fn apply(command: &mut Command, c: &Config, m: &ArgMatches) -> anyhow
             set(&mut a.prices, c.path(m, "prices"));
             a.target.apply_config(c, m)?;
         }
+        Command::Calibrate(a) => {
+            a.spend.apply_config(c, m);
+            set(&mut a.prices, c.path(m, "prices"));
+            a.target.apply_config(c, m)?;
+        }
         Command::IamPolicy(a) => a.target.apply_config(c, m)?,
         Command::Cleanup(a) => a.target.apply_config(c, m)?,
         Command::Doctor(a) => {

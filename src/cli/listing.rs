@@ -110,3 +110,30 @@ pub fn faults_listing() -> String {
     ));
     out
 }
+
+/// `latlab profile`'s subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// The built-in latency profiles, a line each
+    List,
+    /// Every parameter of a profile with its value, its source and the seed figures it was
+    /// derived from (those are `calibrated` in reports)
+    Show {
+        /// A built-in profile (zero, same-region, seed-tokyo) or a profile file
+        #[arg(value_name = "NAME|FILE")]
+        name: String,
+        /// A Markdown table (as docs/latency-profiles.md shows it) instead of text
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Two profiles side by side: each parameter's value in both, the ratio of B's median (or
+    /// rate) to A's, and where each comes from
+    Diff {
+        /// A built-in profile or a profile file
+        #[arg(value_name = "A")]
+        a: String,
+        /// A built-in profile or a profile file
+        #[arg(value_name = "B")]
+        b: String,
+    },
+}

@@ -8,6 +8,7 @@ macro_rules! out {
 }
 
 mod account;
+mod calibrate;
 mod compare;
 mod config;
 mod doctor;
@@ -15,6 +16,7 @@ mod emulate;
 mod headless;
 mod install;
 mod listing;
+pub use listing::ProfileCommand;
 mod log;
 mod panic;
 mod replay;
@@ -91,9 +93,12 @@ pub enum Command {
         latlab_core::services::Service::emulated_list()
     ))]
     Emulate(EmulateArgs),
-    /// Latency profiles: `list` them, or `show NAME|FILE` with every parameter's source
+    /// Latency profiles: `list` them, `show NAME|FILE` with every parameter's source, `diff A B`
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Measure a target (the embedded emulator, --endpoint-url, --aws) and write a latency profile
+    /// of it that the emulator plays back offline (--latency-profile FILE)
+    Calibrate(calibrate::CalibrateArgs),
     /// Print a recorded run's report (or a report JSON file) in any format
     Report(ReportArgs),
     /// Play a recording back: the TUI on what it recorded, or with --headless its tables
@@ -134,22 +139,6 @@ pub struct ReportArgs {
     /// region (prices/REGION.toml; us-east-1's when latlab has none for the region)
     #[arg(long, value_name = "FILE", env = "LATLAB_PRICES")]
     pub prices: Option<PathBuf>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum ProfileCommand {
-    /// The built-in latency profiles, a line each
-    List,
-    /// Every parameter of a profile with its value, its source and the seed figures it was
-    /// derived from (those are `calibrated` in reports)
-    Show {
-        /// A built-in profile (zero, same-region, seed-tokyo) or a profile file
-        #[arg(value_name = "NAME|FILE")]
-        name: String,
-        /// A Markdown table (as docs/latency-profiles.md shows it) instead of text
-        #[arg(long)]
-        markdown: bool,
-    },
 }
 
 #[derive(Args, Debug, Default)]
@@ -434,6 +423,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Profile(ProfileCommand::Diff { a, b }) => {
+            out!("{}", calibrate::profile_diff(&a, &b)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Calibrate(args) => calibrate::calibrate(args),
         Command::Config(config::ConfigCommand::Example) => {
             out!("{}", crate::config::example_file());
             Ok(ExitCode::SUCCESS)

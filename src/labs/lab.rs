@@ -16,6 +16,7 @@
 //! | [`Cleanup`]    | `cleanup.rs`   | what runs left on a target, and removing it                  |
 //! | [`Priced`]     | `cost.rs`      | its configuration at list price                              |
 //! | [`Doctor`]     | `doctor.rs`    | its `latlab doctor` checks, its service's operations too     |
+//! | [`Calibrated`] | `calibrate.rs` | its service's latency profile, measured (`latlab calibrate`)  |
 //!
 //! No trait shares its name with a type: `Live` is not `check::Probe`, `Measured` not
 //! `metrics::Series`, `Reported` not `report::Report`, `Planned` not `plan::Plan`, `Priced` not
@@ -25,6 +26,9 @@
 //! and three on its associated types: its command ([`LabCommand`], beside the enum), its part of
 //! the JSON report ([`ReportJson`], `json.rs`) and its target options ([`LabTarget`],
 //! `target.rs`). The registry (`labs/mod.rs`) asks each lab for all of them ([`Registered`]).
+//!
+//! One file, though long: the contract is read as a whole, each trait beside those it is
+//! registered with, and most of its lines are the defaults that a lab of no account takes.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -532,9 +536,48 @@ pub trait Doctor: Lab {
     }
 }
 
+/// What `latlab calibrate` measures of its service (`labs/X/calibrate.rs`): the parameters of
+/// its part of a latency profile, on any target. By default it has no probe.
+pub trait Calibrated: Lab {
+    /// Whether it has a probe (`latlab calibrate --services` names it by its key).
+    const CALIBRATES: bool = false;
+
+    /// What a probe of `samples` a figure would create and call, at list price: a line each.
+    fn calibration_plan(
+        _samples: usize,
+        _run: &str,
+        _embedded: bool,
+        _target: &Self::Target,
+        _prices: &crate::lab_kit::cost::Prices,
+    ) -> Vec<crate::lab_kit::calibrate::PlanLine> {
+        Vec::new()
+    }
+
+    /// Probes its service on the target and adds what it measured to `cal`; deletes what it
+    /// created, whether the probe finished, failed or was cancelled.
+    fn calibrate(
+        _probe: &crate::lab_kit::calibrate::Probe,
+        _target: &Self::Target,
+        _cal: &mut crate::lab_kit::calibrate::Calibration,
+    ) -> impl Future<Output = anyhow::Result<()>> + Send {
+        async { Ok(()) }
+    }
+}
+
 /// Every part the registry asks of a lab: a lab missing one is a compile error naming it.
 pub trait Registered:
-    Lab + Setup + Live + Shown + Fixture + Reported + Measured + Planned + Cleanup + Priced + Doctor
+    Lab
+    + Setup
+    + Live
+    + Shown
+    + Fixture
+    + Reported
+    + Measured
+    + Planned
+    + Cleanup
+    + Priced
+    + Doctor
+    + Calibrated
 {
 }
 
@@ -550,6 +593,7 @@ impl<L> Registered for L where
         + Cleanup
         + Priced
         + Doctor
+        + Calibrated
 {
 }
 

@@ -21,8 +21,9 @@ pub mod target;
 pub use context::{Hurry, Role, RunContext, TargetOptions};
 pub use facts::Facts;
 pub use lab::{
-    Cleanup, Doctor, Fixture, Lab, LabCommand, LabTarget, Live, Measured, NoSeed, Planned, Priced,
-    Registered, ReportJson, ReportPart, Reported, Setup, Shown, from_json, left_out, to_json,
+    Calibrated, Cleanup, Doctor, Fixture, Lab, LabCommand, LabTarget, Live, Measured, NoSeed,
+    Planned, Priced, Registered, ReportJson, ReportPart, Reported, Setup, Shown, from_json,
+    left_out, to_json,
 };
 
 /// The registry: every lab latlab has, written once, in the order screens and reports show

@@ -564,7 +564,7 @@ fn screenshot_writes_the_screen_as_svg_and_presses_keys_on_the_way() {
     assert!(!ok);
     assert!(
         err.contains(
-            "'q' is not a key --press can give: use any of + - k K < > e E x X b i a o [ ] s C v c m L w j J g G B V H M U D y Y d l 0 1 2 3 4 5 f r z Z t"
+            "'q' is not a key --press can give: use any of + - * / < > e E x X b i a o [ ] s C v c m L w j J g G B V k K H M U D y Y d l 0 1 2 3 4 5 f r z Z t"
         ),
         "{err}"
     );

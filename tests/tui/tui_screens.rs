@@ -145,13 +145,7 @@ fn the_help_lists_the_keys_of_the_runs_labs_only() {
             labs.contains(&LabKind::Redis),
             "{name}: L: {keys:?}"
         );
-        // The KCL consumers' keys on the Kinesis tab, the processing time's on SQS's.
-        assert_eq!(
-            has("k / K"),
-            labs.contains(&LabKind::Kinesis) || labs.contains(&LabKind::Sqs),
-            "{name}: k / K: {keys:?}"
-        );
-        for k in ["w", "j / J", "g / G", "B", "V"] {
+        for k in ["w", "j / J", "g / G", "B", "V", "k / K"] {
             assert_eq!(
                 has(k),
                 labs.contains(&LabKind::Sqs),

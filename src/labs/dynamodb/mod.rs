@@ -10,6 +10,7 @@
 //! probes write (the ledger: received + lost + unread = written); `writer.rs` the writer and the
 //! reader; `cdc.rs` the change consumers.
 
+mod calibrate;
 mod cdc;
 mod cleanup;
 pub mod client;

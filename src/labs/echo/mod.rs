@@ -115,6 +115,7 @@ impl crate::labs::Planned for EchoLab {}
 impl crate::labs::Cleanup for EchoLab {}
 impl crate::labs::Priced for EchoLab {}
 impl crate::labs::Doctor for EchoLab {}
+impl crate::labs::Calibrated for EchoLab {}
 
 impl crate::labs::Setup for EchoLab {
     fn parse(f: EchoScenario, _text: &str) -> anyhow::Result<EchoScenario> {

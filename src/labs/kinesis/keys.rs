@@ -22,12 +22,12 @@ pub const KEYS: &[LabKey<Command>] = &[
         ],
     },
     LabKey {
-        keys: "k / K",
+        keys: "* and /",
         what: "add / remove a KCL consumer (the Kinesis Client Library's polling loop)",
-        press: "kK",
+        press: "*/",
         footer: KeyFooter::Hidden,
         send: false,
-        bindings: &[('k', Command::AddKcl), ('K', Command::RemoveKcl)],
+        bindings: &[('*', Command::AddKcl), ('/', Command::RemoveKcl)],
     },
     crate::lab_kit::view::keys::RATE.with(&[
         ('>', Command::RateUp),

@@ -208,7 +208,7 @@ impl Live for KinesisLab {
                 .map(|n| format!("added KCL consumer {n}")),
             Command::RemoveKcl => match self.remove_polling(ConsumerKind::Kcl) {
                 Some(n) => Ok(format!("removed KCL consumer {n}")),
-                None => anyhow::bail!("no KCL consumer to remove: k adds one"),
+                None => anyhow::bail!("no KCL consumer to remove: * adds one"),
             },
             // Nothing to remove is a refusal, not a confirmation.
             Command::RemovePoller => match self.remove_poller() {

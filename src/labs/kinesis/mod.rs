@@ -6,6 +6,7 @@
 //! `lineage.rs` how every consumer follows it across a reshard, and `reshard.rs` the reshards
 //! the `x` and `X` keys and a scenario's schedule ask for.
 
+mod calibrate;
 pub mod cleanup;
 /// Its SDK clients, built as every service's are.
 pub mod client;
@@ -171,7 +172,7 @@ pub struct KinesisLab {
     partitions: AtomicUsize,
     /// The spec a new poller (the `+` key) copies.
     poller_template: ConsumerSpec,
-    /// The spec a new KCL consumer (the `k` key) copies.
+    /// The spec a new KCL consumer (the `*` key) copies.
     kcl_template: ConsumerSpec,
     poller_name: String,
     /// Scheduled reshards and the watchers of accepted ones (stopped with the lab).
@@ -344,7 +345,7 @@ impl KinesisLab {
     }
 
     /// Starts one more polling consumer of `kind` (a GetRecords poller with `+`, a KCL consumer
-    /// with `k`), named after the scenario's first of its kind.
+    /// with `*`), named after the scenario's first of its kind.
     fn add_polling(&self, kind: ConsumerKind) -> anyhow::Result<String> {
         let consumers = self.ctx.shared.consumers.read().clone();
         if consumers.iter().filter(|c| !c.is_stopped()).count() >= 64 {

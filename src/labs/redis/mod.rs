@@ -444,6 +444,10 @@ impl RedisLab {
     }
 }
 
+/// `latlab calibrate` has no Redis probe: the Redis links are the lab's own link profiles
+/// (the scenario's `redis.link` and `redis.client_link`), not a latency profile's parameters.
+impl crate::labs::Calibrated for RedisLab {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 //! 8 MiB parts and ranges as the seed's SDK did.
 
 mod buckets;
+mod calibrate;
 pub mod cleanup;
 /// Its SDK clients, built as every service's are.
 pub mod client;

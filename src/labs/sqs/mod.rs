@@ -8,6 +8,7 @@
 //! creates, names and tags, and removes.
 
 pub mod body;
+mod calibrate;
 mod cleanup;
 pub mod client;
 pub mod config;

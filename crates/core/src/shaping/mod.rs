@@ -210,10 +210,12 @@ pub async fn delay(dist: &Dist) {
 }
 
 /// Sleeps until `deadline` to well under a millisecond. tokio's timer wakes on whole-millisecond
-/// ticks, which would add half a millisecond on average to every modelled delay; the last
-/// millisecond is spent yielding instead (a delay of 0 never sleeps at all).
+/// ticks, at the first tick after the time asked, and a busy runtime parks a little late besides:
+/// a timer asked for the last millisecond overshot by about 0.7 ms on average (`latlab
+/// calibrate` of fixed delays, 2026-12-06). The last two milliseconds are spent yielding instead
+/// (a delay of 0 never sleeps at all).
 pub async fn sleep_until(deadline: std::time::Instant) {
-    const TICK: Duration = Duration::from_millis(1);
+    const TICK: Duration = Duration::from_millis(2);
     let now = std::time::Instant::now();
     if deadline > now + TICK {
         tokio::time::sleep_until((deadline - TICK).into()).await;

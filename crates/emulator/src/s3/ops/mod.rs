@@ -187,6 +187,13 @@ fn route(c: &Call) -> Option<Op> {
     })
 }
 
+/// Waits a modelled delay (a first byte), skipping the timer for zero.
+pub(super) async fn wait(d: std::time::Duration) {
+    if !d.is_zero() {
+        latlab_core::shaping::sleep_until(std::time::Instant::now() + d).await;
+    }
+}
+
 /// Carries a body whose transfer pays the first-byte latency itself (else it is paid before
 /// the answer).
 fn pays_first_byte_with_body(op: Op) -> bool {

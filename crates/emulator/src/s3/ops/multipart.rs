@@ -56,7 +56,11 @@ impl S3 {
             return Err(S3Error::no_such_upload(&id));
         }
         let (stored, checksums) = self.receive(bucket, c, body).await?;
-        delay(&self.class_profile(bucket.class).put_first_byte).await;
+        super::wait(
+            self.class_profile(bucket.class)
+                .first_byte(true, stored.len()),
+        )
+        .await;
         let etag = etag_of(&checksums, stored.len());
         let part = Part {
             stored,

@@ -143,7 +143,11 @@ impl S3 {
             ));
         }
         let (stored, checksums) = self.receive(bucket, c, body).await?;
-        delay(&self.class_profile(bucket.class).put_first_byte).await;
+        super::wait(
+            self.class_profile(bucket.class)
+                .first_byte(true, stored.len()),
+        )
+        .await;
         let etag = etag_of(&checksums, stored.len());
         let obj = Object {
             size: stored.len(),
@@ -183,8 +187,12 @@ impl S3 {
             None => None,
         };
         let (start, end) = range.unwrap_or((0, obj.size));
-        delay(&self.class_profile(bucket.class).get_first_byte).await;
         let len = end - start;
+        super::wait(
+            self.class_profile(bucket.class)
+                .first_byte(false, if head { 0 } else { len }),
+        )
+        .await;
         let mut r = if head || len == 0 {
             empty(if range.is_some() { 206 } else { 200 })
         } else {

@@ -1,0 +1,245 @@
+//! Calibrating `latlab emulate --latency-profile FILE` recovers each median of the file.
+
+use crate::common::{Kill, emulate, latlab, output, with_credentials};
+use latlab_core::shaping::dist::Dist;
+use latlab_emulator::profile::LatencyProfile;
+
+/// A profile no built-in resembles: every delay several to tens of milliseconds. The two Kinesis
+/// legs are equal (calibrate splits a round trip evenly, and says so) and each S3 connection's
+/// rate is the same both ways (calibrate takes the upload at the download's rate, and says so).
+const MADE_UP: &str = r#"
+name = "made-up"
+[kinesis]
+request = { min_ms = 4, median_ms = 12, p99_ms = 30 }
+response = { min_ms = 4, median_ms = 12, p99_ms = 30 }
+put_commit = { min_ms = 10, median_ms = 30, p99_ms = 70 }
+read_visibility = { min_ms = 15, median_ms = 45, p99_ms = 100 }
+efo_push = { min_ms = 20, median_ms = 50, p99_ms = 110 }
+[s3]
+create_session = { min_ms = 6, median_ms = 15, p99_ms = 35 }
+[s3.standard]
+put_first_byte = { min_ms = 12, median_ms = 32, p99_ms = 80 }
+get_first_byte = { min_ms = 10, median_ms = 26, p99_ms = 70 }
+put_first_byte_per_mib_ms = 25
+get_first_byte_per_mib_ms = 10
+connection_upload_mb_s = 60
+connection_download_mb_s = 60
+[s3.express]
+put_first_byte = { min_ms = 5, median_ms = 14, p99_ms = 30 }
+get_first_byte = { min_ms = 4, median_ms = 12, p99_ms = 28 }
+put_first_byte_per_mib_ms = 20
+get_first_byte_per_mib_ms = 5
+connection_upload_mb_s = 120
+connection_download_mb_s = 120
+[sqs]
+send = { min_ms = 8, median_ms = 20, p99_ms = 50 }
+receive = { min_ms = 6, median_ms = 16, p99_ms = 40 }
+delete = { min_ms = 5, median_ms = 14, p99_ms = 35 }
+other = { min_ms = 5, median_ms = 12, p99_ms = 30 }
+[dynamodb]
+read = { min_ms = 5, median_ms = 12, p99_ms = 30 }
+write = { min_ms = 6, median_ms = 15, p99_ms = 36 }
+other = { min_ms = 7, median_ms = 18, p99_ms = 45 }
+"#;
+
+const STANDARD: &str = "calibrate-standard";
+const EXPRESS: &str = "calibrate--use1-az4--x-s3";
+
+fn median(d: &Dist) -> f64 {
+    match *d {
+        Dist::Fixed(ms) => ms,
+        Dist::LogNormal { median, .. } => median,
+    }
+}
+
+/// Every figure a calibration writes, by name: a delay's median, a slope, a rate (MB/s).
+fn figures(p: &LatencyProfile) -> Vec<(String, f64)> {
+    let mut out = vec![
+        ("kinesis.request".to_string(), median(&p.kinesis.request)),
+        ("kinesis.response".into(), median(&p.kinesis.response)),
+        ("kinesis.put_commit".into(), median(&p.kinesis.put_commit)),
+        (
+            "kinesis.read_visibility".into(),
+            median(&p.kinesis.read_visibility),
+        ),
+        ("kinesis.efo_push".into(), median(&p.kinesis.efo_push)),
+        ("s3.create_session".into(), median(&p.s3.create_session)),
+    ];
+    for (name, c) in [("standard", &p.s3.standard), ("express", &p.s3.express)] {
+        out.extend([
+            (
+                format!("s3.{name}.put_first_byte"),
+                median(&c.put_first_byte),
+            ),
+            (
+                format!("s3.{name}.get_first_byte"),
+                median(&c.get_first_byte),
+            ),
+            (
+                format!("s3.{name}.put_first_byte_per_mib_ms"),
+                c.put_first_byte_per_mib_ms,
+            ),
+            (
+                format!("s3.{name}.get_first_byte_per_mib_ms"),
+                c.get_first_byte_per_mib_ms,
+            ),
+            (
+                format!("s3.{name}.connection_upload_mb_s"),
+                c.connection_upload / 1e6,
+            ),
+            (
+                format!("s3.{name}.connection_download_mb_s"),
+                c.connection_download / 1e6,
+            ),
+        ]);
+    }
+    out.extend([
+        ("sqs.send".to_string(), median(&p.sqs.send)),
+        ("sqs.receive".into(), median(&p.sqs.receive)),
+        ("sqs.delete".into(), median(&p.sqs.delete)),
+        ("sqs.other".into(), median(&p.sqs.other)),
+        ("dynamodb.read".into(), median(&p.dynamodb.read)),
+        ("dynamodb.write".into(), median(&p.dynamodb.write)),
+        ("dynamodb.other".into(), median(&p.dynamodb.other)),
+    ]);
+    out
+}
+
+/// `latlab emulate` with a profile, its two S3 buckets made (a Standard bucket and a directory
+/// bucket, as a user names them for the S3 lab), and `latlab calibrate` of it; the profile it
+/// wrote and what it printed.
+fn calibrate_emulator(profile: &str, samples: &str) -> (LatencyProfile, String, String) {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("set.toml");
+    std::fs::write(&file, profile).unwrap();
+    let (_emulator, url): (Kill, String) = emulate(&["--latency-profile", file.to_str().unwrap()]);
+    make_buckets(&url);
+    let out_file = dir.path().join("measured.toml");
+    let (ok, out, err) = output(
+        with_credentials(&mut latlab())
+            .args(["calibrate", "--endpoint-url", &url, "--samples", samples])
+            .args(["--s3-bucket", STANDARD, "--s3-express-bucket", EXPRESS])
+            .args(["--output", out_file.to_str().unwrap()]),
+    );
+    assert!(ok, "calibrate failed:\n{out}\n{err}");
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    let measured = LatencyProfile::from_toml(&text).unwrap_or_else(|e| panic!("{e:#}\n{text}"));
+    (measured, out, err)
+}
+
+fn make_buckets(url: &str) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let s3 = latlab::aws::emulator_s3_client(
+            url,
+            aws_sdk_s3::config::retry::RetryConfig::standard(),
+        );
+        s3.create_bucket().bucket(STANDARD).send().await.unwrap();
+        use aws_sdk_s3::types::*;
+        s3.create_bucket()
+            .bucket(EXPRESS)
+            .create_bucket_configuration(
+                CreateBucketConfiguration::builder()
+                    .location(
+                        LocationInfo::builder()
+                            .r#type(LocationType::AvailabilityZone)
+                            .name("use1-az4")
+                            .build(),
+                    )
+                    .bucket(
+                        BucketInfo::builder()
+                            .r#type(BucketType::Directory)
+                            .data_redundancy(DataRedundancy::SingleAvailabilityZone)
+                            .build(),
+                    )
+                    .build(),
+            )
+            .send()
+            .await
+            .unwrap();
+    });
+}
+
+#[test]
+fn calibrating_latlab_emulate_recovers_each_median_of_a_made_up_profile() {
+    let set = LatencyProfile::from_toml(MADE_UP).unwrap();
+    let (measured, out, _) = calibrate_emulator(MADE_UP, "100");
+    assert!(out.contains("wrote "), "{out}");
+    let want = figures(&set);
+    let got = figures(&measured);
+    let mut table =
+        String::from("parameter                                  set   recovered   ratio\n");
+    let mut off = Vec::new();
+    for ((name, a), (_, b)) in want.iter().zip(&got) {
+        let ratio = b / a;
+        table.push_str(&format!("{name:<38} {a:>8.2} {b:>11.2} {ratio:>7.3}\n"));
+        if !(0.85..=1.15).contains(&ratio) {
+            off.push(name.clone());
+        }
+    }
+    eprintln!("{table}");
+    assert!(off.is_empty(), "outside ±15%: {off:?}\n{table}");
+    // Every parameter it set says how it was measured: the target, the date, the samples.
+    for p in measured.params() {
+        if p.provenance.source.name() == "measurement"
+            && p.provenance.note.contains("latlab calibrate")
+        {
+            assert!(
+                p.provenance.note.contains("measured on http://127.0.0.1:"),
+                "{}",
+                p.provenance.note
+            );
+            assert!(
+                p.provenance.note.contains(" samples"),
+                "{}",
+                p.provenance.note
+            );
+        }
+    }
+    let legs = measured
+        .params()
+        .into_iter()
+        .find(|p| p.name == "kinesis.request")
+        .unwrap();
+    assert!(
+        legs.provenance.note.contains("split evenly"),
+        "{}",
+        legs.provenance.note
+    );
+    assert_eq!(legs.provenance.source.name(), "measurement");
+}
+
+#[test]
+fn the_zero_profile_calibrates_to_delays_under_a_millisecond() {
+    let zero = "name = \"zero-file\"\n";
+    let (measured, _, err) = calibrate_emulator(zero, "40");
+    let mut table = String::new();
+    let mut over = Vec::new();
+    for (name, v) in figures(&measured) {
+        if name.ends_with("_mb_s") {
+            continue;
+        }
+        table.push_str(&format!("{name:<38} {v:>8.3}\n"));
+        // A delay under 1 ms; a growth by size (ms per MiB: the emulator's own checksums of a
+        // PUT's body) under 3.
+        let limit = if name.ends_with("_per_mib_ms") {
+            3.0
+        } else {
+            1.0
+        };
+        if v >= limit {
+            over.push(format!("{name} {v:.3}"));
+        }
+    }
+    eprintln!("{table}");
+    assert!(
+        over.is_empty(),
+        "1 ms or more with nothing added: {over:?}\n{table}\n{err}"
+    );
+    // The clock bound is printed: each arrival lies between its send and its answer.
+    assert!(
+        err.contains("the client's clock offset from the service's is between"),
+        "{err}"
+    );
+}
