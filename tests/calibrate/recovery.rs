@@ -4,7 +4,11 @@ use crate::common::{Kill, emulate, latlab, output, with_credentials};
 use latlab_core::shaping::dist::Dist;
 use latlab_emulator::profile::LatencyProfile;
 
-/// A profile no built-in resembles: every delay several to tens of milliseconds. The two Kinesis
+/// A profile no built-in resembles: every delay several to tens of milliseconds. A round trip here
+/// carries about 0.4-2 ms of the client's and the emulator's own time besides the delay set (the
+/// zero profile's test shows the floor), so single calls are set at 18 ms or more; and read
+/// visibility's median is fitted with a symmetric curve, so its spread is set moderately skewed
+/// (with p99 2.2 times the median above the floor, it came back 0.84-0.99 of the median set). The two Kinesis
 /// legs are equal (calibrate splits a round trip evenly, and says so) and each S3 connection's
 /// rate is the same both ways (calibrate takes the upload at the download's rate, and says so).
 const MADE_UP: &str = r#"
@@ -13,10 +17,10 @@ name = "made-up"
 request = { min_ms = 4, median_ms = 12, p99_ms = 30 }
 response = { min_ms = 4, median_ms = 12, p99_ms = 30 }
 put_commit = { min_ms = 10, median_ms = 30, p99_ms = 70 }
-read_visibility = { min_ms = 15, median_ms = 45, p99_ms = 100 }
+read_visibility = { min_ms = 25, median_ms = 45, p99_ms = 80 }
 efo_push = { min_ms = 20, median_ms = 50, p99_ms = 110 }
 [s3]
-create_session = { min_ms = 6, median_ms = 15, p99_ms = 35 }
+create_session = { min_ms = 8, median_ms = 20, p99_ms = 45 }
 [s3.standard]
 put_first_byte = { min_ms = 12, median_ms = 32, p99_ms = 80 }
 get_first_byte = { min_ms = 10, median_ms = 26, p99_ms = 70 }
@@ -32,14 +36,14 @@ get_first_byte_per_mib_ms = 5
 connection_upload_mb_s = 120
 connection_download_mb_s = 120
 [sqs]
-send = { min_ms = 8, median_ms = 20, p99_ms = 50 }
-receive = { min_ms = 6, median_ms = 16, p99_ms = 40 }
-delete = { min_ms = 5, median_ms = 14, p99_ms = 35 }
-other = { min_ms = 5, median_ms = 12, p99_ms = 30 }
+send = { min_ms = 10, median_ms = 24, p99_ms = 55 }
+receive = { min_ms = 8, median_ms = 20, p99_ms = 45 }
+delete = { min_ms = 8, median_ms = 18, p99_ms = 40 }
+other = { min_ms = 8, median_ms = 18, p99_ms = 40 }
 [dynamodb]
-read = { min_ms = 5, median_ms = 12, p99_ms = 30 }
-write = { min_ms = 6, median_ms = 15, p99_ms = 36 }
-other = { min_ms = 7, median_ms = 18, p99_ms = 45 }
+read = { min_ms = 8, median_ms = 18, p99_ms = 40 }
+write = { min_ms = 8, median_ms = 20, p99_ms = 45 }
+other = { min_ms = 9, median_ms = 24, p99_ms = 55 }
 "#;
 
 const STANDARD: &str = "calibrate-standard";

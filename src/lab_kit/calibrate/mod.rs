@@ -129,6 +129,20 @@ impl Calibration {
         });
     }
 
+    /// A delay measured as round trips of one call (`what` names it): their quantiles, or, with
+    /// none answered, a line saying the parameter was not measured.
+    pub fn round_trip(&mut self, name: &str, samples: &[f64], what: &str) {
+        match Shape::of(samples) {
+            Some(s) => self.delay(
+                name,
+                s,
+                samples.len(),
+                format!("quantiles of {} {what} round trips", samples.len()),
+            ),
+            None => self.left.push(format!("{name}: no {what} answered")),
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Measured> {
         self.params.iter().find(|p| p.name == name)
     }

@@ -7,7 +7,6 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType, TableStatus, Tag,
 };
 
-use crate::lab_kit::calibrate::fit::Shape;
 use crate::lab_kit::calibrate::{Calibration, PlanLine, Probe, round_trips};
 
 impl crate::labs::Calibrated for super::DynamoLab {
@@ -132,21 +131,9 @@ async fn measure(
         client.describe_table().table_name(table).send()
     })
     .await;
-    for (name, samples, what) in [
-        ("dynamodb.write", &write, "PutItem"),
-        ("dynamodb.read", &read, "GetItem"),
-        ("dynamodb.other", &other, "DescribeTable"),
-    ] {
-        match Shape::of(samples) {
-            Some(s) => cal.delay(
-                name,
-                s,
-                samples.len(),
-                format!("quantiles of {} {what} round trips", samples.len()),
-            ),
-            None => cal.left.push(format!("{name}: no {what} answered")),
-        }
-    }
+    cal.round_trip("dynamodb.write", &write, "PutItem");
+    cal.round_trip("dynamodb.read", &read, "GetItem");
+    cal.round_trip("dynamodb.other", &other, "DescribeTable");
     cal.left.push(
         "dynamodb.stream_visibility and dynamodb.kinesis_push: not probed (they keep the base profile's)".into(),
     );

@@ -229,49 +229,29 @@ impl KinesisLab {
         let ctx = self.ctx.clone();
         let spec = spec.clone();
         let c = state.clone();
+        // A polling consumer follows each shard's lineage with its own loop for one shard.
+        macro_rules! polling {
+            ($run:path) => {
+                vec![tokio::spawn(async move {
+                    lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
+                        $run(
+                            ctx.clone(),
+                            client.clone(),
+                            c.clone(),
+                            spec.clone(),
+                            i,
+                            start,
+                            ready,
+                        )
+                    })
+                    .await
+                })]
+            };
+        }
         let handles: Vec<JoinHandle<()>> = match spec.kind {
-            ConsumerKind::Poller => vec![tokio::spawn(async move {
-                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
-                    poller::run(
-                        ctx.clone(),
-                        client.clone(),
-                        c.clone(),
-                        spec.clone(),
-                        i,
-                        start,
-                        ready,
-                    )
-                })
-                .await
-            })],
-            ConsumerKind::Kcl => vec![tokio::spawn(async move {
-                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
-                    kcl::run(
-                        ctx.clone(),
-                        client.clone(),
-                        c.clone(),
-                        spec.clone(),
-                        i,
-                        start,
-                        ready,
-                    )
-                })
-                .await
-            })],
-            ConsumerKind::LambdaStandard => vec![tokio::spawn(async move {
-                lineage::follow(&ctx, &c, initial, ready, |i, start, ready| {
-                    lambda::run(
-                        ctx.clone(),
-                        client.clone(),
-                        c.clone(),
-                        spec.clone(),
-                        i,
-                        start,
-                        ready,
-                    )
-                })
-                .await
-            })],
+            ConsumerKind::Poller => polling!(poller::run),
+            ConsumerKind::Kcl => polling!(kcl::run),
+            ConsumerKind::LambdaStandard => polling!(lambda::run),
             ConsumerKind::Efo | ConsumerKind::LambdaEfo => {
                 let embedded = matches!(self.clients.target(), crate::aws::Target::Emulator { .. });
                 let name = owned_name(&sanitize(&spec.name), &ctx.shared.run.run_id, embedded);

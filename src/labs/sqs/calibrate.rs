@@ -4,7 +4,6 @@
 
 use aws_sdk_sqs::types::QueueAttributeName;
 
-use crate::lab_kit::calibrate::fit::Shape;
 use crate::lab_kit::calibrate::{Calibration, PlanLine, Probe, round_trips, timed};
 
 impl crate::labs::Calibrated for super::SqsLab {
@@ -128,25 +127,13 @@ async fn measure(
             .send()
     })
     .await;
-    for (name, samples, what) in [
-        ("sqs.send", &send, "SendMessage"),
-        (
-            "sqs.receive",
-            &receive,
-            "ReceiveMessage (a short poll that found a message)",
-        ),
-        ("sqs.delete", &delete, "DeleteMessage"),
-        ("sqs.other", &other, "GetQueueAttributes"),
-    ] {
-        match Shape::of(samples) {
-            Some(s) => cal.delay(
-                name,
-                s,
-                samples.len(),
-                format!("quantiles of {} {what} round trips", samples.len()),
-            ),
-            None => cal.left.push(format!("{name}: no {what} answered")),
-        }
-    }
+    cal.round_trip("sqs.send", &send, "SendMessage");
+    cal.round_trip(
+        "sqs.receive",
+        &receive,
+        "ReceiveMessage (a short poll that found a message)",
+    );
+    cal.round_trip("sqs.delete", &delete, "DeleteMessage");
+    cal.round_trip("sqs.other", &other, "GetQueueAttributes");
     Ok(())
 }
