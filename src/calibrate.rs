@@ -20,6 +20,26 @@ macro_rules! each {
             out
         }
 
+        /// Whether each of `labs` can be probed on this target: (lab, why not) for each that
+        /// cannot.
+        pub fn unready(
+            labs: &[LabKind],
+            embedded: bool,
+            targets: &LabTargets,
+        ) -> Vec<(LabKind, String)> {
+            let mut out = Vec::new();
+            $(
+                if labs.contains(&LabKind::$kind)
+                    && let Err(e) = <crate::labs::$module::$ty as Calibrated>::calibration_target(
+                        embedded, &targets.$module,
+                    )
+                {
+                    out.push((LabKind::$kind, format!("{e:#}")));
+                }
+            )*
+            out
+        }
+
         /// What probing `labs` creates and calls, at list price.
         pub fn plan(
             labs: &[LabKind],

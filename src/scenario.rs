@@ -148,6 +148,11 @@ macro_rules! scenario {
                 out
             }
 
+            /// Every lab takes what `profile` says of the links it shapes itself.
+            pub fn shaped_by(&mut self, p: &latlab_emulator::profile::LatencyProfile) {
+                $(if let Some(s) = self.$module.as_mut() { <crate::labs::$module::$ty as crate::labs::Setup>::shaped_by(s, p); })*
+            }
+
             /// Readies every lab for a headless run of the scenario's duration.
             pub fn for_duration(&mut self) {
                 $(if let Some(s) = self.$module.as_mut() {

@@ -3,6 +3,7 @@
 use super::*;
 use crate::calibrate;
 use crate::lab_kit::calibrate::{self as kit, Probe};
+use crate::labs::LabKind;
 
 #[derive(Args, Debug)]
 pub struct CalibrateArgs {
@@ -29,12 +30,32 @@ pub struct CalibrateArgs {
 }
 
 pub(super) fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
+    let external = args.target.endpoint_url.is_some() || args.target.aws;
+    // Named services must each be probed here; the default, every service with a probe, leaves
+    // out (and says so) those this target lacks (Redis without a pair named on another target).
     let services = match &args.services {
-        Some(list) => calibrate::parse_list(list)?,
-        None => calibrate::calibrated()
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect(),
+        Some(list) => {
+            let named = calibrate::parse_list(list)?;
+            if let Some((kind, why)) =
+                calibrate::unready(&named, !external, &args.target.labs).first()
+            {
+                anyhow::bail!("--services {}: {why}", kind.key());
+            }
+            named
+        }
+        None => {
+            let all: Vec<LabKind> = calibrate::calibrated()
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
+            let unready = calibrate::unready(&all, !external, &args.target.labs);
+            for (kind, why) in &unready {
+                eprintln!("not calibrating {}: {why}", kind.key());
+            }
+            all.into_iter()
+                .filter(|k| !unready.iter().any(|(u, _)| u == k))
+                .collect()
+        }
     };
     if !(20..=2000).contains(&args.samples) {
         anyhow::bail!(
@@ -42,7 +63,6 @@ pub(super) fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
             args.samples
         );
     }
-    let external = args.target.endpoint_url.is_some() || args.target.aws;
     if external {
         args.target.check()?;
     }
@@ -71,14 +91,16 @@ pub(super) fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
             )
         } else {
             let config = args.target.emulator.config("127.0.0.1:0".parse()?)?;
+            let profile = std::sync::Arc::new(config.profile.clone());
             let e = latlab_emulator::Emulator::start(config).await?;
             (
                 crate::aws::Target::Emulator {
                     url: e.endpoint_url(),
                 },
-                Some(e),
+                Some((e, profile)),
             )
         };
+        let (emulator, profile) = emulator.unzip();
         let clients = crate::aws::Clients::connect(&target, std::time::Instant::now()).await?;
         let where_ = match &emulator {
             Some(e) => format!(
@@ -130,6 +152,7 @@ pub(super) fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
             run_id: run_id.clone(),
             samples: args.samples,
             embedded: emulator.is_some(),
+            profile,
             cancel: cancel.clone(),
             say: std::sync::Arc::new(|l| eprintln!("{l}")),
         };

@@ -176,6 +176,15 @@ pub trait Setup: Lab {
     /// Readies its scenario for a headless run of `duration` (a producer that stops by itself
     /// after it); nothing by default.
     fn for_duration(_scenario: &mut Self::Scenario, _duration: Duration) {}
+
+    /// Takes what the run's latency profile says of links the lab shapes itself (the profile's
+    /// `[links]`, such as the Redis lab's own servers'); nothing by default. Only runs on
+    /// latlab's own target are shaped by a profile: never another endpoint or AWS.
+    fn shaped_by(
+        _scenario: &mut Self::Scenario,
+        _profile: &latlab_emulator::profile::LatencyProfile,
+    ) {
+    }
 }
 
 /// The lab running: started on the run's context, driven by its commands, read by snapshots,
@@ -541,6 +550,13 @@ pub trait Doctor: Lab {
 pub trait Calibrated: Lab {
     /// Whether it has a probe (`latlab calibrate --services` names it by its key).
     const CALIBRATES: bool = false;
+
+    /// Whether its probe can run on this target (`embedded`: latlab's emulator); an error says
+    /// what it needs. A service left out of the default list for it is said to be left out;
+    /// named in `--services`, the error stops the calibration before anything is created.
+    fn calibration_target(_embedded: bool, _target: &Self::Target) -> anyhow::Result<()> {
+        Ok(())
+    }
 
     /// What a probe of `samples` a figure would create and call, at list price: a line each.
     fn calibration_plan(

@@ -261,11 +261,21 @@ impl Run {
         self.backend.lock().clone()
     }
 
-    pub async fn start(scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Run> {
+    pub async fn start(mut scenario: Scenario, opts: &TargetOptions) -> anyhow::Result<Run> {
         let start = std::time::Instant::now();
         let mut opts = opts.clone();
         opts.role = Some(role(&scenario, &opts)?);
         let opts = &opts;
+        if !opts.external() {
+            // On latlab's own target the latency profile shapes the links the labs shape
+            // themselves too (its `[links]`), before the model is read from the scenario.
+            let name = opts
+                .latency_profile
+                .as_deref()
+                .unwrap_or(&scenario.latency_profile);
+            let profile = LatencyProfile::resolve(name)?;
+            scenario.shaped_by(&profile);
+        }
         let faults: Vec<FaultSpec> = scenario
             .faults
             .iter()

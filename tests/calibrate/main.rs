@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod recovery;
+mod redis;
 mod safety;
 
 /// One test at a time: a calibration beside another test would measure its load.

@@ -115,9 +115,9 @@ fn bad_calibrate_flags_are_named() {
         assert!(!ok);
         err
     };
-    let e = bad(&["--services", "kinesis,redis", "--output", "x.toml"]);
+    let e = bad(&["--services", "kinesis,echo", "--output", "x.toml"]);
     assert!(
-        e.contains("--services: 'redis' is not a service calibrate probes; valid: kinesis, s3, sqs, dynamodb"),
+        e.contains("--services: 'echo' is not a service calibrate probes; valid: kinesis, s3, redis, sqs, dynamodb"),
         "{e}"
     );
     let e = bad(&["--samples", "5", "--output", "x.toml"]);

@@ -32,6 +32,9 @@ pub struct Probe {
     /// Whether the target is latlab's embedded emulator (a probe may create there what it only
     /// uses elsewhere, such as the S3 lab's buckets).
     pub embedded: bool,
+    /// The embedded emulator's latency profile (None on another target): its `[links]` shape
+    /// the links of servers latlab runs itself (the Redis lab's pair), as in a run.
+    pub profile: Option<Arc<latlab_emulator::profile::LatencyProfile>>,
     pub cancel: CancellationToken,
     /// Progress lines go here (stderr, as they happen).
     pub say: Arc<dyn Fn(String) + Send + Sync>,

@@ -39,6 +39,44 @@ pub struct RedisScenario {
     pub conditions: Vec<super::Condition>,
     pub tries: u32,
     pub quick_tries: u32,
+    /// The run's latency profile's delays for latlab's own servers' links
+    /// ([`local::REPLICATION_LINK`], [`local::CLIENT_LINK`]), in place of `link`'s and
+    /// `client_link`'s latency (their bandwidths stay): None where it has none.
+    pub link_delay: Option<ProfiledDelay>,
+    pub client_link_delay: Option<ProfiledDelay>,
+}
+
+/// A link's one-way delay as a latency profile gives it, with the profile's name and the
+/// parameter's provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfiledDelay {
+    pub delay: latlab_core::shaping::Dist,
+    pub profile: String,
+    pub provenance: latlab_core::provenance::Provenance,
+}
+
+impl RedisScenario {
+    /// The replication link latlab's own servers run with: the scenario's, delayed as the
+    /// profile says when it does.
+    pub fn replication_link(&self) -> anyhow::Result<super::local::LinkProfile> {
+        Self::shaped(&self.link, &self.link_delay)
+    }
+
+    /// The link between latlab's clients and its own servers.
+    pub fn client_link(&self) -> anyhow::Result<super::local::LinkProfile> {
+        Self::shaped(&self.client_link, &self.client_link_delay)
+    }
+
+    fn shaped(
+        name: &str,
+        delay: &Option<ProfiledDelay>,
+    ) -> anyhow::Result<super::local::LinkProfile> {
+        let link = super::local::LinkProfile::resolve(name)?;
+        Ok(match delay {
+            Some(d) => link.with_delay(d.delay.clone(), &d.profile),
+            None => link,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -110,6 +148,8 @@ pub fn parse(f: RedisFile) -> anyhow::Result<RedisScenario> {
         conditions,
         tries,
         quick_tries,
+        link_delay: None,
+        client_link_delay: None,
     })
 }
 
@@ -123,21 +163,61 @@ impl crate::labs::Setup for super::RedisLab {
         parse(file)
     }
 
-    /// Its shaped links: replication's and the clients'.
+    /// Its shaped links: replication's and the clients', each delayed as the run's latency
+    /// profile says when it has the link (its provenance then), else as the link profile says.
     fn model(r: &RedisScenario) -> Vec<latlab_core::provenance::Param> {
         let mut params = Vec::new();
-        for (name, link) in [
-            ("redis.link", &r.link),
-            ("redis.client_link", &r.client_link),
+        for (name, link, delay) in [
+            ("redis.link", r.replication_link(), &r.link_delay),
+            ("redis.client_link", r.client_link(), &r.client_link_delay),
         ] {
-            if let Ok(l) = super::local::LinkProfile::resolve(link) {
+            if let Ok(l) = link {
+                let provenance = match delay {
+                    Some(d) => latlab_core::provenance::Provenance {
+                        note: format!(
+                            "the delay is the latency profile's links.{} ({}); the bandwidth is \
+                             the scenario's link's",
+                            if name == "redis.link" {
+                                super::local::REPLICATION_LINK
+                            } else {
+                                super::local::CLIENT_LINK
+                            },
+                            d.provenance.note
+                        ),
+                        ..d.provenance.clone()
+                    },
+                    None => l.provenance(),
+                };
                 params.push(latlab_core::provenance::Param::new(
                     name,
                     format!("{} ({})", l.name, l.describe()),
-                    l.provenance(),
+                    provenance,
                 ));
             }
         }
         params
+    }
+
+    /// The profile's `links.redis-replication` and `links.redis-client`, when it has them.
+    fn shaped_by(r: &mut RedisScenario, profile: &latlab_emulator::profile::LatencyProfile) {
+        let delay = |link: &str| {
+            profile.links.get(link).map(|d| ProfiledDelay {
+                delay: d.clone(),
+                profile: profile.name.clone(),
+                provenance: profile
+                    .params()
+                    .into_iter()
+                    .find(|p| p.name == format!("links.{link}"))
+                    .map(|p| p.provenance)
+                    .unwrap_or_else(|| {
+                        latlab_core::provenance::Provenance::new(
+                            latlab_core::provenance::Source::User,
+                            "no source given",
+                        )
+                    }),
+            })
+        };
+        r.link_delay = delay(super::local::REPLICATION_LINK);
+        r.client_link_delay = delay(super::local::CLIENT_LINK);
     }
 }

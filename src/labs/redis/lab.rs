@@ -7,7 +7,7 @@ use crate::labs::series::Histogrammed;
 use crate::labs::{Live, RunContext};
 use config::RedisScenario;
 use latlab_core::faults::FaultSpec;
-use local::{LinkProfile, LocalRedis};
+use local::LocalRedis;
 use snapshot::RedisSnapshot;
 
 impl Live for RedisLab {
@@ -19,9 +19,7 @@ impl Live for RedisLab {
         let (ends, local) = match (&target.redis_primary, &target.redis_replica) {
             (Some(p), Some(rep)) => (Endpoints::open(p, rep, false)?, None),
             (None, None) => {
-                let link = LinkProfile::resolve(&r.link)?;
-                let client_link = LinkProfile::resolve(&r.client_link)?;
-                let local = LocalRedis::start(link, client_link).await?;
+                let local = LocalRedis::start(r.replication_link()?, r.client_link()?).await?;
                 let ends = Endpoints::open(&local.primary_url(), &local.replica_url(), true)?;
                 (ends, Some(local))
             }

@@ -14,6 +14,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
+use latlab_core::shaping::Dist;
+
 /// A link profile for the replica's connection to the primary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkProfile {
@@ -22,10 +24,19 @@ pub struct LinkProfile {
     pub latency_ms: f64,
     /// Bandwidth cap each direction in bytes/s (0 = none).
     pub bandwidth: f64,
+    /// The one-way delay's spread, sampled per chunk, when a latency profile gives the link's
+    /// delay ([`LinkProfile::with_delay`]); `latency_ms` is then its median. None: fixed.
+    #[serde(skip)]
+    pub delay: Option<Dist>,
 }
 
 /// The built-in link profiles, by name.
 pub const LINKS: &[&str] = &["loopback", "same-az", "cross-az", "t3-micro"];
+
+/// The names a latency profile's links go by for the Redis lab's own servers (`[links]`,
+/// written by `latlab calibrate`): the replica's link to the primary, and latlab's clients'.
+pub const REPLICATION_LINK: &str = "redis-replication";
+pub const CLIENT_LINK: &str = "redis-client";
 
 impl LinkProfile {
     pub fn resolve(name: &str) -> anyhow::Result<LinkProfile> {
@@ -45,7 +56,27 @@ impl LinkProfile {
             name: name.into(),
             latency_ms,
             bandwidth,
+            delay: None,
         })
+    }
+
+    /// The link with a latency profile's one-way delay (`links.NAME` of profile `profile`) in
+    /// place of its own; its bandwidth stays.
+    pub fn with_delay(self, delay: Dist, profile: &str) -> LinkProfile {
+        LinkProfile {
+            name: format!("{} delayed as profile {profile}", self.name),
+            latency_ms: delay.median_ms(),
+            delay: Some(delay),
+            ..self
+        }
+    }
+
+    /// One chunk's one-way delay.
+    pub fn sample(&self) -> Duration {
+        match &self.delay {
+            Some(d) => d.sample(),
+            None => Dist::fixed_ms(self.latency_ms).sample(),
+        }
     }
 }
 
@@ -81,8 +112,10 @@ impl LinkProfile {
     /// The profile in a few words: `t3-micro (0.5 ms one way, 625 MB/s)`.
     pub fn describe(&self) -> String {
         format!(
-            "{} ms one way, {}",
-            self.latency_ms,
+            "{} one way, {}",
+            self.delay
+                .as_ref()
+                .map_or_else(|| format!("{} ms", self.latency_ms), |d| d.describe()),
             if self.bandwidth > 0.0 {
                 format!(
                     "{}/s",
@@ -115,6 +148,7 @@ impl LinkProfile {
             name: text.into(),
             latency_ms: latency.as_secs_f64() * 1000.0,
             bandwidth,
+            delay: None,
         })
     }
 }

@@ -9,6 +9,7 @@
 //! Conditions switch live and per scenario: value size, CPU load on the primary (a Lua busy loop
 //! on its own connection) and memory near `maxmemory` (filler keys, on latlab's own servers).
 
+mod calibrate;
 pub mod cleanup;
 mod conditions;
 pub mod config;
@@ -443,10 +444,6 @@ impl RedisLab {
         Ok(())
     }
 }
-
-/// `latlab calibrate` has no Redis probe: the Redis links are the lab's own link profiles
-/// (the scenario's `redis.link` and `redis.client_link`), not a latency profile's parameters.
-impl crate::labs::Calibrated for RedisLab {}
 
 #[cfg(test)]
 mod tests {

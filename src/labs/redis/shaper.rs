@@ -13,7 +13,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use super::local::LinkProfile;
-use latlab_core::shaping::Dist;
 use latlab_core::shaping::pacing_bucket;
 
 /// Bytes each way the shaper carried, and its current settings.
@@ -161,7 +160,7 @@ impl Shaper {
                 bucket.take(now, n as u64);
                 release = now + bucket.wait_for(now, 0);
             }
-            let due = (release + Dist::fixed_ms(link.latency_ms).sample()).max(queue_end);
+            let due = (release + link.sample()).max(queue_end);
             queue_end = due;
             {
                 let mut s = self.stats.lock();

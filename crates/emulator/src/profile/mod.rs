@@ -11,11 +11,11 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+pub mod links;
+
 use crate::service::{Builtin, ServiceProfile, for_each_service};
 use latlab_core::provenance::{Param, Provenance, Source};
-
-#[cfg(test)]
-use latlab_core::shaping::dist::Dist;
+use latlab_core::shaping::dist::{Dist, DistSpec};
 
 /// The names of the built-in profiles, in the order they are listed.
 pub const BUILTIN_PROFILES: &[&str] = &["zero", "same-region", "seed-tokyo"];
@@ -28,6 +28,10 @@ macro_rules! profile {
             pub name: String,
             pub description: String,
             $(pub $field: <crate::$module::$ty as crate::service::Service>::Profile,)+
+            /// Links between hosts that a program shaping its own connections plays (`links.NAME`,
+            /// one way, each direction): none in a built-in profile; `latlab calibrate` writes
+            /// those it measured (see [`links`]).
+            pub links: BTreeMap<String, Dist>,
             /// Per parameter name (as [`LatencyProfile::values`] names them): where its value
             /// comes from, and the seed cells it was derived from.
             pub provenance: BTreeMap<String, Provenance>,
@@ -41,6 +45,9 @@ macro_rules! profile {
             description: Option<String>,
             base: Option<String>,
             $($field: Option<<<crate::$module::$ty as crate::service::Service>::Profile as ServiceProfile>::Spec>,)+
+            /// Links by name: `[links] NAME = { median_ms = .., p99_ms = .. }`.
+            #[serde(default)]
+            links: BTreeMap<String, DistSpec>,
             /// Per parameter name: where its value comes from.
             #[serde(default)]
             provenance: BTreeMap<String, Provenance>,
@@ -62,6 +69,7 @@ macro_rules! profile {
                             part
                         }
                     },)+
+                    links: BTreeMap::new(),
                     provenance: BTreeMap::new(),
                 };
                 LatencyProfile { provenance, ..p }
@@ -71,6 +79,7 @@ macro_rules! profile {
             pub fn values(&self) -> Vec<(String, String)> {
                 let mut out = Vec::new();
                 $(out.extend(self.$field.values());)+
+                out.extend(links::values(&self.links));
                 out
             }
 
@@ -80,6 +89,7 @@ macro_rules! profile {
                 $(if let Some(s) = spec.$field {
                     set.extend(self.$field.apply(s)?);
                 })+
+                set.extend(links::apply(&mut self.links, spec.links)?);
                 Ok(set)
             }
         }
