@@ -556,6 +556,130 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
     );
 }
 
+/// `latlab calibrate --aws` as a user runs it: the plan and its price first, no start without a
+/// terminal or `--yes`, then every service with a probe through the SDK's default endpoints,
+/// Redis left out (no pair named) and said so, a profile whose every parameter was measured on
+/// AWS, and nothing left behind.
+#[test]
+fn calibrate_on_aws_goes_through_the_default_endpoints_and_leaves_nothing() {
+    let r = Rehearsal::new("cal");
+    let user = r.user();
+    r.make_buckets();
+    let file = r.path("account.toml");
+    let mut args = vec![
+        "calibrate",
+        "--aws",
+        "--samples",
+        "20",
+        "--s3-bucket",
+        STANDARD,
+        "--s3-express-bucket",
+        EXPRESS,
+        "--output",
+        &file,
+    ];
+    let (ok, _, err) = r.latlab(&user, &args);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!(
+            "calibrate creates on AWS ({REGION}), and deletes at the end:"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("total at list price: $"), "{err}");
+    assert!(err.contains("pass --yes to go on"), "{err}");
+    assert!(!Path::new(&file).exists());
+
+    args.push("--yes");
+    let (ok, out, err) = r.latlab(&user, &args);
+    assert!(ok, "{out}\n{err}");
+    println!("{out}");
+    assert!(
+        err.contains("not calibrating redis: calibrating Redis on another endpoint or AWS measures a pair you name"),
+        "{err}"
+    );
+    for made in [
+        "created stream",
+        "deleted stream",
+        "created queue",
+        "deleted queue",
+    ] {
+        assert!(err.contains(made), "{made}: {err}");
+    }
+    let text = std::fs::read_to_string(&file).unwrap();
+    let profile = latlab_emulator::profile::LatencyProfile::from_toml(&text)
+        .unwrap_or_else(|e| panic!("{e:#}\n{text}"));
+    let measured: Vec<String> = profile
+        .params()
+        .into_iter()
+        .filter(|p| p.provenance.note.contains("latlab calibrate"))
+        .map(|p| {
+            assert_eq!(p.provenance.source.name(), "measurement", "{}", p.name);
+            assert!(
+                p.provenance
+                    .note
+                    .contains(&format!("measured on AWS ({REGION}) on ")),
+                "{}: {}",
+                p.name,
+                p.provenance.note
+            );
+            p.name
+        })
+        .collect();
+    for service in [
+        "kinesis.",
+        "s3.standard.",
+        "s3.express.",
+        "sqs.",
+        "dynamodb.",
+    ] {
+        assert!(
+            measured.iter().any(|n| n.starts_with(service)),
+            "{service}: {measured:?}"
+        );
+    }
+    assert!(
+        !measured.iter().any(|n| n.starts_with("links.")),
+        "{measured:?}"
+    );
+
+    // Nothing left behind, through the SDK's own endpoints only.
+    let (ok, clean, err) = r.latlab(
+        &user,
+        &[
+            "cleanup",
+            "--aws",
+            "--s3-bucket",
+            STANDARD,
+            "--s3-express-bucket",
+            EXPRESS,
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        clean.contains("nothing latlab left to delete"),
+        "{clean}{err}"
+    );
+    let names = r.names_asked();
+    let by_host = hosts(&r.stats());
+    println!("names the resolver was asked: {names:?}");
+    println!("requests by host: {by_host:?}");
+    assert!(
+        names.iter().all(|n| n.ends_with(".amazonaws.com")),
+        "{names:?}"
+    );
+    assert!(
+        by_host.iter().all(|(h, _)| h.ends_with(".amazonaws.com")),
+        "{by_host:?}"
+    );
+    assert!(
+        by_host
+            .iter()
+            .any(|(h, _)| *h == "000000000000.data-kinesis.us-east-1.amazonaws.com"),
+        "the fan-out probe's host: {by_host:?}"
+    );
+}
+
 #[test]
 fn the_credential_chain_as_users_have_it_and_each_failure_in_one_line() {
     let r = Rehearsal::new("rc");

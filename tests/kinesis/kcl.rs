@@ -78,7 +78,7 @@ async fn five_kcl_consumers_wait_out_their_idle_time_and_leave_the_shard_unthrot
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kcl_consumers_added_with_k_take_the_shard_past_its_read_limit_and_every_record_adds_up() {
+async fn kcl_consumers_added_live_take_the_shard_past_its_read_limit_and_every_record_adds_up() {
     let s = scenario(
         "[[kinesis.consumers]]\nkind = \"kcl\"\nname = \"kcl\"\ncount = 3\nidle_time = \"1s\"\n",
     )
