@@ -6,9 +6,13 @@ use latlab_emulator::profile::LatencyProfile;
 
 /// A profile no built-in resembles: every delay several to tens of milliseconds. A round trip here
 /// carries about 0.4-2 ms of the client's and the emulator's own time besides the delay set (the
-/// zero profile's test shows the floor), so single calls are set at 18 ms or more; and read
-/// visibility's median is fitted with a symmetric curve, so its spread is set moderately skewed
-/// (with p99 2.2 times the median above the floor, it came back 0.84-0.99 of the median set). The two Kinesis
+/// zero profile's test shows the floor), so single calls are set at 18 ms or more (S3 Express's
+/// first bytes at 12 and 14 ms came back 1.06-1.17 in this file's runs of 2026-12-06). Read
+/// visibility is set moderately skewed (p99 1.75 times as far above the median as the floor is
+/// below). Set more skewed (floor 15, median 45, p99 100) it came back 0.78, 0.98 and 0.86 of
+/// its median in three runs, although the shifted log-normal fit calibrate uses finds such a
+/// median within a few percent from clean probes (`lab_kit::calibrate::fit`'s tests): the probes
+/// themselves read a skewed visibility low, for a reason not yet found. The two Kinesis
 /// legs are equal (calibrate splits a round trip evenly, and says so) and each S3 connection's
 /// rate is the same both ways (calibrate takes the upload at the download's rate, and says so).
 const MADE_UP: &str = r#"
@@ -29,8 +33,8 @@ get_first_byte_per_mib_ms = 10
 connection_upload_mb_s = 60
 connection_download_mb_s = 60
 [s3.express]
-put_first_byte = { min_ms = 5, median_ms = 14, p99_ms = 30 }
-get_first_byte = { min_ms = 4, median_ms = 12, p99_ms = 28 }
+put_first_byte = { min_ms = 8, median_ms = 20, p99_ms = 40 }
+get_first_byte = { min_ms = 7, median_ms = 18, p99_ms = 36 }
 put_first_byte_per_mib_ms = 20
 get_first_byte_per_mib_ms = 5
 connection_upload_mb_s = 120

@@ -124,9 +124,12 @@ pub(super) async fn visibility(
             i += 1;
         }
     }
-    // The median from the smooth fit, the tails from the step (as far as the probes reach).
+    // The median from the profile's own family fitted smooth (a shifted log-normal), the tails
+    // from the step (as far as the probes reach).
     let qs = fit::current_status(data.clone(), &[0.01, 0.5, 0.99]);
-    let median = fit::probit(&data).map(|(mu, _)| mu).or(qs[1]);
+    let median = fit::shifted_lognormal(&data)
+        .map(|(_, median, _)| median)
+        .or(qs[1]);
     Ok(median.map(|median| {
         (
             Shape::from_quantiles(
