@@ -48,6 +48,7 @@ other = { min_ms = 8, median_ms = 18, p99_ms = 40 }
 read = { min_ms = 8, median_ms = 18, p99_ms = 40 }
 write = { min_ms = 8, median_ms = 20, p99_ms = 45 }
 other = { min_ms = 9, median_ms = 24, p99_ms = 55 }
+stream_visibility = { min_ms = 20, median_ms = 60, p99_ms = 150 }
 "#;
 
 const STANDARD: &str = "calibrate-standard";
@@ -109,6 +110,10 @@ fn figures(p: &LatencyProfile) -> Vec<(String, f64)> {
         ("dynamodb.read".into(), median(&p.dynamodb.read)),
         ("dynamodb.write".into(), median(&p.dynamodb.write)),
         ("dynamodb.other".into(), median(&p.dynamodb.other)),
+        (
+            "dynamodb.stream_visibility".into(),
+            median(&p.dynamodb.stream_visibility),
+        ),
     ]);
     out
 }

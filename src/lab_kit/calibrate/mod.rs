@@ -12,6 +12,7 @@
 
 pub mod file;
 pub mod fit;
+pub mod status;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,13 +1,26 @@
-//! `latlab calibrate`'s probe of DynamoDB: its profile parameters, from an on-demand table of its own (tagged, deleted at the end): round
-//! trips of PutItem (a write), GetItem (a read, eventually consistent) and DescribeTable (the
-//! other calls). The change streams' delays are not probed: the file keeps its base's.
+//! `latlab calibrate`'s probe of DynamoDB: its profile parameters, from an on-demand table of its
+//! own with its stream on (tagged, deleted at the end): round trips of PutItem (a write), GetItem
+//! (a read, eventually consistent) and DescribeTable (the other calls); and the stream's
+//! visibility from current-status probes (`lab_kit::calibrate::status`): an item written, its
+//! streams shard read once at a chosen time after the write was sent (even before its answer),
+//! seen or not yet, at most four reads a second on the shard. The Kinesis destination's push is
+//! not probed: the file keeps its base's.
+
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
-    ScalarAttributeType, TableStatus, Tag,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus, Tag,
 };
+use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 
-use crate::lab_kit::calibrate::{Calibration, PlanLine, Probe, round_trips};
+use crate::lab_kit::calibrate::status::{StatusProbe, current_status_delay};
+use crate::lab_kit::calibrate::{Calibration, PlanLine, Probe, hot, round_trips};
+
+/// The least time between two reads of the probed streams shard: four a second at most (AWS
+/// documents no GetRecords rate for a streams shard, only that no more than two processes
+/// should read one at a time; Kinesis's shards allow five a second).
+const READ_GAP: Duration = Duration::from_millis(250);
 
 impl crate::labs::Calibrated for super::DynamoLab {
     const CALIBRATES: bool = true;
@@ -22,14 +35,18 @@ impl crate::labs::Calibrated for super::DynamoLab {
         let price = |k: &str| prices.value(k).unwrap_or(0.0);
         vec![PlanLine {
             what: format!(
-                "DynamoDB table latlab-calibrate-{run} (on-demand); {samples} writes and {samples} reads of one unit each"
+                "DynamoDB table latlab-calibrate-{run} (on-demand, its stream on); about {} writes and {samples} reads of one unit each, about {} stream reads",
+                2 * samples + 24,
+                2 * samples + 24
             ),
-            usd: samples as f64 / 1e6
+            usd: (2 * samples + 24) as f64 / 1e6
                 * (price("dynamodb.write_request_units_per_million")
-                    + price("dynamodb.read_request_units_per_million")),
+                    + price("dynamodb.streams_read_requests_per_million"))
+                + samples as f64 / 1e6 * price("dynamodb.read_request_units_per_million"),
             keys: vec![
                 "dynamodb.write_request_units_per_million".into(),
                 "dynamodb.read_request_units_per_million".into(),
+                "dynamodb.streams_read_requests_per_million".into(),
             ],
         }]
     }
@@ -66,7 +83,13 @@ async fn run(p: &Probe, cal: &mut Calibration) -> anyhow::Result<()> {
                 .key_type(KeyType::Hash)
                 .build()?,
         )
-        .billing_mode(BillingMode::PayPerRequest);
+        .billing_mode(BillingMode::PayPerRequest)
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewImage)
+                .build()?,
+        );
     for (k, v) in crate::lab_kit::plan::tags(&p.run_id, &crate::lab_kit::plan::now_rfc3339()) {
         req = req.tags(Tag::builder().key(k).value(v).build()?);
     }
@@ -92,21 +115,22 @@ async fn measure(
     table: &str,
     cal: &mut Calibration,
 ) -> anyhow::Result<()> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    loop {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let stream_arn = loop {
         p.cancelled()?;
         let d = client.describe_table().table_name(table).send().await;
         if let Ok(d) = d
-            && d.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active)
+            && let Some(t) = d.table()
+            && t.table_status() == Some(&TableStatus::Active)
         {
-            break;
+            break t.latest_stream_arn().map(str::to_string);
         }
         anyhow::ensure!(
-            std::time::Instant::now() < deadline,
+            Instant::now() < deadline,
             "table {table} was not ACTIVE within 300 s"
         );
-        p.pause(std::time::Duration::from_millis(200)).await;
-    }
+        p.pause(Duration::from_millis(200)).await;
+    };
     let n = p.samples;
     let (write, _) = round_trips(p, n, f64::INFINITY, |i| {
         client
@@ -134,8 +158,216 @@ async fn measure(
     cal.round_trip("dynamodb.write", &write, "PutItem");
     cal.round_trip("dynamodb.read", &read, "GetItem");
     cal.round_trip("dynamodb.other", &other, "DescribeTable");
-    cal.left.push(
-        "dynamodb.stream_visibility and dynamodb.kinesis_push: not probed (they keep the base profile's)".into(),
-    );
+    cal.left
+        .push("dynamodb.kinesis_push: not probed (it keeps the base profile's)".into());
+    let half =
+        |v: &[f64]| crate::lab_kit::calibrate::fit::Shape::of(v).map_or(0.0, |s| s.median / 2.0);
+    match stream_arn {
+        Some(arn) => {
+            let (write_half, read_half) = (half(&write), half(&read));
+            let mut v = StreamProbe::open(p, client, table, &arn, write_half, read_half).await?;
+            // Two passes of half the samples each: a streams probe waits out the shard's reads.
+            match current_status_delay(p, &mut v, n.div_ceil(2)).await? {
+                Some((shape, probes)) => cal.delay(
+                    "dynamodb.stream_visibility",
+                    shape,
+                    probes,
+                    format!(
+                        "{probes} current-status probes: an item written and its streams shard read once at a chosen time after the write was sent, seen or not yet; the median from a maximum-likelihood fit of a shifted log-normal, the 1% and 99% from the monotone fit. Each call is taken to reach the service half its round trip's median after it was sent (PutItem {write_half:.3} ms, GetItem's for the stream's read {read_half:.3} ms)"
+                    ),
+                ),
+                None => cal
+                    .left
+                    .push("dynamodb.stream_visibility: no probe was seen or none was answered".into()),
+            }
+        }
+        None => cal.left.push(
+            "dynamodb.stream_visibility: the table answered no LatestStreamArn (its stream is off)"
+                .into(),
+        ),
+    }
     Ok(())
+}
+
+/// The table's streams shard the probes' item goes to, read within [`READ_GAP`].
+struct StreamProbe<'a> {
+    client: &'a aws_sdk_dynamodb::Client,
+    streams: aws_sdk_dynamodbstreams::Client,
+    table: &'a str,
+    iter: Option<String>,
+    last_read: Instant,
+    write_half: f64,
+    read_half: f64,
+}
+
+/// The probes' item: one key, so every probe's change goes to one partition's shard.
+const KEY: &str = "calibrate-visibility";
+
+impl<'a> StreamProbe<'a> {
+    /// Finds the shard: one item written, every shard read from its start until one returns it;
+    /// that shard is read on from there.
+    async fn open(
+        p: &Probe,
+        client: &'a aws_sdk_dynamodb::Client,
+        table: &'a str,
+        arn: &str,
+        write_half: f64,
+        read_half: f64,
+    ) -> anyhow::Result<StreamProbe<'a>> {
+        let streams = super::client::streams(
+            &p.clients,
+            &Probe::retry(),
+            "latlab-calibrate-streams",
+            std::sync::Arc::new(crate::metrics::SdkStats::default()),
+        );
+        let shards: Vec<String> = streams
+            .describe_stream()
+            .stream_arn(arn)
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("DescribeStream: {}", crate::aws::error_line(&e)))?
+            .stream_description()
+            .map(|d| {
+                d.shards()
+                    .iter()
+                    .filter_map(|s| s.shard_id().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        anyhow::ensure!(!shards.is_empty(), "the table's stream has no shard");
+        client
+            .put_item()
+            .table_name(table)
+            .item("pk", AttributeValue::S(KEY.into()))
+            .item("v", AttributeValue::S("find".into()))
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("PutItem: {}", crate::aws::error_line(&e)))?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut iters: Vec<Option<String>> = Vec::new();
+        for id in &shards {
+            let it = streams
+                .get_shard_iterator()
+                .stream_arn(arn)
+                .shard_id(id)
+                .shard_iterator_type(ShardIteratorType::TrimHorizon)
+                .send()
+                .await
+                .map_err(|e| anyhow::anyhow!("GetShardIterator: {}", crate::aws::error_line(&e)))?
+                .shard_iterator;
+            iters.push(it);
+        }
+        loop {
+            p.cancelled()?;
+            for it in iters.iter_mut() {
+                let Some(token) = it.take() else { continue };
+                let out = streams
+                    .get_records()
+                    .shard_iterator(token)
+                    .send()
+                    .await
+                    .map_err(|e| anyhow::anyhow!("GetRecords: {}", crate::aws::error_line(&e)))?;
+                *it = out.next_shard_iterator().map(str::to_string);
+                if out
+                    .records()
+                    .iter()
+                    .any(|r| value_of(r).as_deref() == Some("find"))
+                {
+                    return Ok(StreamProbe {
+                        client,
+                        streams,
+                        table,
+                        iter: it.clone(),
+                        last_read: Instant::now(),
+                        write_half,
+                        read_half,
+                    });
+                }
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "the probe's item did not reach the table's stream within 30 s"
+            );
+            p.pause(READ_GAP).await;
+        }
+    }
+}
+
+/// A stream record's new `v`.
+fn value_of(r: &aws_sdk_dynamodbstreams::types::Record) -> Option<String> {
+    match r.dynamodb()?.new_image()?.get("v")? {
+        aws_sdk_dynamodbstreams::types::AttributeValue::S(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+impl StatusProbe for StreamProbe<'_> {
+    async fn probe(
+        &mut self,
+        p: &Probe,
+        delay: f64,
+        i: usize,
+    ) -> anyhow::Result<Option<(f64, bool)>> {
+        p.cancelled()?;
+        p.pause((self.last_read + READ_GAP).saturating_duration_since(Instant::now()))
+            .await;
+        let Some(token) = self.iter.clone() else {
+            return Ok(None);
+        };
+        let want = format!("probe {i}");
+        let t0 = Instant::now();
+        let put = hot(self
+            .client
+            .put_item()
+            .table_name(self.table)
+            .item("pk", AttributeValue::S(KEY.into()))
+            .item("v", AttributeValue::S(want.clone()))
+            .send());
+        let read = async {
+            p.pause(Duration::from_secs_f64(delay / 1000.0)).await;
+            let sent = t0.elapsed().as_secs_f64() * 1000.0;
+            let r = hot(self.streams.get_records().shard_iterator(token).send()).await;
+            (sent, r)
+        };
+        let (put, (sent, first)) = tokio::join!(put, read);
+        self.last_read = Instant::now();
+        if put.is_err() {
+            // Its change, if any, is read past by the next probe's reads.
+            self.iter = first
+                .ok()
+                .and_then(|r| r.next_shard_iterator().map(str::to_string));
+            return Ok(None);
+        }
+        let x = sent + self.read_half - self.write_half;
+        let Ok(mut answer) = first else {
+            return Ok(None);
+        };
+        let mut first_read = true;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            self.iter = answer.next_shard_iterator().map(str::to_string);
+            if answer
+                .records()
+                .iter()
+                .any(|r| value_of(r).as_deref() == Some(want.as_str()))
+            {
+                return Ok(Some((x, first_read)));
+            }
+            if Instant::now() > deadline {
+                return Ok(None);
+            }
+            first_read = false;
+            p.cancelled()?;
+            p.pause((self.last_read + READ_GAP).saturating_duration_since(Instant::now()))
+                .await;
+            let Some(token) = self.iter.clone() else {
+                return Ok(None);
+            };
+            self.last_read = Instant::now();
+            answer = match hot(self.streams.get_records().shard_iterator(token).send()).await {
+                Ok(a) => a,
+                Err(_) => return Ok(None),
+            };
+        }
+    }
 }

@@ -10,7 +10,8 @@ use aws_sdk_kinesis::primitives::Blob;
 use aws_sdk_kinesis::types::ShardIteratorType;
 
 use super::{READ_GAP, now_ms};
-use crate::lab_kit::calibrate::fit::{self, Shape};
+use crate::lab_kit::calibrate::fit::Shape;
+use crate::lab_kit::calibrate::status::{StatusProbe, current_status_delay};
 use crate::lab_kit::calibrate::{Probe, hot};
 
 /// A shard a visibility probe reads: its iterator and when it was last read.
@@ -20,11 +21,36 @@ struct ProbeShard {
     last_read: Instant,
 }
 
-/// Delays (ms after the put was sent) of the first probes, twice each, until two in a row are
-/// always seen: they learn the span the rest are spread over.
-const GRID: [f64; 12] = [
-    0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0,
-];
+/// Read visibility's probes: the stream's shards, each read within its budget, and what a
+/// probe's x is measured against (the clock offset, the request leg's median).
+struct Visibility<'a> {
+    client: &'a Client,
+    stream: &'a str,
+    shards: Vec<ProbeShard>,
+    offset: f64,
+    request_leg: f64,
+}
+
+impl StatusProbe for Visibility<'_> {
+    fn probe(
+        &mut self,
+        p: &Probe,
+        delay: f64,
+        i: usize,
+    ) -> impl std::future::Future<Output = anyhow::Result<Option<(f64, bool)>>> + Send {
+        let n = self.shards.len();
+        one_probe(
+            p,
+            self.client,
+            self.stream,
+            &mut self.shards[i % n],
+            delay,
+            self.offset,
+            self.request_leg,
+            i,
+        )
+    }
+}
 
 /// Read visibility from current-status probes: (its shape, the probes it rests on).
 pub(super) async fn visibility(
@@ -53,93 +79,14 @@ pub(super) async fn visibility(
             last_read: Instant::now(),
         });
     }
-    let mut data: Vec<(f64, bool)> = Vec::new();
-    let mut i = 0;
-    // The grid: twice each delay, until two delays in a row were always seen.
-    let mut seen_in_a_row = 0;
-    let mut base = Vec::new();
-    for d in GRID {
-        let mut all = true;
-        for _ in 0..2 {
-            if let Some((x, seen)) = one_probe(
-                p,
-                client,
-                stream,
-                &mut probe_shards[i % shards.len()],
-                d,
-                offset,
-                request_leg,
-                i,
-            )
-            .await?
-            {
-                data.push((x, seen));
-                base.push(x - d);
-                all &= seen;
-            }
-            i += 1;
-        }
-        seen_in_a_row = if all { seen_in_a_row + 1 } else { 0 };
-        if seen_in_a_row == 2 {
-            break;
-        }
-    }
-    // The span: from the earliest a read can come after an arrival to 1.5 times the least x
-    // after which every probe saw its record (20 ms at least).
-    let floor = fit::quantile(&fit::sorted(base), 0.5).max(0.0);
-    let mut sorted = data.clone();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let always = sorted
-        .iter()
-        .rposition(|(_, seen)| !seen)
-        .map_or(floor, |k| sorted.get(k + 1).map_or(sorted[k].0, |x| x.0));
-    let span = (1.5 * (always - floor)).clamp(20.0, 8000.0);
-    // Two passes of `samples` probes each: the first spread evenly over the span, the second
-    // over the half of it centred on the first pass's median, where a probe says most about it.
-    let n = p.samples;
-    for pass in 0..2 {
-        let (from, width) = if pass == 0 {
-            (0.0, span)
-        } else {
-            let m = fit::current_status(data.clone(), &[0.5])[0].unwrap_or(floor + span / 2.0);
-            ((m - floor - span / 4.0).max(0.0), span / 2.0)
-        };
-        for k in 0..n {
-            // Evenly over the range, in an order that mixes short and long.
-            let d = from + width * ((k * 7919) % n) as f64 / n as f64;
-            if let Some(probe) = one_probe(
-                p,
-                client,
-                stream,
-                &mut probe_shards[i % shards.len()],
-                d,
-                offset,
-                request_leg,
-                i,
-            )
-            .await?
-            {
-                data.push(probe);
-            }
-            i += 1;
-        }
-    }
-    // The median from the profile's own family fitted smooth (a shifted log-normal), the tails
-    // from the step (as far as the probes reach).
-    let qs = fit::current_status(data.clone(), &[0.01, 0.5, 0.99]);
-    let median = fit::shifted_lognormal(&data)
-        .map(|(_, median, _)| median)
-        .or(qs[1]);
-    Ok(median.map(|median| {
-        (
-            Shape::from_quantiles(
-                qs[0].unwrap_or(0.0).max(0.0),
-                median,
-                qs[2].unwrap_or(floor + span),
-            ),
-            data.len(),
-        )
-    }))
+    let mut v = Visibility {
+        client,
+        stream,
+        shards: probe_shards,
+        offset,
+        request_leg,
+    };
+    current_status_delay(p, &mut v, p.samples).await
 }
 
 /// One probe: a record put to a shard, and its shard read once `delay` ms after the put was

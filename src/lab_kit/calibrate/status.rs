@@ -1,0 +1,105 @@
+//! A delay a client sees only as "there yet or not" (a record readable after its write): each
+//! probe makes the event and looks once at a chosen time after it, and the fraction seen by
+//! delay gives the delay's distribution at any resolution, within a read budget a faster poll
+//! would break (Kinesis's shard limit, a streams shard's readers). The schedule is shared; each
+//! lab's probe says how one probe is made ([`StatusProbe`]).
+
+use std::future::Future;
+
+use super::Probe;
+use super::fit::{self, Shape};
+
+/// One probe of a delay seen only as "there yet or not".
+pub trait StatusProbe {
+    /// Makes the `i`th event and looks `delay` ms after it: (x, seen), x being the ms from the
+    /// event to the look as the service saw them; None when the probe says nothing (its event
+    /// failed, its look was refused).
+    fn probe(
+        &mut self,
+        p: &Probe,
+        delay: f64,
+        i: usize,
+    ) -> impl Future<Output = anyhow::Result<Option<(f64, bool)>>> + Send;
+}
+
+/// Delays (ms after the event) of the first probes, twice each, until two in a row are always
+/// seen: they learn the span the rest are spread over.
+const GRID: [f64; 12] = [
+    0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0,
+];
+
+/// The delay's shape from `per_pass` probes in each of two passes after the grid: the median
+/// from a maximum-likelihood fit of the profile's shifted log-normal, the 1st and 99th
+/// percentiles from the monotone step (as far as the probes reach); and the probes it rests on.
+pub async fn current_status_delay<S: StatusProbe>(
+    p: &Probe,
+    s: &mut S,
+    per_pass: usize,
+) -> anyhow::Result<Option<(Shape, usize)>> {
+    let mut data: Vec<(f64, bool)> = Vec::new();
+    let mut i = 0;
+    // The grid: twice each delay, until two delays in a row were always seen.
+    let mut seen_in_a_row = 0;
+    let mut base = Vec::new();
+    for d in GRID {
+        let mut all = true;
+        for _ in 0..2 {
+            if let Some((x, seen)) = s.probe(p, d, i).await? {
+                data.push((x, seen));
+                base.push(x - d);
+                all &= seen;
+            }
+            i += 1;
+        }
+        seen_in_a_row = if all { seen_in_a_row + 1 } else { 0 };
+        if seen_in_a_row == 2 {
+            break;
+        }
+    }
+    if data.is_empty() {
+        return Ok(None);
+    }
+    // The span: from the earliest a look can come after an event to 1.5 times the least x
+    // after which every probe saw it (20 ms at least).
+    let floor = fit::quantile(&fit::sorted(base), 0.5).max(0.0);
+    let mut sorted = data.clone();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let always = sorted
+        .iter()
+        .rposition(|(_, seen)| !seen)
+        .map_or(floor, |k| sorted.get(k + 1).map_or(sorted[k].0, |x| x.0));
+    let span = (1.5 * (always - floor)).clamp(20.0, 8000.0);
+    // Two passes: the first spread evenly over the span, the second over the half of it centred
+    // on the first pass's median, where a probe says most about it.
+    let n = per_pass.max(1);
+    for pass in 0..2 {
+        let (from, width) = if pass == 0 {
+            (0.0, span)
+        } else {
+            let m = fit::current_status(data.clone(), &[0.5])[0].unwrap_or(floor + span / 2.0);
+            ((m - floor - span / 4.0).max(0.0), span / 2.0)
+        };
+        for k in 0..n {
+            // Evenly over the range, in an order that mixes short and long.
+            let d = from + width * ((k * 7919) % n) as f64 / n as f64;
+            if let Some(probe) = s.probe(p, d, i).await? {
+                data.push(probe);
+            }
+            i += 1;
+        }
+    }
+    let qs = fit::current_status(data.clone(), &[0.01, 0.5, 0.99]);
+    let median = fit::shifted_lognormal(&data)
+        .map(|(_, median, _)| median)
+        .or(qs[1]);
+    Ok(median.map(|median| {
+        (
+            Shape::from_quantiles(
+                qs[0].unwrap_or(0.0).max(0.0),
+                median,
+                qs[2].unwrap_or(floor + span),
+            ),
+            data.len(),
+        )
+    }))
+}
