@@ -231,7 +231,7 @@ fn calibrating_latlab_emulate_recovers_each_median_of_a_made_up_profile() {
 #[test]
 fn the_zero_profile_calibrates_to_delays_under_a_millisecond() {
     let zero = "name = \"zero-file\"\n";
-    let (measured, _, err) = calibrate_emulator(zero, "40");
+    let (measured, _, err) = calibrate_emulator(zero, "20");
     let mut table = String::new();
     let mut over = Vec::new();
     for (name, v) in figures(&measured) {

@@ -45,7 +45,7 @@ fn latlabs_own_pair_recovers_the_links_set_and_a_run_plays_them_back() {
     let out_file = dir.path().join("measured.toml");
     let (ok, out, err) = output(
         latlab()
-            .args(["calibrate", "--services", "redis", "--samples", "200"])
+            .args(["calibrate", "--services", "redis", "--samples", "150"])
             .args(["--latency-profile", set_file.to_str().unwrap()])
             .args(["--output", out_file.to_str().unwrap()]),
     );
@@ -77,7 +77,7 @@ fn latlabs_own_pair_recovers_the_links_set_and_a_run_plays_them_back() {
                 p.provenance.note
             );
             assert!(
-                p.provenance.note.contains("200 samples"),
+                p.provenance.note.contains("150 samples"),
                 "{}",
                 p.provenance.note
             );
