@@ -240,6 +240,44 @@ impl Rehearsal {
         ]
     }
 
+    /// `latlab cleanup --aws` finds nothing of latlab's on the account.
+    fn nothing_left(&self, user: &[String]) {
+        let (ok, clean, err) = self.latlab(
+            user,
+            &[
+                "cleanup",
+                "--aws",
+                "--s3-bucket",
+                STANDARD,
+                "--s3-express-bucket",
+                EXPRESS,
+            ],
+        );
+        assert!(ok, "{err}");
+        assert!(
+            clean.contains("nothing latlab left to delete"),
+            "{clean}{err}"
+        );
+    }
+
+    /// Every name the resolver was asked and every host a request was sent to is AWS's (printed);
+    /// the requests by host.
+    fn only_aws(&self) -> Vec<(String, u64)> {
+        let names = self.names_asked();
+        let by_host = hosts(&self.stats());
+        println!("names the resolver was asked: {names:?}");
+        println!("requests by host: {by_host:?}");
+        assert!(
+            names.iter().all(|n| n.ends_with(".amazonaws.com")),
+            "{names:?}"
+        );
+        assert!(
+            by_host.iter().all(|(h, _)| h.ends_with(".amazonaws.com")),
+            "{by_host:?}"
+        );
+        by_host
+    }
+
     /// Every name the resolver was asked, once each.
     fn names_asked(&self) -> Vec<String> {
         let log = std::fs::read_to_string(self.path("dns.log")).unwrap_or_default();
@@ -473,22 +511,7 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
     assert!(capped.contains("stopped at the cost cap"), "{capped}");
 
     // Nothing left behind, and the doctor's view of the account.
-    let (ok, clean, err) = r.latlab(
-        &user,
-        &[
-            "cleanup",
-            "--aws",
-            "--s3-bucket",
-            STANDARD,
-            "--s3-express-bucket",
-            EXPRESS,
-        ],
-    );
-    assert!(ok, "{err}");
-    assert!(
-        clean.contains("nothing latlab left to delete"),
-        "{clean}{err}"
-    );
+    r.nothing_left(&user);
     let (_, doctor, _) = r.latlab(
         &user,
         &[
@@ -514,19 +537,8 @@ fn every_lab_runs_through_the_default_endpoints_and_nothing_leaves_the_namespace
 
     // What the SDK chose, by name, and nothing else: every name the resolver was asked and every
     // host a request was sent to is AWS's.
-    let names = r.names_asked();
-    let by_host = hosts(&r.stats());
-    println!("names the resolver was asked: {names:?}");
-    println!("requests by host: {by_host:?}");
+    let by_host = r.only_aws();
     println!("requests by HTTP version: {}", r.stats()["http_versions"]);
-    assert!(
-        names.iter().all(|n| n.ends_with(".amazonaws.com")),
-        "{names:?}"
-    );
-    assert!(
-        by_host.iter().all(|(h, _)| h.ends_with(".amazonaws.com")),
-        "{by_host:?}"
-    );
     for expected in [
         "kinesis.us-east-1.amazonaws.com".to_string(),
         "000000000000.control-kinesis.us-east-1.amazonaws.com".to_string(),
@@ -644,34 +656,8 @@ fn calibrate_on_aws_goes_through_the_default_endpoints_and_leaves_nothing() {
     );
 
     // Nothing left behind, through the SDK's own endpoints only.
-    let (ok, clean, err) = r.latlab(
-        &user,
-        &[
-            "cleanup",
-            "--aws",
-            "--s3-bucket",
-            STANDARD,
-            "--s3-express-bucket",
-            EXPRESS,
-        ],
-    );
-    assert!(ok, "{err}");
-    assert!(
-        clean.contains("nothing latlab left to delete"),
-        "{clean}{err}"
-    );
-    let names = r.names_asked();
-    let by_host = hosts(&r.stats());
-    println!("names the resolver was asked: {names:?}");
-    println!("requests by host: {by_host:?}");
-    assert!(
-        names.iter().all(|n| n.ends_with(".amazonaws.com")),
-        "{names:?}"
-    );
-    assert!(
-        by_host.iter().all(|(h, _)| h.ends_with(".amazonaws.com")),
-        "{by_host:?}"
-    );
+    r.nothing_left(&user);
+    let by_host = r.only_aws();
     assert!(
         by_host
             .iter()
