@@ -227,7 +227,7 @@ async fn measure(
             shape,
             probes,
             format!(
-                "{probes} probes, each a record put and its shard read once at a chosen delay after its arrival (server time: the read's send plus the request leg's median, clock offset {offset:+.1} ms): the median from a normal distribution fitted to the fraction seen by delay (maximum likelihood), the 1st and 99th percentiles from its monotone fit"
+                "{probes} probes, each a record put and its shard read once at a chosen delay after its arrival (server time: the read's send plus the request leg's median, clock offset {offset:+.1} ms): the median from a shifted log-normal fitted to the fraction seen by delay (maximum likelihood), the 1st and 99th percentiles from its monotone fit"
             ),
         );
     } else {
