@@ -196,8 +196,10 @@ fn a_pair_the_user_names_is_measured_and_left_as_it_was() {
 
 #[test]
 fn another_endpoint_without_a_pair_is_told_what_redis_needs() {
+    let dir = tempfile::tempdir().unwrap();
     let (ok, _, err) = output(
         with_credentials(&mut latlab())
+            .current_dir(dir.path())
             .args(["calibrate", "--services", "redis"])
             .args(["--endpoint-url", "http://127.0.0.1:9", "--output", "x.toml"]),
     );

@@ -361,7 +361,7 @@ mod tests {
                 (x, delay <= x)
             })
             .collect();
-        let q = current_status(data, &[0.5, 0.99]);
+        let q = current_status(data.clone(), &[0.5, 0.99]);
         let m = q[0].unwrap();
         // The estimate is where the fitted step first reaches a half: within its steps of 40.
         assert!((m - 40.0).abs() <= 4.0, "median {m}");
@@ -369,13 +369,6 @@ mod tests {
         // Never seen: no median.
         assert_eq!(current_status(vec![(1.0, false)], &[0.5]), vec![None]);
         // The smooth fit finds it too.
-        let data: Vec<(f64, bool)> = (0..1000)
-            .map(|i| {
-                let x = (i % 100) as f64;
-                let delay = 20.0 + ((i * 37) % 41) as f64;
-                (x, delay <= x)
-            })
-            .collect();
         let (mu, _) = probit(&data).unwrap();
         assert!((mu - 40.0).abs() < 1.5, "probit median {mu}");
     }
