@@ -20,6 +20,12 @@ pub trait StatusProbe {
         delay: f64,
         i: usize,
     ) -> impl Future<Output = anyhow::Result<Option<(f64, bool)>>> + Send;
+
+    /// How far a probe's true x may lie from the x it gives, as equally likely points (a look
+    /// placed by a leg's median has the leg's spread about it); empty when x is exact.
+    fn blur(&self) -> Vec<f64> {
+        Vec::new()
+    }
 }
 
 /// Delays (ms after the event) of the first probes, twice each, until two in a row are always
@@ -29,8 +35,9 @@ const GRID: [f64; 12] = [
 ];
 
 /// The delay's shape from `per_pass` probes in each of two passes after the grid: the median
-/// from a maximum-likelihood fit of the profile's shifted log-normal, the 1st and 99th
-/// percentiles from the monotone step (as far as the probes reach); and the probes it rests on.
+/// from a maximum-likelihood fit of the profile's shifted log-normal (with the probes' blur),
+/// the 1st and 99th percentiles from the monotone step (as far as the probes reach); and the
+/// probes it rests on.
 pub async fn current_status_delay<S: StatusProbe>(
     p: &Probe,
     s: &mut S,
@@ -59,9 +66,15 @@ pub async fn current_status_delay<S: StatusProbe>(
     if data.is_empty() {
         return Ok(None);
     }
-    // The span: from the earliest a look can come after an event to 1.5 times the least x
-    // after which every probe saw it (20 ms at least).
-    let floor = fit::quantile(&fit::sorted(base), 0.5).max(0.0);
+    // Where a look lands against the delay it was asked for: x - delay, the same for every
+    // probe but for noise. It is negative when the event happens only some time after the
+    // probe starts it (a record arrives a put's request leg and commit after the put is sent),
+    // so the looks are placed by x, and each asks for the delay that lands it there.
+    let lead = fit::quantile(&fit::sorted(base), 0.5);
+    // The span: from the earliest x a look can have after the event (0, or later when the
+    // look cannot come sooner) to 1.5 times the least x after which every probe saw it
+    // (20 ms at least).
+    let floor = lead.max(0.0);
     let mut sorted = data.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let always = sorted
@@ -74,22 +87,22 @@ pub async fn current_status_delay<S: StatusProbe>(
     let n = per_pass.max(1);
     for pass in 0..2 {
         let (from, width) = if pass == 0 {
-            (0.0, span)
+            (floor, span)
         } else {
             let m = fit::current_status(data.clone(), &[0.5])[0].unwrap_or(floor + span / 2.0);
-            ((m - floor - span / 4.0).max(0.0), span / 2.0)
+            ((m - span / 4.0).max(floor), span / 2.0)
         };
         for k in 0..n {
             // Evenly over the range, in an order that mixes short and long.
-            let d = from + width * ((k * 7919) % n) as f64 / n as f64;
-            if let Some(probe) = s.probe(p, d, i).await? {
+            let x = from + width * ((k * 7919) % n) as f64 / n as f64;
+            if let Some(probe) = s.probe(p, (x - lead).max(0.0), i).await? {
                 data.push(probe);
             }
             i += 1;
         }
     }
     let qs = fit::current_status(data.clone(), &[0.01, 0.5, 0.99]);
-    let median = fit::shifted_lognormal(&data)
+    let median = fit::shifted_lognormal(&data, &s.blur())
         .map(|(_, median, _)| median)
         .or(qs[1]);
     Ok(median.map(|median| {
@@ -102,4 +115,80 @@ pub async fn current_status_delay<S: StatusProbe>(
             data.len(),
         )
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A delay of floor 15 ms, median 45 and p99 100, each look landing `lead` ms from the delay
+    /// asked for (a put's leg and commit before its record arrives make it negative), the x of
+    /// every look kept; draws from fixed normals.
+    struct Skewed {
+        lead: f64,
+        z: Vec<f64>,
+        looks: Vec<f64>,
+    }
+
+    impl StatusProbe for Skewed {
+        async fn probe(
+            &mut self,
+            _: &Probe,
+            delay: f64,
+            i: usize,
+        ) -> anyhow::Result<Option<(f64, bool)>> {
+            let v = Shape::from_quantiles(15.0, 45.0, 100.0);
+            let sigma = ((v.p99 - v.min) / (v.median - v.min)).ln() / 2.326_348;
+            let delay_drawn = v.min + (v.median - v.min) * (sigma * self.z[i]).exp();
+            let x = delay + self.lead;
+            self.looks.push(x);
+            Ok(Some((x, delay_drawn <= x)))
+        }
+    }
+
+    #[test]
+    fn the_second_pass_looks_around_the_median_whatever_the_lead() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let clients = crate::aws::Clients::connect(
+                &crate::aws::Target::Emulator {
+                    url: "http://127.0.0.1:9".into(),
+                },
+                std::time::Instant::now(),
+            )
+            .await
+            .unwrap();
+            let p = Probe {
+                clients,
+                run_id: "test".into(),
+                samples: 100,
+                embedded: true,
+                profile: None,
+                cancel: tokio_util::sync::CancellationToken::new(),
+                say: std::sync::Arc::new(|_| {}),
+            };
+            for lead in [-30.0, 0.0, 5.0] {
+                let mut s = Skewed {
+                    lead,
+                    z: fit::normals(400),
+                    looks: Vec::new(),
+                };
+                let (shape, n) = current_status_delay(&p, &mut s, 100).await.unwrap().unwrap();
+                // The second pass is the last 100 looks: centred on the median (45 ms), none
+                // before the event.
+                let second = fit::sorted(s.looks[s.looks.len() - 100..].to_vec());
+                let centre = fit::quantile(&second, 0.5);
+                eprintln!(
+                    "lead {lead:+}: {n} probes, second pass centred at {centre:.1} ms, median found {:.2} ms",
+                    shape.median
+                );
+                assert!((centre - 45.0).abs() < 8.0, "lead {lead}: centre {centre}");
+                assert!(second[0] >= 0.0, "lead {lead}: {second:?}");
+                assert!((shape.median / 45.0 - 1.0).abs() < 0.1, "lead {lead}: {shape:?}");
+            }
+        });
+    }
 }

@@ -20,6 +20,17 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// Object sizes probed: small (its first byte alone), then growing.
 const SIZES: [usize; 4] = [1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 
+/// PUTs (and as many GETs) of the `i`th size: the smallest gives the first-byte figures, so it
+/// has the samples asked for; each larger size, which only places a median on the growth line,
+/// half as many.
+fn count(samples: usize, i: usize) -> usize {
+    if i == 0 {
+        samples
+    } else {
+        (samples / 2).max(10)
+    }
+}
+
 /// The buckets a calibration writes in: (class, bucket, whether the probe makes it). The
 /// embedded emulator's are made for the run; elsewhere the S3 lab's own, as the user names them.
 fn buckets(
@@ -58,7 +69,7 @@ impl crate::labs::Calibrated for super::S3Lab {
         prices: &crate::lab_kit::cost::Prices,
     ) -> Vec<PlanLine> {
         let price = |k: &str| prices.value(k).unwrap_or(0.0);
-        let requests = ((samples / 2).max(10) * SIZES.len()) as f64;
+        let requests = (0..SIZES.len()).map(|i| count(samples, i)).sum::<usize>() as f64;
         buckets(run, embedded, target)
             .into_iter()
             .map(|(class, b, _)| {
@@ -66,7 +77,8 @@ impl crate::labs::Calibrated for super::S3Lab {
                 let mut usd = requests / 1000.0 * (price(&keys[0]) + price(&keys[1]));
                 if class == "express" {
                     // Every byte of each size, both ways.
-                    let gb = requests / SIZES.len() as f64 * SIZES.iter().sum::<usize>() as f64 / 1e9;
+                    let bytes: usize = SIZES.iter().enumerate().map(|(i, s)| count(samples, i) * s).sum();
+                    let gb = bytes as f64 / 1e9;
                     keys.push("s3.express.upload_per_gb".into());
                     keys.push("s3.express.retrieval_per_gb".into());
                     usd += gb * (price(&keys[2]) + price(&keys[3]));
@@ -172,18 +184,20 @@ async fn class_probe(
     prefix: &str,
     cal: &mut Calibration,
 ) -> anyhow::Result<()> {
-    let per_size = (p.samples / 2).max(10);
+    let per_size = count(p.samples, 1);
     let mut put_medians = Vec::new();
     let mut get_medians = Vec::new();
     let mut small_put = Vec::new();
     let mut small_get = Vec::new();
     let mut rates = Vec::new();
-    for &size in &SIZES {
+    let mut n = 0;
+    for (i, &size) in SIZES.iter().enumerate() {
         let key = format!("{prefix}{size}");
         let body = vec![b'x'; size];
         let mut puts = Vec::new();
         let mut gets = Vec::new();
-        for _ in 0..per_size {
+        for _ in 0..count(p.samples, i) {
+            n += 1;
             p.cancelled()?;
             let (r, ms) = timed(
                 client
@@ -232,8 +246,10 @@ async fn class_probe(
         0.0
     };
     let put_b = (put_slope - upload_ms_per_mib).max(0.0);
-    let n = per_size * SIZES.len();
-    let sizes = "1 KiB, 256 KiB, 1 MiB and 4 MiB";
+    let sizes = format!(
+        "1 KiB, 256 KiB, 1 MiB and 4 MiB objects ({} of 1 KiB, {per_size} of each larger)",
+        count(p.samples, 0)
+    );
     let get_shape = Shape::of(&small_get).unwrap_or(Shape::from_quantiles(0.0, get_a, get_a));
     cal.delay(
         &format!("s3.{class}.get_first_byte"),
@@ -248,9 +264,7 @@ async fn class_probe(
         &format!("s3.{class}.get_first_byte_per_mib_ms"),
         fit::round(get_b.max(0.0)),
         n,
-        format!(
-            "the slope of a least-squares line through the median GET first bytes of {sizes} objects ({per_size} each)"
-        ),
+        format!("the slope of a least-squares line through the median GET first bytes of {sizes}"),
     );
     cal.number(
         &format!("s3.{class}.connection_download_mb_s"),
@@ -282,7 +296,7 @@ async fn class_probe(
         fit::round(put_b),
         n,
         format!(
-            "the slope of a least-squares line through the median PUT times of {sizes} objects ({put_slope:.3} ms/MiB) less the upload at the download's rate ({upload_ms_per_mib:.3} ms/MiB): the split assumes the same rate both ways"
+            "the slope of a least-squares line through the median PUT times of {sizes}, {put_slope:.3} ms/MiB, less the upload at the download's rate ({upload_ms_per_mib:.3} ms/MiB): the split assumes the same rate both ways"
         ),
     );
     if class == "express" {

@@ -220,14 +220,14 @@ async fn measure(
     p.cancelled()?;
 
     // Read visibility.
-    let vis = visibility::visibility(p, client, stream, &shards, offset, leg.median).await?;
+    let vis = visibility::visibility(p, client, stream, &shards, offset, leg).await?;
     if let Some((shape, probes)) = vis {
         cal.delay(
             "kinesis.read_visibility",
             shape,
             probes,
             format!(
-                "{probes} probes, each a record put and its shard read once at a chosen delay after its arrival (server time: the read's send plus the request leg's median, clock offset {offset:+.1} ms): the median from a shifted log-normal fitted to the fraction seen by delay (maximum likelihood), the 1st and 99th percentiles from its monotone fit"
+                "{probes} probes, each a record put and its shard read once at a chosen delay after its arrival (server time: the read's send plus the request leg's median, clock offset {offset:+.1} ms): the median from a shifted log-normal fitted to the fraction seen by delay (maximum likelihood, each read's time spread as the request leg's shape about its median), the 1st and 99th percentiles from its monotone fit"
             ),
         );
     } else {

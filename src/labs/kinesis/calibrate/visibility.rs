@@ -22,13 +22,14 @@ struct ProbeShard {
 }
 
 /// Read visibility's probes: the stream's shards, each read within its budget, and what a
-/// probe's x is measured against (the clock offset, the request leg's median).
+/// probe's x is measured against (the clock offset, the request leg: its median places each
+/// read, its spread is the probes' blur).
 struct Visibility<'a> {
     client: &'a Client,
     stream: &'a str,
     shards: Vec<ProbeShard>,
     offset: f64,
-    request_leg: f64,
+    request_leg: Shape,
 }
 
 impl StatusProbe for Visibility<'_> {
@@ -46,9 +47,14 @@ impl StatusProbe for Visibility<'_> {
             &mut self.shards[i % n],
             delay,
             self.offset,
-            self.request_leg,
+            self.request_leg.median,
             i,
         )
+    }
+
+    /// A read reached the service its own request leg after it was sent, not the leg's median.
+    fn blur(&self) -> Vec<f64> {
+        self.request_leg.spread(16)
     }
 }
 
@@ -59,7 +65,7 @@ pub(super) async fn visibility(
     stream: &str,
     shards: &[(String, String)],
     offset: f64,
-    request_leg: f64,
+    request_leg: Shape,
 ) -> anyhow::Result<Option<(Shape, usize)>> {
     let mut probe_shards = Vec::new();
     for (id, hash) in shards {
