@@ -66,13 +66,36 @@ fn wait_for(s: &Session, what: &str, timeout: Duration) -> String {
     loop {
         let screen = capture(s);
         if screen.contains(what) {
-            return screen;
+            return settled(s, what, screen);
         }
         if t.elapsed() > timeout {
             panic!("'{what}' did not appear within {timeout:?}; the screen:\n{screen}");
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// A screen that showed `what`, drawn whole. A frame is written top to bottom, so a capture can
+/// hold the top of one (its header) and not yet the rest: a replay's first capture showed its
+/// header over blank rows on a loaded machine (CI, 2026-12-06). Captures again, 100 ms apart,
+/// until the bottom row has text (every TUI screen ends with its footer) or two captures agree
+/// (a shell's lines under a blank bottom), for 2 s at most.
+fn settled(s: &Session, what: &str, mut screen: String) -> String {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(2) {
+        if screen.lines().last().is_some_and(|l| !l.trim().is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let next = capture(s);
+        if next == screen {
+            break;
+        }
+        if next.contains(what) {
+            screen = next;
+        }
+    }
+    screen
 }
 
 fn keys(s: &Session, k: &str) {
