@@ -242,6 +242,14 @@ pub trait Live: Lab {
     /// Applies a command; returns the line the screen confirms it with.
     fn apply(&self, cmd: Self::Command) -> impl Future<Output = anyhow::Result<String>> + Send;
 
+    /// The run's latency profile changed while it runs (the `l` key): `scenario` is its part as
+    /// the new profile shapes it ([`Setup::shaped_by`]). Applies what that changes of what the
+    /// lab shapes itself, returning what it says of it; None (the default): nothing of it is
+    /// shaped by the profile.
+    fn reshape(&self, _scenario: &Self::Scenario) -> Option<String> {
+        None
+    }
+
     /// Sets a fault the lab injects itself (those of a service the emulator does not serve).
     fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
         anyhow::bail!("{} is injected by the embedded emulator", spec.kind)

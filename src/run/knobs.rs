@@ -40,24 +40,57 @@ impl Run {
         let current = self.backend().latency_profile.unwrap_or_default();
         let choices = profile_choices();
         let at = choices.iter().position(|c| *c == current);
-        let next = &choices[at.map_or(0, |i| (i + 1) % choices.len())];
+        let next = choices[at.map_or(0, |i| (i + 1) % choices.len())].clone();
+        self.use_profile(emulator, &current, &next)
+    }
+
+    /// Switches the embedded emulator to the latency profile `next` (a built-in name or a file)
+    /// from its next request on, and the links the labs shape themselves to what it says of
+    /// them.
+    pub fn switch_profile(&self, next: &str) -> anyhow::Result<String> {
+        let Some(emulator) = &self.emulator else {
+            bail!(
+                "the latency profile shapes the embedded emulator; this run measures {}",
+                self.backend().label
+            );
+        };
+        let current = self.backend().latency_profile.unwrap_or_default();
+        self.use_profile(emulator, &current, next)
+    }
+
+    fn use_profile(
+        &self,
+        emulator: &latlab_emulator::Emulator,
+        current: &str,
+        next: &str,
+    ) -> anyhow::Result<String> {
         let profile = LatencyProfile::resolve(next)?;
         emulator.set_profile(&profile);
+        let mut shaped = self.scenario.clone();
+        shaped.shaped_by(&profile);
+        let reshaped: Vec<String> = self
+            .labs
+            .iter()
+            .filter_map(|l| l.reshape(&shaped))
+            .collect();
         {
             let mut b = self.backend.lock();
             b.label = format!("embedded emulator, latency profile {next}");
-            b.latency_profile = Some(next.clone());
-            b.model =
-                super::model_params(&self.scenario, self.limits.as_ref().map(|l| (&profile, l)));
+            b.latency_profile = Some(next.to_string());
+            b.model = super::model_params(&shaped, self.limits.as_ref().map(|l| (&profile, l)));
         }
         let at_secs = self.ctx.elapsed().as_secs_f64();
         self.profile_changes
             .lock()
-            .push((at_secs, current.clone(), next.clone()));
-        let line = format!(
+            .push((at_secs, current.to_string(), next.to_string()));
+        let mut line = format!(
             "latency profile {next} (was {current}): {}",
             profile.description
         );
+        for r in reshaped {
+            line.push_str("; ");
+            line.push_str(&r);
+        }
         self.ctx.log(&line);
         Ok(line)
     }

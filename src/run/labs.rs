@@ -127,6 +127,16 @@ macro_rules! per_lab {
                 }
             }
 
+            /// Applies what `scenario` (re-shaped by a new latency profile) changes of it.
+            pub(super) fn reshape(&self, scenario: &crate::scenario::Scenario) -> Option<String> {
+                match self {
+                    $(Running::$kind(l) => scenario
+                        .$module
+                        .as_ref()
+                        .and_then(|s| crate::labs::Live::reshape(l.as_ref(), s)),)*
+                }
+            }
+
             /// Its histograms and counts start over.
             pub(super) fn reset(&self) {
                 match self {

@@ -118,6 +118,76 @@ async fn the_replication_link_profile_changes_live() {
     assert!(problems.is_empty(), "{problems:?}");
 }
 
+/// A profile with links, switched to while a run with Redis goes on, delays the replication link
+/// from then on (the persistent connection's lag follows it) and the model says so; switching
+/// back takes the delay away. The clients' loopback link cannot change under open connections,
+/// and the line says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_switch_reshapes_the_redis_links_it_names() {
+    common::require_redis_server();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("links.toml");
+    std::fs::write(
+        &file,
+        "name = \"links\"\n[links]\nredis-replication = { fixed_ms = 20 }\nredis-client = { fixed_ms = 1 }\n",
+    )
+    .unwrap();
+    // Beside a lab of the emulator's (a Redis-only run has no emulator whose profile to switch).
+    let s = scenario(
+        "[redis]\nlink = \"loopback\"\nvalue = \"1KB\"\n[sqs]\nrate = 5\n[[sqs.consumers]]\nkind = \"long-poll\"\nname = \"long\"\n",
+    );
+    let lab = Run::start(s, &TargetOptions::default()).await.unwrap();
+    lab.start_live();
+    let lag_p50_ms = |lab: &Run| {
+        let r = lab.snapshot(false).redis.unwrap();
+        let m = r
+            .methods
+            .iter()
+            .find(|m| m.method == redis::Method::Persistent)
+            .unwrap();
+        (m.lag.p50_us as f64 / 1000.0, m.tries)
+    };
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (before, _) = lag_p50_ms(&lab);
+    let said = lab.switch_profile(file.to_str().unwrap()).unwrap();
+    assert!(
+        said.contains(
+            "Redis replication link loopback delayed as profile links: 20 ms one way, unlimited"
+        ) && said.contains("the clients' link stays loopback until the next run"),
+        "{said}"
+    );
+    let model = lab.backend().model;
+    let link = model.iter().find(|p| p.name == "redis.link").unwrap();
+    assert!(
+        link.value.starts_with("loopback delayed as profile links"),
+        "{link:?}"
+    );
+    lab.apply(Command::Reset).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (delayed, tries) = lag_p50_ms(&lab);
+    let said = lab.switch_profile("zero").unwrap();
+    assert!(
+        said.contains("Redis replication link loopback: 0 ms one way, unlimited"),
+        "{said}"
+    );
+    assert_eq!(
+        lab.snapshot(false).redis.unwrap().link.unwrap().link,
+        "loopback"
+    );
+    eprintln!(
+        "persistent lag p50: {before:.2} ms on loopback, {delayed:.2} ms with the profile's 20 ms link ({tries} tries)"
+    );
+    assert!(tries > 0 && before < 5.0, "{before} ms");
+    assert!(delayed >= 20.0, "{delayed} ms");
+    let (_, problems) = lab.finish().await;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("zero -> ") && p.contains("figures mix the profiles")),
+        "{problems:?}"
+    );
+}
+
 use crate::common;
 
 /// `>` in sqs-demo answered "this scenario has no Kinesis lab": the SQS producer's rate is a

@@ -228,6 +228,51 @@ impl Live for RedisLab {
         })
     }
 
+    /// A new latency profile's `links.redis-replication` and `links.redis-client` on latlab's
+    /// own pair: each link in use keeps its own name and bandwidth and takes the profile's delay,
+    /// or its own latency back when the profile has none. Clients that reach the servers
+    /// directly (a loopback client link) keep doing so until the next run.
+    fn reshape(&self, r: &RedisScenario) -> Option<String> {
+        let local = self.local.as_ref()?;
+        let shaped = |now: &local::LinkProfile, delay: &Option<config::ProfiledDelay>| {
+            let base = now
+                .name
+                .split(" delayed as profile ")
+                .next()
+                .unwrap_or(&now.name);
+            let link = local::LinkProfile::resolve(base).ok()?;
+            let link = match delay {
+                Some(d) => link.with_delay(d.delay.clone(), &d.profile),
+                None => link,
+            };
+            (link.name != now.name || link.describe() != now.describe()).then_some(link)
+        };
+        let mut said = Vec::new();
+        if let Some(link) = shaped(&local.shaper.link(), &r.link_delay) {
+            said.push(format!(
+                "replication link {}: {}",
+                link.name,
+                link.describe()
+            ));
+            local.shaper.set_link(link);
+        }
+        match &local.client_shapers {
+            Some((to_primary, to_replica)) => {
+                if let Some(link) = shaped(&to_primary.link(), &r.client_link_delay) {
+                    said.push(format!("client links {}: {}", link.name, link.describe()));
+                    to_primary.set_link(link.clone());
+                    to_replica.set_link(link);
+                }
+            }
+            None if r.client_link_delay.is_some() => said.push(
+                "the clients' link stays loopback until the next run (they reach the servers directly)"
+                    .into(),
+            ),
+            None => {}
+        }
+        (!said.is_empty()).then(|| format!("Redis {}", said.join(", ")))
+    }
+
     fn add_fault(self: &Arc<Self>, spec: FaultSpec) -> anyhow::Result<()> {
         self.set_fault(spec)
     }

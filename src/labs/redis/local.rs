@@ -279,6 +279,8 @@ pub struct LocalRedis {
     pub shaper: Arc<Shaper>,
     /// The clients' links, when they have one: (primary port, replica port) of the proxies.
     client_ports: Option<(u16, u16)>,
+    /// The clients' shapers (to the primary, to the replica), when they have a link.
+    pub client_shapers: Option<(Arc<Shaper>, Arc<Shaper>)>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -361,14 +363,15 @@ impl LocalRedis {
         wait_ping(replica_port, Duration::from_secs(10))
             .await
             .context("the replica redis-server did not start")?;
-        let client_ports = if client_link.latency_ms > 0.0 || client_link.bandwidth > 0.0 {
-            let (_, p, t1) = Shaper::start(client_link.clone(), primary_port).await?;
-            let (_, r, t2) = Shaper::start(client_link, replica_port).await?;
-            tasks.extend([t1, t2]);
-            Some((p, r))
-        } else {
-            None
-        };
+        let (client_ports, client_shapers) =
+            if client_link.latency_ms > 0.0 || client_link.bandwidth > 0.0 {
+                let (s1, p, t1) = Shaper::start(client_link.clone(), primary_port).await?;
+                let (s2, r, t2) = Shaper::start(client_link, replica_port).await?;
+                tasks.extend([t1, t2]);
+                (Some((p, r)), Some((s1, s2)))
+            } else {
+                (None, None)
+            };
         let redis = LocalRedis {
             primary,
             replica: Mutex::new(replica),
@@ -379,6 +382,7 @@ impl LocalRedis {
             shaper_port,
             shaper,
             client_ports,
+            client_shapers,
             tasks,
         };
         wait_link_up(&redis.replica_url(), Duration::from_secs(20)).await?;
