@@ -83,14 +83,15 @@ impl Run {
         self.profile_changes
             .lock()
             .push((at_secs, current.to_string(), next.to_string()));
-        let mut line = format!(
-            "latency profile {next} (was {current}): {}",
-            profile.description
-        );
+        // What the labs changed goes before the profile's description, which a narrow status
+        // line cuts off first (at 80 columns it had cut the Redis link's change).
+        let mut line = format!("latency profile {next} (was {current})");
         for r in reshaped {
-            line.push_str("; ");
+            line.push_str(", ");
             line.push_str(&r);
         }
+        line.push_str(": ");
+        line.push_str(&profile.description);
         self.ctx.log(&line);
         Ok(line)
     }

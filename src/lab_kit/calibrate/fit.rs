@@ -52,18 +52,21 @@ impl Shape {
         Shape { min, median, p99 }
     }
 
-    /// `k` points of this delay less its median, at the probabilities (i + 0.5) / k of its
-    /// shifted log-normal: its spread about the median, as equally likely points.
-    pub fn spread(&self, k: usize) -> Vec<f64> {
+    /// Its shifted log-normal's value at the standard normal `z` (0: the median; 2.326: the
+    /// p99), as the emulator draws a profile's delay.
+    pub fn at(&self, z: f64) -> f64 {
         let sigma = ((self.p99 - self.min) / (self.median - self.min).max(1e-9))
             .ln()
             .max(1e-6)
             / 2.326_348;
+        self.min + (self.median - self.min) * (sigma * z).exp()
+    }
+
+    /// `k` points of this delay less its median, at the probabilities (i + 0.5) / k of its
+    /// shifted log-normal: its spread about the median, as equally likely points.
+    pub fn spread(&self, k: usize) -> Vec<f64> {
         (0..k)
-            .map(|i| {
-                let z = inverse_phi((i as f64 + 0.5) / k as f64);
-                self.min + (self.median - self.min) * (sigma * z).exp() - self.median
-            })
+            .map(|i| self.at(inverse_phi((i as f64 + 0.5) / k as f64)) - self.median)
             .collect()
     }
 
@@ -99,13 +102,6 @@ impl Shape {
 /// from the same 20,000 standard normals each step. The tails follow the sum's shape, scaled.
 pub fn summand(sum: Shape, other: Option<Shape>) -> Shape {
     let z = normals(20_000);
-    let draw = |s: Shape, z: f64| {
-        let sigma = ((s.p99 - s.min) / (s.median - s.min).max(1e-9))
-            .ln()
-            .max(1e-6)
-            / 2.326_348;
-        s.min + (s.median - s.min) * (sigma * z).exp()
-    };
     // The other summand's draws come from the second half of the normals, independent of x's.
     let (zx, zo) = z.split_at(z.len() / 2);
     let median_of = |k: f64| {
@@ -113,7 +109,7 @@ pub fn summand(sum: Shape, other: Option<Shape>) -> Shape {
         let sums = sorted(
             zx.iter()
                 .zip(zo)
-                .map(|(a, b)| draw(x, *a) + other.map_or_else(|| draw(x, *b), |o| draw(o, *b)))
+                .map(|(a, b)| x.at(*a) + other.map_or_else(|| x.at(*b), |o| o.at(*b)))
                 .collect(),
         );
         quantile(&sums, 0.5)
@@ -481,10 +477,6 @@ mod tests {
             Shape::from_quantiles(25.0, 45.0, 80.0),
             Shape::from_quantiles(4.0, 12.0, 30.0),
         );
-        let draw = |s: Shape, z: f64| {
-            let sigma = ((s.p99 - s.min) / (s.median - s.min)).ln() / 2.326_348;
-            s.min + (s.median - s.min) * (sigma * z).exp()
-        };
         let blur = leg.spread(16);
         assert_eq!(blur.len(), 16);
         assert!(blur[0] < 0.0 && blur[15] > 0.0 && (blur[7] + blur[8]).abs() < 1.0);
@@ -496,7 +488,7 @@ mod tests {
                     let x = 90.0 * ((i * 7919) % 200) as f64 / 200.0;
                     let (zv, zl) = (z[set * 400 + 2 * i], z[set * 400 + 2 * i + 1]);
                     // Seen when the delay is over by the look's true time; given by the median.
-                    (x - (draw(leg, zl) - leg.median), draw(v, zv) <= x)
+                    (x - (leg.at(zl) - leg.median), v.at(zv) <= x)
                 })
                 .collect();
             exact.push(shifted_lognormal(&data, &[]).unwrap().1 / 45.0);

@@ -137,9 +137,7 @@ mod tests {
             delay: f64,
             i: usize,
         ) -> anyhow::Result<Option<(f64, bool)>> {
-            let v = Shape::from_quantiles(15.0, 45.0, 100.0);
-            let sigma = ((v.p99 - v.min) / (v.median - v.min)).ln() / 2.326_348;
-            let delay_drawn = v.min + (v.median - v.min) * (sigma * self.z[i]).exp();
+            let delay_drawn = Shape::from_quantiles(15.0, 45.0, 100.0).at(self.z[i]);
             let x = delay + self.lead;
             self.looks.push(x);
             Ok(Some((x, delay_drawn <= x)))
