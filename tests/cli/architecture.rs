@@ -122,6 +122,45 @@ fn the_crates_below_latlab_depend_only_downward() {
     );
 }
 
+/// The emulator's tests are a package of their own (`crates/emulator/tests/Cargo.toml`), so they
+/// build unoptimized while the emulator stays optimized; neither package finds a test by its
+/// place (`autotests = false`), so each test binary in the folder must be listed there, or it
+/// would never build nor run. This names any that is not.
+#[test]
+fn every_test_of_the_emulator_is_a_target_of_its_tests_package() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/emulator/tests");
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
+    let listed: Vec<String> = manifest
+        .get("test")
+        .and_then(toml::Value::as_array)
+        .map(|tests| {
+            tests
+                .iter()
+                .filter_map(|t| t.get("path").and_then(toml::Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut binaries = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() && path.join("main.rs").is_file() {
+            binaries.push(format!("{name}/main.rs"));
+        } else if name.ends_with(".rs") {
+            binaries.push(name);
+        }
+    }
+    assert!(!binaries.is_empty(), "no test in {}", dir.display());
+    let unlisted: Vec<&String> = binaries.iter().filter(|b| !listed.contains(b)).collect();
+    assert!(
+        unlisted.is_empty(),
+        "test binaries in crates/emulator/tests/ that its Cargo.toml does not list as a [[test]] \
+         (they would never run): {unlisted:?}"
+    );
+}
+
 /// Doc tests are off in every crate (`doctest = false`: none had an example, and rustdoc spent
 /// most of a minute of each CI run finding that out). An example written in a doc comment would
 /// then never run; this names it, so the crate's doc tests are turned back on with it.

@@ -290,6 +290,69 @@ fn check_latlab(words: &[&str]) -> Result<(), String> {
     }
 }
 
+/// The workspace's packages, from the manifest in `here`'s members: each one's name and its test
+/// binaries (those its manifest lists as `[[test]]`, and unless `autotests = false`, those cargo
+/// finds in its `tests/`: a file, or a folder with a `main.rs`).
+fn workspace_packages(here: &Path) -> Vec<(String, Vec<String>)> {
+    let read = |dir: &Path| -> Option<toml::Value> {
+        toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).ok()?).ok()
+    };
+    let Some(root) = read(here) else {
+        return Vec::new();
+    };
+    let members = root
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for dir in members
+        .iter()
+        .filter_map(toml::Value::as_str)
+        .map(|m| here.join(m))
+    {
+        let Some(manifest) = read(&dir) else { continue };
+        let Some(package) = manifest.get("package") else {
+            continue;
+        };
+        let name = package
+            .get("name")
+            .and_then(toml::Value::as_str)
+            .unwrap_or("");
+        let mut tests: Vec<String> = manifest
+            .get("test")
+            .and_then(toml::Value::as_array)
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t.get("name")?.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if package.get("autotests").and_then(toml::Value::as_bool) != Some(false) {
+            for entry in std::fs::read_dir(dir.join("tests"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let path = entry.path();
+                let file = path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string();
+                if let Some(stem) = file.strip_suffix(".rs") {
+                    tests.push(stem.to_string());
+                } else if path.join("main.rs").is_file() {
+                    tests.push(file);
+                }
+            }
+        }
+        out.push((name.to_string(), tests));
+    }
+    out
+}
+
 fn check_cargo(words: &[&str], here: &Path) -> Result<(), String> {
     let arg = |flag: &str| {
         words
@@ -316,18 +379,37 @@ fn check_cargo(words: &[&str], here: &Path) -> Result<(), String> {
         }
         Some("bench") => exists(here, &format!("benches/{}.rs", arg("--bench")?)),
         Some("test") => {
+            // A test binary is one of a workspace package's, of the package `-p` names if any.
+            let packages = workspace_packages(&root());
+            let named = words.contains(&"-p").then(|| arg("-p")).transpose()?;
+            if let Some(p) = named
+                && !packages.iter().any(|(name, _)| name == p)
+            {
+                let names: Vec<&str> = packages.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(format!(
+                    "-p {p}: no package of that name in the workspace ({})",
+                    names.join(", ")
+                ));
+            }
             for (i, w) in words.iter().enumerate() {
                 if *w == "--test" {
                     let name = words.get(i + 1).ok_or("--test names nothing")?;
-                    // A test binary is a file or a folder of tests, of latlab or of a crate below.
-                    let places = [
-                        format!("tests/{name}.rs"),
-                        format!("tests/{name}/main.rs"),
-                        format!("crates/core/tests/{name}/main.rs"),
-                        format!("crates/emulator/tests/{name}/main.rs"),
-                    ];
-                    if !places.iter().any(|p| here.join(p).is_file()) {
-                        return Err(format!("--test {name}: no test binary of that name"));
+                    let owners: Vec<&str> = packages
+                        .iter()
+                        .filter(|(_, tests)| tests.iter().any(|t| t == name))
+                        .map(|(p, _)| p.as_str())
+                        .collect();
+                    match named {
+                        _ if owners.is_empty() => {
+                            return Err(format!("--test {name}: no test binary of that name"));
+                        }
+                        Some(p) if !owners.contains(&p) => {
+                            return Err(format!(
+                                "--test {name}: not a test of -p {p} (it is {}'s)",
+                                owners.join(", ")
+                            ));
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -457,6 +539,22 @@ fn a_command_that_drifted_from_the_tool_is_refused() {
     assert!(check("latlab tui demo --fps 0 # too slow").contains("--fps"));
     assert!(check("cargo bench --bench nothing").contains("benches/nothing.rs: no such file"));
     assert!(check("scripts/no-such-script").contains("no such script"));
+    assert!(
+        check("cargo test -p latlab-emulatr --test services")
+            .contains("-p latlab-emulatr: no package")
+    );
+    assert!(
+        check("cargo test --test no_such_binary").contains("--test no_such_binary: no test binary")
+    );
+    assert!(
+        check("cargo test -p latlab-emulator --test services hostile_s3").contains(
+            "--test services: not a test of -p latlab-emulator (it is latlab-emulator-tests's)"
+        )
+    );
+    assert_eq!(
+        check("cargo test -p latlab-emulator-tests --test services hostile_s3"),
+        ""
+    );
     assert!(check("curl http://x | latlab run demo").contains("curl: not latlab"));
     assert!(check("LATLAB_X=$(scripts/none REV) cargo bench --bench tui").contains("scripts/none"));
     assert_eq!(
