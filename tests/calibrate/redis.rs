@@ -147,10 +147,13 @@ fn a_pair_the_user_names_is_measured_and_left_as_it_was() {
     let _alone = crate::alone();
     use latlab::labs::redis::local::{LinkProfile, LocalRedis};
     let rt = tokio::runtime::Runtime::new().unwrap();
+    // Links of several milliseconds, as the recovery tests set: a PING round trip through the
+    // shapers costs the client and the shapers some tenths of a millisecond besides, about 9%
+    // of a 2 ms link (2.179 ms read in a local run) and 0.6 ms once in CI (2.605, 2026-12-06).
     let pair = rt
         .block_on(LocalRedis::start(
-            LinkProfile::resolve("4ms").unwrap(),
-            LinkProfile::resolve("2ms").unwrap(),
+            LinkProfile::resolve("10ms").unwrap(),
+            LinkProfile::resolve("5ms").unwrap(),
         ))
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -172,14 +175,14 @@ fn a_pair_the_user_names_is_measured_and_left_as_it_was() {
         median(&measured, "redis-client"),
         median(&measured, "redis-replication"),
     );
-    eprintln!("client {client:.3} ms (set 2), replication {replication:.3} ms (set 4)");
+    eprintln!("client {client:.3} ms (set 5), replication {replication:.3} ms (set 10)");
     assert!(
-        (1.7..=2.3).contains(&client),
-        "client link {client} ms, set 2"
+        (4.25..=5.75).contains(&client),
+        "client link {client} ms, set 5"
     );
     assert!(
-        (3.4..=4.6).contains(&replication),
-        "replication link {replication} ms, set 4"
+        (8.5..=11.5).contains(&replication),
+        "replication link {replication} ms, set 10"
     );
     // Its key is gone: the pair holds no key of latlab's.
     let keys: Vec<String> = rt.block_on(async {

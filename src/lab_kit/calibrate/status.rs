@@ -9,22 +9,74 @@ use std::future::Future;
 use super::Probe;
 use super::fit::{self, Shape};
 
+/// What one look found: whether it saw its own event (None: the probe says nothing: its event
+/// failed, its look was refused), and the probes it settled, its own and earlier ones, each as
+/// (its index, x: the ms from its event to its look as the service saw them, whether that look
+/// saw it). A probe whose x needs its event read back (the record's arrival) and whose look
+/// missed it is settled by a later look of the same place, or by [`StatusProbe::settle`].
+#[derive(Debug, Default)]
+pub struct Look {
+    pub seen: Option<bool>,
+    pub settled: Vec<(usize, f64, bool)>,
+}
+
 /// One probe of a delay seen only as "there yet or not".
 pub trait StatusProbe {
-    /// Makes the `i`th event and looks `delay` ms after it: (x, seen), x being the ms from the
-    /// event to the look as the service saw them; None when the probe says nothing (its event
-    /// failed, its look was refused).
+    /// Makes the `i`th event and looks `delay` ms after it.
     fn probe(
         &mut self,
         p: &Probe,
         delay: f64,
         i: usize,
-    ) -> impl Future<Output = anyhow::Result<Option<(f64, bool)>>> + Send;
+    ) -> impl Future<Output = anyhow::Result<Look>> + Send;
+
+    /// Settles the probes still open (reads on until each one's event is read back); those it
+    /// cannot say nothing.
+    fn settle(
+        &mut self,
+        _p: &Probe,
+    ) -> impl Future<Output = anyhow::Result<Vec<(usize, f64, bool)>>> + Send {
+        async { Ok(Vec::new()) }
+    }
 
     /// How far a probe's true x may lie from the x it gives, as equally likely points (a look
     /// placed by a leg's median has the leg's spread about it); empty when x is exact.
     fn blur(&self) -> Vec<f64> {
         Vec::new()
+    }
+}
+
+/// The probes settled so far, and each one's x less the delay it asked for.
+#[derive(Default)]
+struct Seen {
+    data: Vec<(f64, bool)>,
+    base: Vec<f64>,
+    asked: Vec<f64>,
+}
+
+impl Seen {
+    fn keep(&mut self, settled: Vec<(usize, f64, bool)>) {
+        for (k, x, seen) in settled {
+            self.data.push((x, seen));
+            if let Some(d) = self.asked.get(k) {
+                self.base.push(x - d);
+            }
+        }
+    }
+
+    /// Asks the `i`th probe for `delay` (indices are given in order, from 0).
+    async fn probe<S: StatusProbe>(
+        &mut self,
+        p: &Probe,
+        s: &mut S,
+        delay: f64,
+        i: usize,
+    ) -> anyhow::Result<Option<bool>> {
+        debug_assert_eq!(self.asked.len(), i);
+        self.asked.push(delay);
+        let look = s.probe(p, delay, i).await?;
+        self.keep(look.settled);
+        Ok(look.seen)
     }
 }
 
@@ -43,18 +95,15 @@ pub async fn current_status_delay<S: StatusProbe>(
     s: &mut S,
     per_pass: usize,
 ) -> anyhow::Result<Option<(Shape, usize)>> {
-    let mut data: Vec<(f64, bool)> = Vec::new();
+    let mut seen = Seen::default();
     let mut i = 0;
     // The grid: twice each delay, until two delays in a row were always seen.
     let mut seen_in_a_row = 0;
-    let mut base = Vec::new();
     for d in GRID {
         let mut all = true;
         for _ in 0..2 {
-            if let Some((x, seen)) = s.probe(p, d, i).await? {
-                data.push((x, seen));
-                base.push(x - d);
-                all &= seen;
+            if let Some(saw) = seen.probe(p, s, d, i).await? {
+                all &= saw;
             }
             i += 1;
         }
@@ -63,19 +112,20 @@ pub async fn current_status_delay<S: StatusProbe>(
             break;
         }
     }
-    if data.is_empty() {
+    seen.keep(s.settle(p).await?);
+    if seen.data.is_empty() {
         return Ok(None);
     }
     // Where a look lands against the delay it was asked for: x - delay, the same for every
     // probe but for noise. It is negative when the event happens only some time after the
     // probe starts it (a record arrives a put's request leg and commit after the put is sent),
     // so the looks are placed by x, and each asks for the delay that lands it there.
-    let lead = fit::quantile(&fit::sorted(base), 0.5);
+    let lead = fit::quantile(&fit::sorted(seen.base.clone()), 0.5);
     // The span: from the earliest x a look can have after the event (0, or later when the
     // look cannot come sooner) to 1.5 times the least x after which every probe saw it
     // (20 ms at least).
     let floor = lead.max(0.0);
-    let mut sorted = data.clone();
+    let mut sorted = seen.data.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let always = sorted
         .iter()
@@ -89,18 +139,19 @@ pub async fn current_status_delay<S: StatusProbe>(
         let (from, width) = if pass == 0 {
             (floor, span)
         } else {
-            let m = fit::current_status(data.clone(), &[0.5])[0].unwrap_or(floor + span / 2.0);
+            seen.keep(s.settle(p).await?);
+            let m = fit::current_status(seen.data.clone(), &[0.5])[0].unwrap_or(floor + span / 2.0);
             ((m - span / 4.0).max(floor), span / 2.0)
         };
         for k in 0..n {
             // Evenly over the range, in an order that mixes short and long.
             let x = from + width * ((k * 7919) % n) as f64 / n as f64;
-            if let Some(probe) = s.probe(p, (x - lead).max(0.0), i).await? {
-                data.push(probe);
-            }
+            seen.probe(p, s, (x - lead).max(0.0), i).await?;
             i += 1;
         }
     }
+    seen.keep(s.settle(p).await?);
+    let data = seen.data;
     let qs = fit::current_status(data.clone(), &[0.01, 0.5, 0.99]);
     let median = fit::shifted_lognormal(&data, &s.blur())
         .map(|(_, median, _)| median)
@@ -131,17 +182,96 @@ mod tests {
     }
 
     impl StatusProbe for Skewed {
-        async fn probe(
-            &mut self,
-            _: &Probe,
-            delay: f64,
-            i: usize,
-        ) -> anyhow::Result<Option<(f64, bool)>> {
+        async fn probe(&mut self, _: &Probe, delay: f64, i: usize) -> anyhow::Result<Look> {
             let delay_drawn = Shape::from_quantiles(15.0, 45.0, 100.0).at(self.z[i]);
             let x = delay + self.lead;
             self.looks.push(x);
-            Ok(Some((x, delay_drawn <= x)))
+            let seen = delay_drawn <= x;
+            Ok(Look {
+                seen: Some(seen),
+                settled: vec![(i, x, seen)],
+            })
         }
+    }
+
+    /// [`Skewed`], but a look that misses its event learns its x only four probes later (the
+    /// next look of its shard, as Kinesis's four shards take turns) or when the schedule settles.
+    struct Late {
+        skewed: Skewed,
+        open: Vec<(usize, f64)>,
+    }
+
+    impl StatusProbe for Late {
+        async fn probe(&mut self, p: &Probe, delay: f64, i: usize) -> anyhow::Result<Look> {
+            let mut look = self.skewed.probe(p, delay, i).await?;
+            let (k, x, seen) = look.settled.pop().unwrap();
+            let mut settled: Vec<(usize, f64, bool)> = self
+                .open
+                .iter()
+                .filter(|(j, _)| j % 4 == i % 4)
+                .map(|&(j, x)| (j, x, false))
+                .collect();
+            self.open.retain(|(j, _)| j % 4 != i % 4);
+            if seen {
+                settled.push((k, x, true));
+            } else {
+                self.open.push((k, x));
+            }
+            look.settled = settled;
+            Ok(look)
+        }
+
+        async fn settle(&mut self, _: &Probe) -> anyhow::Result<Vec<(usize, f64, bool)>> {
+            Ok(self.open.drain(..).map(|(j, x)| (j, x, false)).collect())
+        }
+    }
+
+    /// A probe on an address nothing answers: the tests' probes make no call.
+    async fn probe_for_tests() -> Probe {
+        let clients = crate::aws::Clients::connect(
+            &crate::aws::Target::Emulator {
+                url: "http://127.0.0.1:9".into(),
+            },
+            std::time::Instant::now(),
+        )
+        .await
+        .unwrap();
+        Probe {
+            clients,
+            run_id: "test".into(),
+            samples: 100,
+            embedded: true,
+            profile: None,
+            cancel: tokio_util::sync::CancellationToken::new(),
+            say: std::sync::Arc::new(|_| {}),
+        }
+    }
+
+    #[test]
+    fn a_probe_settled_late_counts_as_one_settled_at_once() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let p = probe_for_tests().await;
+            let skewed = || Skewed {
+                lead: -30.0,
+                z: fit::normals(400),
+                looks: Vec::new(),
+            };
+            let at_once = current_status_delay(&p, &mut skewed(), 100).await.unwrap();
+            let mut late = Late {
+                skewed: skewed(),
+                open: Vec::new(),
+            };
+            let later = current_status_delay(&p, &mut late, 100).await.unwrap();
+            eprintln!("at once {at_once:?}; late {later:?}");
+            let ((a, n), (b, m)) = (at_once.unwrap(), later.unwrap());
+            // Every probe counted, the same looks made, the same figure found.
+            assert_eq!(n, m);
+            assert_eq!(a, b);
+        });
     }
 
     #[test]
@@ -151,23 +281,7 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(async {
-            let clients = crate::aws::Clients::connect(
-                &crate::aws::Target::Emulator {
-                    url: "http://127.0.0.1:9".into(),
-                },
-                std::time::Instant::now(),
-            )
-            .await
-            .unwrap();
-            let p = Probe {
-                clients,
-                run_id: "test".into(),
-                samples: 100,
-                embedded: true,
-                profile: None,
-                cancel: tokio_util::sync::CancellationToken::new(),
-                say: std::sync::Arc::new(|_| {}),
-            };
+            let p = probe_for_tests().await;
             for lead in [-30.0, 0.0, 5.0] {
                 let mut s = Skewed {
                     lead,

@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 
-use crate::lab_kit::calibrate::status::{StatusProbe, current_status_delay};
+use crate::lab_kit::calibrate::status::{Look, StatusProbe, current_status_delay};
 use crate::lab_kit::calibrate::{Calibration, PlanLine, Probe, hot, round_trips};
 
 /// The least time between two reads of the probed streams shard: four a second at most (AWS
@@ -33,15 +33,15 @@ impl crate::labs::Calibrated for super::DynamoLab {
         prices: &crate::lab_kit::cost::Prices,
     ) -> Vec<PlanLine> {
         let price = |k: &str| prices.value(k).unwrap_or(0.0);
+        // The round trips' writes, and one write and one stream read a visibility probe (two
+        // passes of half the samples, and the grid's 24 at most).
+        let (writes, stream_reads) = (2 * samples + 24, samples + 24);
         vec![PlanLine {
             what: format!(
-                "DynamoDB table latlab-calibrate-{run} (on-demand, its stream on); about {} writes and {samples} reads of one unit each, about {} stream reads",
-                2 * samples + 24,
-                2 * samples + 24
+                "DynamoDB table latlab-calibrate-{run} (on-demand, its stream on); about {writes} writes and {samples} reads of one unit each, about {stream_reads} stream reads"
             ),
-            usd: (2 * samples + 24) as f64 / 1e6
-                * (price("dynamodb.write_request_units_per_million")
-                    + price("dynamodb.streams_read_requests_per_million"))
+            usd: writes as f64 / 1e6 * price("dynamodb.write_request_units_per_million")
+                + stream_reads as f64 / 1e6 * price("dynamodb.streams_read_requests_per_million")
                 + samples as f64 / 1e6 * price("dynamodb.read_request_units_per_million"),
             keys: vec![
                 "dynamodb.write_request_units_per_million".into(),
@@ -302,17 +302,20 @@ fn value_of(r: &aws_sdk_dynamodbstreams::types::Record) -> Option<String> {
 }
 
 impl StatusProbe for StreamProbe<'_> {
-    async fn probe(
-        &mut self,
-        p: &Probe,
-        delay: f64,
-        i: usize,
-    ) -> anyhow::Result<Option<(f64, bool)>> {
+    /// An item written, and the shard read once `delay` ms after the write was sent: x is known
+    /// from the send times, so the probe is settled by its own look, seen or not. A change its
+    /// look missed comes back in the next probe's read, which looks for its own change alone.
+    async fn probe(&mut self, p: &Probe, delay: f64, i: usize) -> anyhow::Result<Look> {
         p.cancelled()?;
-        p.pause((self.last_read + READ_GAP).saturating_duration_since(Instant::now()))
-            .await;
+        // The write goes early enough for its read to land when the shard's budget allows one.
+        let next_read = self.last_read + READ_GAP;
+        let ahead = Duration::from_secs_f64(delay / 1000.0);
+        p.pause(next_read.checked_sub(ahead).map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(Instant::now())
+        }))
+        .await;
         let Some(token) = self.iter.clone() else {
-            return Ok(None);
+            return Ok(Look::default());
         };
         let want = format!("probe {i}");
         let t0 = Instant::now();
@@ -324,50 +327,30 @@ impl StatusProbe for StreamProbe<'_> {
             .item("v", AttributeValue::S(want.clone()))
             .send());
         let read = async {
-            p.pause(Duration::from_secs_f64(delay / 1000.0)).await;
+            p.pause(ahead.max(next_read.saturating_duration_since(Instant::now())))
+                .await;
             let sent = t0.elapsed().as_secs_f64() * 1000.0;
             let r = hot(self.streams.get_records().shard_iterator(token).send()).await;
             (sent, r)
         };
         let (put, (sent, first)) = tokio::join!(put, read);
         self.last_read = Instant::now();
+        let Ok(answer) = first else {
+            // The shard is read again from the same place by the next probe.
+            return Ok(Look::default());
+        };
+        self.iter = answer.next_shard_iterator().map(str::to_string);
         if put.is_err() {
-            // Its change, if any, is read past by the next probe's reads.
-            self.iter = first
-                .ok()
-                .and_then(|r| r.next_shard_iterator().map(str::to_string));
-            return Ok(None);
+            return Ok(Look::default());
         }
         let x = sent + self.read_half - self.write_half;
-        let Ok(mut answer) = first else {
-            return Ok(None);
-        };
-        let mut first_read = true;
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            self.iter = answer.next_shard_iterator().map(str::to_string);
-            if answer
-                .records()
-                .iter()
-                .any(|r| value_of(r).as_deref() == Some(want.as_str()))
-            {
-                return Ok(Some((x, first_read)));
-            }
-            if Instant::now() > deadline {
-                return Ok(None);
-            }
-            first_read = false;
-            p.cancelled()?;
-            p.pause((self.last_read + READ_GAP).saturating_duration_since(Instant::now()))
-                .await;
-            let Some(token) = self.iter.clone() else {
-                return Ok(None);
-            };
-            self.last_read = Instant::now();
-            answer = match hot(self.streams.get_records().shard_iterator(token).send()).await {
-                Ok(a) => a,
-                Err(_) => return Ok(None),
-            };
-        }
+        let seen = answer
+            .records()
+            .iter()
+            .any(|r| value_of(r).as_deref() == Some(want.as_str()));
+        Ok(Look {
+            seen: Some(seen),
+            settled: vec![(i, x, seen)],
+        })
     }
 }
