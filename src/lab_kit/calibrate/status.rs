@@ -247,60 +247,55 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_probe_settled_late_counts_as_one_settled_at_once() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let p = probe_for_tests().await;
-            let skewed = || Skewed {
-                lead: -30.0,
-                z: fit::normals(400),
-                looks: Vec::new(),
-            };
-            let at_once = current_status_delay(&p, &mut skewed(), 100).await.unwrap();
-            let mut late = Late {
-                skewed: skewed(),
-                open: Vec::new(),
-            };
-            let later = current_status_delay(&p, &mut late, 100).await.unwrap();
-            eprintln!("at once {at_once:?}; late {later:?}");
-            let ((a, n), (b, m)) = (at_once.unwrap(), later.unwrap());
-            // Every probe counted, the same looks made, the same figure found.
-            assert_eq!(n, m);
-            assert_eq!(a, b);
-        });
+    fn skewed(lead: f64) -> Skewed {
+        Skewed {
+            lead,
+            z: fit::normals(400),
+            looks: Vec::new(),
+        }
     }
 
-    #[test]
-    fn the_second_pass_looks_around_the_median_whatever_the_lead() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    #[tokio::test]
+    async fn a_probe_settled_late_counts_as_one_settled_at_once() {
+        let p = probe_for_tests().await;
+        let at_once = current_status_delay(&p, &mut skewed(-30.0), 100)
+            .await
             .unwrap();
-        rt.block_on(async {
-            let p = probe_for_tests().await;
-            for lead in [-30.0, 0.0, 5.0] {
-                let mut s = Skewed {
-                    lead,
-                    z: fit::normals(400),
-                    looks: Vec::new(),
-                };
-                let (shape, n) = current_status_delay(&p, &mut s, 100).await.unwrap().unwrap();
-                // The second pass is the last 100 looks: centred on the median (45 ms), none
-                // before the event.
-                let second = fit::sorted(s.looks[s.looks.len() - 100..].to_vec());
-                let centre = fit::quantile(&second, 0.5);
-                eprintln!(
-                    "lead {lead:+}: {n} probes, second pass centred at {centre:.1} ms, median found {:.2} ms",
-                    shape.median
-                );
-                assert!((centre - 45.0).abs() < 8.0, "lead {lead}: centre {centre}");
-                assert!(second[0] >= 0.0, "lead {lead}: {second:?}");
-                assert!((shape.median / 45.0 - 1.0).abs() < 0.1, "lead {lead}: {shape:?}");
-            }
-        });
+        let mut late = Late {
+            skewed: skewed(-30.0),
+            open: Vec::new(),
+        };
+        let later = current_status_delay(&p, &mut late, 100).await.unwrap();
+        eprintln!("at once {at_once:?}; late {later:?}");
+        let ((a, n), (b, m)) = (at_once.unwrap(), later.unwrap());
+        // Every probe counted, the same looks made, the same figure found.
+        assert_eq!(n, m);
+        assert_eq!(a, b);
+    }
+
+    #[tokio::test]
+    async fn the_second_pass_looks_around_the_median_whatever_the_lead() {
+        let p = probe_for_tests().await;
+        for lead in [-30.0, 0.0, 5.0] {
+            let mut s = skewed(lead);
+            let (shape, n) = current_status_delay(&p, &mut s, 100)
+                .await
+                .unwrap()
+                .unwrap();
+            // The second pass is the last 100 looks: centred on the median (45 ms), none
+            // before the event.
+            let second = fit::sorted(s.looks[s.looks.len() - 100..].to_vec());
+            let centre = fit::quantile(&second, 0.5);
+            eprintln!(
+                "lead {lead:+}: {n} probes, second pass centred at {centre:.1} ms, median found {:.2} ms",
+                shape.median
+            );
+            assert!((centre - 45.0).abs() < 8.0, "lead {lead}: centre {centre}");
+            assert!(second[0] >= 0.0, "lead {lead}: {second:?}");
+            assert!(
+                (shape.median / 45.0 - 1.0).abs() < 0.1,
+                "lead {lead}: {shape:?}"
+            );
+        }
     }
 }
